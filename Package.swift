@@ -1,0 +1,38 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "reel",
+  platforms: [.macOS(.v13), .iOS(.v16)],
+  products: [
+    .library(name: "TerminalEmulator", targets: ["TerminalEmulator"]),
+    .library(name: "Recording", targets: ["Recording"]),
+    .executable(name: "reel", targets: ["reel"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+  ],
+  targets: [
+    .systemLibrary(
+      name: "CZstd",
+      pkgConfig: "libzstd",
+      providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
+    ),
+    .target(name: "TerminalEmulator"),
+    .target(name: "Recording", dependencies: ["CZstd", "TerminalEmulator"]),
+    .executableTarget(
+      name: "reel",
+      dependencies: [
+        "TerminalEmulator", "Recording",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .testTarget(
+      name: "TerminalEmulatorTests", dependencies: ["TerminalEmulator"],
+      exclude: ["Conformance/libvterm-accepted.txt", "Conformance/alacritty-accepted.txt"]
+    ),
+    .testTarget(name: "RecordingTests", dependencies: ["Recording", "TerminalEmulator"]),
+    .testTarget(name: "ReelCLITests", dependencies: ["reel"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

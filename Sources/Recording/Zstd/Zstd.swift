@@ -1,0 +1,185 @@
+import CZstd
+
+/// Whole-frame zstd compression and decompression.
+///
+/// Each call produces or consumes one complete, independent zstd frame, which is what reel's
+/// recording segments are. Decompression is bounded by `maxOutput` so a hostile frame cannot
+/// claim unbounded memory.
+public enum Zstd {
+  /// zstd's default compression level.
+  public static let defaultLevel: Int32 = 3
+
+  /// The library version string, e.g. "1.5.4".
+  public static var versionString: String { String(cString: ZSTD_versionString()) }
+
+  /// Compresses `input` into one zstd frame with its content size and a checksum.
+  public static func compress(_ input: some Collection<UInt8>, level: Int32 = defaultLevel)
+    throws -> [UInt8]
+  {
+    let compressor = ZstdCompressor(level: level)
+    return try compressor.compressFrame(input)
+  }
+
+  /// Decompresses exactly one zstd frame (the first in `input`).
+  ///
+  /// Throws when the frame is damaged, truncated, or would decompress to more than `maxOutput`.
+  public static func decompress(_ input: some Collection<UInt8>, maxOutput: Int = 1 << 30)
+    throws -> [UInt8]
+  {
+    let decompressor = ZstdDecompressor()
+    return try decompressor.decompressFrame(input, maxOutput: maxOutput)
+  }
+
+  /// The compressed size of the frame (regular or skippable) starting at `input`'s first byte.
+  ///
+  /// Throws when `input` does not start with a complete frame.
+  public static func frameSize(_ input: UnsafeRawBufferPointer) throws -> Int {
+    guard let base = input.baseAddress, input.count > 0 else {
+      throw ZstdError("zstd: empty input, no frame")
+    }
+    return try zstdCheck(ZSTD_findFrameCompressedSize(base, input.count))
+  }
+
+  /// Splits a buffer holding consecutive frames into their byte ranges.
+  ///
+  /// Stops at the first byte that does not begin a complete frame and reports it in `trailing`,
+  /// so a truncated tail is visible instead of fatal.
+  public static func frameRanges(_ input: [UInt8]) -> (ranges: [Range<Int>], trailing: ZstdError?)
+  {
+    var ranges: [Range<Int>] = []
+    var offset = 0
+    return input.withUnsafeBytes { raw in
+      while offset < raw.count {
+        let rest = UnsafeRawBufferPointer(rebasing: raw[offset...])
+        do {
+          let size = try frameSize(rest)
+          ranges.append(offset..<offset + size)
+          offset += size
+        } catch {
+          return (ranges, ZstdError("\(error) at byte \(offset)"))
+        }
+      }
+      return (ranges, nil)
+    }
+  }
+}
+
+/// A reusable compression context (one `ZSTD_CCtx`).
+///
+/// Reusing one context across many segment frames avoids re-allocating zstd's tables.
+public final class ZstdCompressor {
+  private let context: OpaquePointer
+
+  public init(level: Int32 = Zstd.defaultLevel) {
+    guard let context = ZSTD_createCCtx() else { fatalError("zstd: out of memory") }
+    self.context = context
+    ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, level)
+    ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1)
+  }
+
+  deinit { ZSTD_freeCCtx(context) }
+
+  /// Compresses `input` into one complete frame.
+  public func compressFrame(_ input: some Collection<UInt8>) throws -> [UInt8] {
+    let bytes = Array(input)
+    let bound = ZSTD_compressBound(bytes.count)
+    var output = [UInt8](repeating: 0, count: bound)
+    let written: Int = try bytes.withUnsafeBytes { (src) -> Int in
+      try output.withUnsafeMutableBytes { (dst) -> Int in
+        try zstdCheck(
+          ZSTD_compress2(
+            context, dst.baseAddress, dst.count, src.baseAddress ?? UnsafeRawPointer(dst.baseAddress!),
+            src.count))
+      }
+    }
+    output.removeSubrange(written...)
+    return output
+  }
+
+  /// Streaming: feeds `input` and returns whatever compressed bytes are ready.
+  /// Call `finish()` to end the frame.
+  public func stream(_ input: some Collection<UInt8>) throws -> [UInt8] {
+    try run(Array(input), directive: ZSTD_e_continue)
+  }
+
+  /// Ends the current streaming frame and returns its last bytes.
+  public func finish() throws -> [UInt8] {
+    try run([], directive: ZSTD_e_end)
+  }
+
+  private func run(_ bytes: [UInt8], directive: ZSTD_EndDirective) throws -> [UInt8] {
+    var result: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: ZSTD_CStreamOutSize())
+    try bytes.withUnsafeBytes { (src) in
+      var inBuffer = ZSTD_inBuffer(src: src.baseAddress, size: src.count, pos: 0)
+      while true {
+        let (remaining, produced) = try chunk.withUnsafeMutableBytes {
+          (dst) -> (Int, Int) in
+          var outBuffer = ZSTD_outBuffer(dst: dst.baseAddress, size: dst.count, pos: 0)
+          let remaining = try zstdCheck(
+            ZSTD_compressStream2(context, &outBuffer, &inBuffer, directive))
+          return (remaining, outBuffer.pos)
+        }
+        result.append(contentsOf: chunk[0..<produced])
+        let done =
+          directive == ZSTD_e_end ? remaining == 0 : inBuffer.pos == inBuffer.size
+        if done { break }
+      }
+    }
+    return result
+  }
+}
+
+/// A reusable decompression context (one `ZSTD_DCtx`).
+public final class ZstdDecompressor {
+  private let context: OpaquePointer
+
+  public init() {
+    guard let context = ZSTD_createDCtx() else { fatalError("zstd: out of memory") }
+    self.context = context
+  }
+
+  deinit { ZSTD_freeDCtx(context) }
+
+  /// Decompresses the first frame of `input`, refusing output larger than `maxOutput`.
+  public func decompressFrame(_ input: some Collection<UInt8>, maxOutput: Int = 1 << 30)
+    throws -> [UInt8]
+  {
+    let bytes = Array(input)
+    ZSTD_DCtx_reset(context, ZSTD_reset_session_only)
+    return try bytes.withUnsafeBytes { (src) -> [UInt8] in
+      guard let base = src.baseAddress, src.count > 0 else {
+        throw ZstdError("zstd: empty input, no frame")
+      }
+      let declared = ZSTD_getFrameContentSize(base, src.count)
+      if declared == ZSTD_CONTENTSIZE_ERROR {
+        throw ZstdError("zstd: not a zstd frame (bad magic number)")
+      }
+      var result: [UInt8] = []
+      if declared != ZSTD_CONTENTSIZE_UNKNOWN {
+        guard declared <= UInt64(maxOutput) else {
+          throw ZstdError("zstd: frame declares \(declared) bytes, over the \(maxOutput) limit")
+        }
+        result.reserveCapacity(Int(declared))
+      }
+      var inBuffer = ZSTD_inBuffer(src: base, size: src.count, pos: 0)
+      var chunk = [UInt8](repeating: 0, count: ZSTD_DStreamOutSize())
+      while true {
+        let (hint, produced) = try chunk.withUnsafeMutableBytes {
+          (dst) -> (Int, Int) in
+          var outBuffer = ZSTD_outBuffer(dst: dst.baseAddress, size: dst.count, pos: 0)
+          let hint = try zstdCheck(ZSTD_decompressStream(context, &outBuffer, &inBuffer))
+          return (hint, outBuffer.pos)
+        }
+        if result.count + produced > maxOutput {
+          throw ZstdError("zstd: frame decompresses past the \(maxOutput) byte limit")
+        }
+        result.append(contentsOf: chunk[0..<produced])
+        if hint == 0 { return result }  // frame complete
+        if inBuffer.pos == inBuffer.size && produced < chunk.count {
+          throw ZstdError("zstd: frame is truncated")
+        }
+      }
+    }
+  }
+}

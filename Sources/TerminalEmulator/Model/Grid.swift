@@ -1,0 +1,223 @@
+/// A screen plus its scrollback: rows of cells in one contiguous buffer, addressed through a
+/// ring of line slots whose zero rotates instead of moving rows (alacritty's `Storage`).
+///
+/// Logical line 0 is the oldest retained scrollback line; screen row `r` is logical line
+/// `historyCount + r`. Each logical line has a stable id, `droppedLines + index`: the absolute
+/// number of the line since the grid was created, unchanged as more lines scroll away.
+/// Cells are allocated lazily as scrollback grows, never beyond `scrollbackLimit + rows` lines.
+struct Grid: Sendable, Equatable {
+  private(set) var cols: Int
+  private(set) var rows: Int
+  let scrollbackLimit: Int
+  /// Slot-major cell storage: slot `s` occupies `cells[s*cols ..< (s+1)*cols]`.
+  var cells: [Cell]
+  /// Flags per slot.
+  var flags: [LineFlags]
+  /// Ring of slots, oldest logical line at `head`. Grows until `scrollbackLimit + rows`.
+  private(set) var ring: [Int32]
+  private(set) var head: Int = 0
+  private(set) var historyCount: Int = 0
+  /// Lines discarded from the top of a full scrollback, ever: the base of stable line ids.
+  private(set) var droppedLines: Int = 0
+
+  init(cols: Int, rows: Int, scrollbackLimit: Int) {
+    self.cols = cols
+    self.rows = rows
+    self.scrollbackLimit = max(0, scrollbackLimit)
+    cells = Array(repeating: .blank, count: cols * rows)
+    flags = Array(repeating: [], count: rows)
+    ring = (0..<Int32(rows)).map { $0 }
+  }
+
+  /// Builds a grid from logical lines (oldest first); the last `rows` become the screen.
+  init(
+    cols: Int, rows: Int, scrollbackLimit: Int, lines: [[Cell]], lineFlags: [LineFlags],
+    droppedLines: Int
+  ) {
+    self.init(cols: cols, rows: rows, scrollbackLimit: scrollbackLimit)
+    let keep = min(lines.count, scrollbackLimit + rows)
+    let start = lines.count - keep
+    let history = max(0, keep - rows)
+    let total = history + rows
+    cells = Array(repeating: .blank, count: total * cols)
+    flags = Array(repeating: [], count: total)
+    ring = (0..<Int32(total)).map { $0 }
+    historyCount = history
+    self.droppedLines = droppedLines + start
+    // Lines fill from the top; when fewer than `rows` lines exist the bottom stays blank.
+    for (i, line) in lines[start...].enumerated() {
+      let base = i * cols
+      for (c, cell) in line.prefix(cols).enumerated() { cells[base + c] = cell }
+      flags[i] = lineFlags[start + i]
+    }
+  }
+
+  var lineCount: Int { historyCount + rows }
+  var ringCapacity: Int { scrollbackLimit + rows }
+
+  @inline(__always)
+  func slot(line: Int) -> Int {
+    var i = head &+ line
+    if i >= ring.count { i &-= ring.count }
+    return Int(ring[i])
+  }
+
+  /// Index of the first cell of screen row `row` in `cells`.
+  @inline(__always)
+  func rowBase(_ row: Int) -> Int { slot(line: historyCount &+ row) &* cols }
+
+  /// Index of the first cell of logical line `line` in `cells`.
+  @inline(__always)
+  func lineBase(_ line: Int) -> Int { slot(line: line) &* cols }
+
+  @inline(__always)
+  subscript(row: Int, col: Int) -> Cell {
+    get { cells[rowBase(row) &+ col] }
+    set { cells[rowBase(row) &+ col] = newValue }
+  }
+
+  func lineFlags(row: Int) -> LineFlags { flags[slot(line: historyCount + row)] }
+
+  mutating func setWrapped(row: Int, _ wrapped: Bool) {
+    let s = slot(line: historyCount + row)
+    if wrapped { flags[s].insert(.wrapped) } else { flags[s].remove(.wrapped) }
+  }
+
+  /// Cells of logical line `line` (a copy).
+  func line(_ line: Int) -> ArraySlice<Cell> {
+    let base = lineBase(line)
+    return cells[base..<base + cols]
+  }
+
+  func flags(line: Int) -> LineFlags { flags[slot(line: line)] }
+
+  /// Stable id of screen row `row`.
+  func lineID(row: Int) -> Int { droppedLines + historyCount + row }
+
+  // MARK: - Erasing
+
+  mutating func fill(row: Int, from: Int, to: Int, with cell: Cell) {
+    guard from < to else { return }
+    let base = rowBase(row)
+    cells.withUnsafeMutableBufferPointer { buf in
+      for c in from..<to { buf[base &+ c] = cell }
+    }
+  }
+
+  private mutating func clearSlot(_ slot: Int, with cell: Cell) {
+    let base = slot * cols
+    cells.withUnsafeMutableBufferPointer { buf in
+      for c in 0..<cols { buf[base &+ c] = cell }
+    }
+    flags[slot] = []
+  }
+
+  mutating func clearRow(_ row: Int, with cell: Cell) {
+    clearSlot(slot(line: historyCount + row), with: cell)
+  }
+
+  /// Drops all scrollback (ED 3). Stable ids keep counting.
+  mutating func clearHistory() {
+    guard historyCount > 0 else { return }
+    var screen: [Int32] = []
+    for r in 0..<rows { screen.append(Int32(slot(line: historyCount + r))) }
+    droppedLines += historyCount
+    // Keep the allocated slots: the freed ones become spare and are reused as history regrows.
+    let used = Set(screen)
+    let spare = (0..<Int32(flags.count)).filter { !used.contains($0) }
+    ring = screen
+    head = 0
+    historyCount = 0
+    spareSlots = spare
+  }
+
+  /// Slots allocated but not in the ring (after `clearHistory`), reused before allocating.
+  private(set) var spareSlots: [Int32] = []
+
+  // MARK: - Scrolling
+
+  /// Scrolls rows `top...bottom` up by `count`, filling new lines with `fill`. When `toHistory`
+  /// and the region starts at the top of the screen, departing lines enter the scrollback
+  /// (xterm saves lines scrolled off a top-anchored region).
+  mutating func scrollUp(top: Int, bottom: Int, count: Int, fill: Cell, toHistory: Bool) {
+    let height = bottom - top + 1
+    guard count > 0, height > 0 else { return }
+    if toHistory && top == 0 && scrollbackLimit > 0 {
+      for _ in 0..<min(count, ringCapacity) { pushTopLineToHistory(fill: fill, bottom: bottom) }
+      return
+    }
+    let n = min(count, height)
+    if n == height {
+      for r in top...bottom { clearRow(r, with: fill) }
+      return
+    }
+    rotate(top: top, bottom: bottom, by: n)
+    for r in (bottom - n + 1)...bottom { clearRow(r, with: fill) }
+  }
+
+  /// Scrolls rows `top...bottom` down by `count`, filling new lines at the top with `fill`.
+  mutating func scrollDown(top: Int, bottom: Int, count: Int, fill: Cell) {
+    let height = bottom - top + 1
+    guard count > 0, height > 0 else { return }
+    let n = min(count, height)
+    if n < height { rotate(top: top, bottom: bottom, by: height - n) }
+    for r in top..<(top + n) { clearRow(r, with: fill) }
+  }
+
+  /// Rotates screen rows `top...bottom` so that row `top + k` becomes row `top`.
+  private mutating func rotate(top: Int, bottom: Int, by k: Int) {
+    let positions = (top...bottom).map { ringPosition(line: historyCount + $0) }
+    let slots = positions.map { ring[$0] }
+    let height = positions.count
+    for i in 0..<height { ring[positions[i]] = slots[(i + k) % height] }
+  }
+
+  @inline(__always)
+  private func ringPosition(line: Int) -> Int {
+    var i = head + line
+    if i >= ring.count { i -= ring.count }
+    return i
+  }
+
+  private mutating func pushTopLineToHistory(fill: Cell, bottom: Int) {
+    if ring.count < ringCapacity {
+      // Ring not yet full: head is 0 and the new line is appended after the screen.
+      let newSlot: Int32
+      if let spare = spareSlots.popLast() {
+        newSlot = spare
+        clearSlot(Int(spare), with: fill)
+      } else {
+        newSlot = Int32(flags.count)
+        let needed = (flags.count + 1) * cols
+        if cells.capacity < needed {
+          cells.reserveCapacity(min(ringCapacity * cols, max(needed, flags.count * 2 * cols)))
+        }
+        cells.append(contentsOf: repeatElement(fill, count: cols))
+        flags.append([])
+      }
+      precondition(head == 0)
+      ring.append(newSlot)
+      historyCount += 1
+    } else {
+      // Full: the oldest history line (or, with no history, row 0) is recycled as the new bottom.
+      let oldest = Int(ring[head])
+      head += 1
+      if head == ring.count { head = 0 }
+      if historyCount == scrollbackLimit {
+        droppedLines += 1
+      } else {
+        historyCount += 1
+      }
+      clearSlot(oldest, with: fill)
+    }
+    if bottom < rows - 1 {
+      // Only the region scrolled: put the fresh line at `bottom`, rows below it stay put.
+      let positions = (bottom..<rows).map { ringPosition(line: historyCount + $0) }
+      let last = ring[positions[positions.count - 1]]
+      for i in stride(from: positions.count - 1, to: 0, by: -1) {
+        ring[positions[i]] = ring[positions[i - 1]]
+      }
+      ring[positions[0]] = last
+    }
+  }
+}

@@ -1,0 +1,140 @@
+/// A colour as terminals know it: default, one of 256 palette entries, or 24-bit RGB.
+/// Packed in 32 bits: tag in the top byte.
+public struct TerminalColor: Hashable, Sendable, CustomStringConvertible {
+  public var packed: UInt32
+
+  public static let `default` = TerminalColor(packed: 0)
+
+  @inline(__always) public init(packed: UInt32) { self.packed = packed }
+  /// Palette entry 0...255 (0–7 normal, 8–15 bright).
+  @inline(__always) public static func indexed(_ i: UInt8) -> TerminalColor {
+    TerminalColor(packed: 1 << 24 | UInt32(i))
+  }
+  @inline(__always) public static func rgb(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> TerminalColor {
+    TerminalColor(packed: 2 << 24 | UInt32(r) << 16 | UInt32(g) << 8 | UInt32(b))
+  }
+
+  public var isDefault: Bool { packed == 0 }
+  /// The palette index, when this is a palette colour.
+  public var index: UInt8? { packed >> 24 == 1 ? UInt8(packed & 0xFF) : nil }
+  /// The RGB triple, when this is a direct colour.
+  public var rgb: (r: UInt8, g: UInt8, b: UInt8)? {
+    packed >> 24 == 2
+      ? (UInt8(packed >> 16 & 0xFF), UInt8(packed >> 8 & 0xFF), UInt8(packed & 0xFF)) : nil
+  }
+
+  public var description: String {
+    if let i = index { return "\(i)" }
+    if let (r, g, b) = rgb {
+      return "#" + [r, g, b].map { String($0, radix: 16).leftPadded(2) }.joined()
+    }
+    return "default"
+  }
+}
+
+extension String {
+  func leftPadded(_ width: Int, with pad: Character = "0") -> String {
+    count >= width ? self : String(repeating: pad, count: width - count) + self
+  }
+}
+
+/// Text attributes (SGR), as a bit set. Underline style uses three bits.
+public struct TextAttributes: OptionSet, Hashable, Sendable {
+  public let rawValue: UInt16
+  public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+  public static let bold = TextAttributes(rawValue: 1 << 0)
+  public static let faint = TextAttributes(rawValue: 1 << 1)
+  public static let italic = TextAttributes(rawValue: 1 << 2)
+  public static let blink = TextAttributes(rawValue: 1 << 3)
+  public static let inverse = TextAttributes(rawValue: 1 << 4)
+  public static let invisible = TextAttributes(rawValue: 1 << 5)
+  public static let strikethrough = TextAttributes(rawValue: 1 << 6)
+  public static let overline = TextAttributes(rawValue: 1 << 7)
+  /// DECSCA: protected from selective erase (DECSED/DECSEL).
+  public static let protected = TextAttributes(rawValue: 1 << 8)
+  public static let rapidBlink = TextAttributes(rawValue: 1 << 9)
+  static let underlineShift: UInt16 = 12
+  static let underlineMask: UInt16 = 0x7 << 12
+}
+
+/// Underline styles of `SGR 4:n` (and `SGR 21` double).
+public enum UnderlineStyle: UInt8, Sendable, CaseIterable {
+  case none = 0, single, double, curly, dotted, dashed
+}
+
+/// Everything about how a cell is drawn, interned in a `StyleTable` so cells carry an id.
+public struct Style: Hashable, Sendable {
+  public var foreground: TerminalColor = .default
+  public var background: TerminalColor = .default
+  public var underlineColor: TerminalColor = .default
+  public var attributes: TextAttributes = []
+  /// Hyperlink id (OSC 8), 0 for none; resolved through the terminal's hyperlink table.
+  public var hyperlink: UInt32 = 0
+
+  public static let plain = Style()
+
+  public init() {}
+
+  public var underline: UnderlineStyle {
+    get {
+      UnderlineStyle(rawValue: UInt8(attributes.rawValue >> TextAttributes.underlineShift & 0x7))
+        ?? .none
+    }
+    set {
+      attributes = TextAttributes(
+        rawValue: attributes.rawValue & ~TextAttributes.underlineMask
+          | UInt16(newValue.rawValue) << TextAttributes.underlineShift)
+    }
+  }
+
+  /// The style an erase operation leaves behind: the pen's colours without its attributes,
+  /// as xterm's `ClearCells` does (background-colour-erase).
+  var eraseStyle: Style {
+    var s = Style()
+    s.foreground = foreground
+    s.background = background
+    return s
+  }
+}
+
+/// Interning table: `Style` ↔ dense `UInt32` id. Id 0 is always the plain style.
+///
+/// Grows only with distinct styles; `compact(keeping:)` drops styles no cell uses any more,
+/// so hostile colour streams cannot grow it without bound.
+struct StyleTable: Sendable, Equatable {
+  private(set) var styles: [Style] = [.plain]
+  private var ids: [Style: UInt32] = [.plain: 0]
+
+  var count: Int { styles.count }
+
+  @inline(__always)
+  subscript(id: UInt32) -> Style { styles[Int(id)] }
+
+  mutating func intern(_ style: Style) -> UInt32 {
+    if let id = ids[style] { return id }
+    let id = UInt32(styles.count)
+    styles.append(style)
+    ids[style] = id
+    return id
+  }
+
+  /// Rebuilds the table with only the ids in `used` (sorted, includes 0); returns old→new map.
+  mutating func compact(keeping used: [UInt32]) -> [UInt32: UInt32] {
+    var newStyles: [Style] = []
+    var newIds: [Style: UInt32] = [:]
+    var remap: [UInt32: UInt32] = [:]
+    for old in used {
+      let s = styles[Int(old)]
+      let id = UInt32(newStyles.count)
+      newStyles.append(s)
+      newIds[s] = id
+      remap[old] = id
+    }
+    styles = newStyles
+    ids = newIds
+    return remap
+  }
+
+  static func == (a: StyleTable, b: StyleTable) -> Bool { a.styles == b.styles }
+}

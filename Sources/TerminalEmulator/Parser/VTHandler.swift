@@ -1,0 +1,73 @@
+/// What the parser hands to whoever gives bytes meaning.
+///
+/// The parser (`VTParser`) knows the grammar of DEC/ANSI control sequences and nothing about
+/// what they do; a handler (the terminal state) decides. This split, borrowed from alacritty's
+/// `vte::Perform` and libvterm's parser/state layers, keeps the state machine small and testable.
+public protocol VTHandler {
+  /// A run of printable ASCII (0x20...0x7E) in the ground state: the print fast path.
+  mutating func printASCII(_ run: UnsafeBufferPointer<UInt8>)
+  /// One decoded Unicode scalar to print (non-ASCII, or U+FFFD for malformed UTF-8).
+  mutating func print(_ scalar: UInt32)
+  /// A C0 control (0x00...0x1F).
+  mutating func execute(_ control: UInt8)
+  /// `ESC [ … final`: a control sequence with its parameters.
+  mutating func csiDispatch(_ sequence: ControlSequence)
+  /// `ESC intermediates final`.
+  mutating func escDispatch(intermediates: Intermediates, final: UInt8)
+  /// `ESC ] payload (BEL | ESC \)`: an operating system command, payload bounded in length.
+  mutating func oscDispatch(_ payload: [UInt8])
+  /// `ESC P params intermediates final payload ESC \`: a device control string.
+  mutating func dcsDispatch(_ sequence: ControlSequence, payload: [UInt8])
+}
+
+/// Up to two intermediate bytes (0x20...0x2F) of an escape or control sequence.
+public struct Intermediates: Equatable, Hashable, Sendable {
+  /// Packed bytes: first intermediate in the low byte.
+  public var packed: UInt16
+  public var count: UInt8
+
+  public static let none = Intermediates(packed: 0, count: 0)
+
+  @inline(__always)
+  public var first: UInt8 { UInt8(truncatingIfNeeded: packed) }
+  @inline(__always)
+  public var second: UInt8 { UInt8(truncatingIfNeeded: packed >> 8) }
+
+  /// True when exactly the one intermediate `byte` is present.
+  @inline(__always)
+  public func isOnly(_ byte: UInt8) -> Bool { count == 1 && first == byte }
+}
+
+/// A parsed control sequence (CSI or DCS header): private prefix, parameters with
+/// colon sub-parameters, intermediates and final byte.
+public struct ControlSequence: Sendable {
+  /// Private-parameter prefix (`?`, `>`, `<`, `=`), or 0.
+  public var prefix: UInt8
+  /// Parameter values in order; an empty parameter is 0. Values are clamped to 65535.
+  public var values: [UInt16]
+  /// Bit i set: `values[i]` followed a `:` (a sub-parameter of the value before it).
+  public var subParameterMask: UInt64
+  public var intermediates: Intermediates
+  public var final: UInt8
+
+  public var count: Int { values.count }
+
+  /// Parameter `index`, or `defaultValue` when it is missing or 0.
+  @inline(__always)
+  public func param(_ index: Int, default defaultValue: Int) -> Int {
+    guard index < values.count else { return defaultValue }
+    let v = Int(values[index])
+    return v == 0 ? defaultValue : v
+  }
+
+  /// Parameter `index` as given (missing → 0).
+  @inline(__always)
+  public func raw(_ index: Int) -> Int {
+    index < values.count ? Int(values[index]) : 0
+  }
+
+  @inline(__always)
+  public func isSubParameter(_ index: Int) -> Bool {
+    index < 64 && subParameterMask & (1 << UInt64(index)) != 0
+  }
+}

@@ -1,0 +1,343 @@
+/// The DEC/ANSI parser state machine (vt100.net, "A parser for DEC's ANSI-compatible video
+/// terminals"), with UTF-8 decoding in the ground state.
+///
+/// - Printable ASCII runs are found with a tight scan and handed over whole (`printASCII`).
+/// - Malformed UTF-8 becomes U+FFFD per maximal subpart (W3C/Unicode recommendation).
+/// - Sequences and characters split across `feed` calls continue where they stopped; the
+///   complete half-read state is plain data so a snapshot can carry it.
+/// - OSC and DCS payloads are bounded by `maxStringLength`; longer strings are discarded.
+public struct VTParser: Sendable, Equatable {
+  /// Longest OSC/DCS payload kept (bytes). Longer strings are dropped, not truncated.
+  public static let maxStringLength = 1 << 20
+  /// Most parameters kept in one sequence; more are ignored.
+  public static let maxParameters = 32
+
+  enum State: UInt8, Sendable {
+    case ground, escape, escapeIntermediate
+    case csiEntry, csiParam, csiIntermediate, csiIgnore
+    case dcsEntry, dcsParam, dcsIntermediate, dcsPassthrough, dcsIgnore
+    case oscString, sosPmApcString
+  }
+
+  var state: State = .ground
+  // Sequence being collected.
+  var prefix: UInt8 = 0
+  var values: [UInt16] = []
+  var subMask: UInt64 = 0
+  var accumulator: UInt32 = 0
+  var sawParameter = false
+  var nextIsSub = false
+  var intermediates = Intermediates.none
+  var tooManyIntermediates = false
+  // DCS header kept while its payload streams in.
+  var dcsFinal: UInt8 = 0
+  // OSC / DCS payload.
+  var string: [UInt8] = []
+  var stringOverflow = false
+  // UTF-8 decoder.
+  var utf8Remaining: UInt8 = 0
+  var utf8Value: UInt32 = 0
+  var utf8Lower: UInt8 = 0x80
+  var utf8Upper: UInt8 = 0xBF
+
+  public init() {}
+
+  /// True when the parser holds no half-read sequence or character.
+  public var isInGround: Bool { state == .ground && utf8Remaining == 0 }
+
+  /// Feeds bytes, calling `handler` for each complete action.
+  public mutating func feed<H: VTHandler>(_ bytes: UnsafeRawBufferPointer, into handler: inout H) {
+    guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+    let end = bytes.count
+    var i = 0
+    while i < end {
+      if state == .ground && utf8Remaining == 0 {
+        let b = base[i]
+        if b >= 0x20 && b < 0x7F {
+          var j = i &+ 1
+          while j < end {
+            let c = base[j]
+            if c < 0x20 || c >= 0x7F { break }
+            j &+= 1
+          }
+          handler.printASCII(UnsafeBufferPointer(start: base + i, count: j &- i))
+          i = j
+          continue
+        }
+        if b < 0x80 {
+          groundControl(b, &handler)
+          i &+= 1
+          continue
+        }
+        utf8Lead(b, &handler)
+        i &+= 1
+        continue
+      }
+      if utf8Remaining > 0 {
+        let b = base[i]
+        if b >= utf8Lower && b <= utf8Upper {
+          utf8Value = utf8Value << 6 | UInt32(b & 0x3F)
+          utf8Remaining &-= 1
+          utf8Lower = 0x80
+          utf8Upper = 0xBF
+          if utf8Remaining == 0 { handler.print(utf8Value) }
+          i &+= 1
+        } else {
+          // Maximal subpart ends here: one U+FFFD, then the byte is processed afresh.
+          utf8Remaining = 0
+          utf8Lower = 0x80
+          utf8Upper = 0xBF
+          handler.print(0xFFFD)
+        }
+        continue
+      }
+      advance(base[i], &handler)
+      i &+= 1
+    }
+  }
+
+  /// Convenience for arrays and other contiguous byte collections.
+  public mutating func feed<H: VTHandler>(_ bytes: [UInt8], into handler: inout H) {
+    bytes.withUnsafeBytes { feed($0, into: &handler) }
+  }
+
+  // MARK: - Ground
+
+  @inline(__always)
+  private mutating func groundControl<H: VTHandler>(_ b: UInt8, _ handler: inout H) {
+    if b == 0x1B {
+      enterEscape()
+    } else if b < 0x20 {
+      handler.execute(b)
+    }
+    // DEL is ignored.
+  }
+
+  private mutating func utf8Lead<H: VTHandler>(_ b: UInt8, _ handler: inout H) {
+    switch b {
+    case 0xC2...0xDF:
+      utf8Remaining = 1
+      utf8Value = UInt32(b & 0x1F)
+    case 0xE0...0xEF:
+      utf8Remaining = 2
+      utf8Value = UInt32(b & 0x0F)
+      if b == 0xE0 { utf8Lower = 0xA0 } else if b == 0xED { utf8Upper = 0x9F }
+    case 0xF0...0xF4:
+      utf8Remaining = 3
+      utf8Value = UInt32(b & 0x07)
+      if b == 0xF0 { utf8Lower = 0x90 } else if b == 0xF4 { utf8Upper = 0x8F }
+    default:
+      handler.print(0xFFFD)
+    }
+  }
+
+  // MARK: - Escape and control sequences
+
+  private mutating func enterEscape() {
+    state = .escape
+    clearSequence()
+  }
+
+  @inline(__always)
+  private mutating func clearSequence() {
+    prefix = 0
+    if !values.isEmpty { values.removeAll(keepingCapacity: true) }
+    subMask = 0
+    accumulator = 0
+    sawParameter = false
+    nextIsSub = false
+    intermediates = .none
+    tooManyIntermediates = false
+  }
+
+  @inline(__always)
+  private mutating func collect(_ b: UInt8) {
+    if intermediates.count >= 2 {
+      tooManyIntermediates = true
+      return
+    }
+    intermediates.packed |= UInt16(b) << (8 * UInt16(intermediates.count))
+    intermediates.count += 1
+  }
+
+  @inline(__always)
+  private mutating func param(_ b: UInt8) {
+    sawParameter = true
+    if b >= 0x30 && b <= 0x39 {
+      accumulator = min(accumulator &* 10 &+ UInt32(b &- 0x30), 65535)
+      return
+    }
+    pushParameter()
+    nextIsSub = b == 0x3A
+  }
+
+  @inline(__always)
+  private mutating func pushParameter() {
+    if values.count < VTParser.maxParameters {
+      if nextIsSub { subMask |= 1 << UInt64(values.count) }
+      values.append(UInt16(accumulator))
+    }
+    accumulator = 0
+    nextIsSub = false
+  }
+
+  private mutating func finishSequence(final: UInt8) -> ControlSequence {
+    if sawParameter { pushParameter() }
+    return ControlSequence(
+      prefix: prefix, values: values, subParameterMask: subMask, intermediates: intermediates,
+      final: final)
+  }
+
+  private mutating func advance<H: VTHandler>(_ b: UInt8, _ handler: inout H) {
+    // Transitions from anywhere.
+    switch b {
+    case 0x18, 0x1A:
+      if state == .dcsPassthrough || state == .oscString { string.removeAll(keepingCapacity: false) }
+      state = .ground
+      handler.execute(b)
+      return
+    case 0x1B:
+      endString(&handler)
+      enterEscape()
+      return
+    default: break
+    }
+
+    switch state {
+    case .ground:
+      groundControl(b, &handler)  // only reached for controls; printables take the fast path
+
+    case .escape:
+      switch b {
+      case 0x00...0x1F: handler.execute(b)
+      case 0x20...0x2F:
+        collect(b)
+        state = .escapeIntermediate
+      case 0x50: enterString(.dcsEntry)
+      case 0x58, 0x5E, 0x5F: state = .sosPmApcString
+      case 0x5B: state = .csiEntry
+      case 0x5D: enterString(.oscString)
+      case 0x30...0x7E:
+        state = .ground
+        handler.escDispatch(intermediates: intermediates, final: b)
+      default: break
+      }
+
+    case .escapeIntermediate:
+      switch b {
+      case 0x00...0x1F: handler.execute(b)
+      case 0x20...0x2F: collect(b)
+      case 0x30...0x7E:
+        state = .ground
+        if !tooManyIntermediates { handler.escDispatch(intermediates: intermediates, final: b) }
+      default: break
+      }
+
+    case .csiEntry, .csiParam, .csiIntermediate:
+      switch b {
+      case 0x00...0x1F: handler.execute(b)
+      case 0x20...0x2F:
+        collect(b)
+        state = .csiIntermediate
+      case 0x30...0x3B:
+        if state == .csiIntermediate {
+          state = .csiIgnore
+        } else {
+          param(b)
+          state = .csiParam
+        }
+      case 0x3C...0x3F:
+        if state == .csiEntry {
+          prefix = b
+          state = .csiParam
+        } else {
+          state = .csiIgnore
+        }
+      case 0x40...0x7E:
+        state = .ground
+        if !tooManyIntermediates { handler.csiDispatch(finishSequence(final: b)) }
+      default: break
+      }
+
+    case .csiIgnore:
+      switch b {
+      case 0x00...0x1F: handler.execute(b)
+      case 0x40...0x7E: state = .ground
+      default: break
+      }
+
+    case .dcsEntry, .dcsParam, .dcsIntermediate:
+      switch b {
+      case 0x20...0x2F:
+        collect(b)
+        state = .dcsIntermediate
+      case 0x30...0x3B:
+        if state == .dcsIntermediate {
+          state = .dcsIgnore
+        } else {
+          param(b)
+          state = .dcsParam
+        }
+      case 0x3C...0x3F:
+        if state == .dcsEntry {
+          prefix = b
+          state = .dcsParam
+        } else {
+          state = .dcsIgnore
+        }
+      case 0x40...0x7E:
+        dcsFinal = b
+        state = tooManyIntermediates ? .dcsIgnore : .dcsPassthrough
+      default: break
+      }
+
+    case .dcsPassthrough:
+      if b != 0x7F { appendString(b) }
+
+    case .dcsIgnore, .sosPmApcString:
+      break
+
+    case .oscString:
+      switch b {
+      case 0x07:
+        endString(&handler)
+        state = .ground
+      case 0x00...0x1F: break
+      default: appendString(b)
+      }
+    }
+  }
+
+  private mutating func enterString(_ next: State) {
+    state = next
+    string.removeAll(keepingCapacity: false)
+    stringOverflow = false
+  }
+
+  @inline(__always)
+  private mutating func appendString(_ b: UInt8) {
+    if string.count < VTParser.maxStringLength {
+      string.append(b)
+    } else {
+      stringOverflow = true
+    }
+  }
+
+  /// Dispatches a finished OSC or DCS string (on BEL or ESC). Overlong strings are dropped.
+  private mutating func endString<H: VTHandler>(_ handler: inout H) {
+    switch state {
+    case .oscString:
+      let payload = string
+      string = []
+      if !stringOverflow { handler.oscDispatch(payload) }
+    case .dcsPassthrough:
+      let payload = string
+      string = []
+      if !stringOverflow {
+        handler.dcsDispatch(finishSequence(final: dcsFinal), payload: payload)
+      }
+    default:
+      break
+    }
+  }
+}

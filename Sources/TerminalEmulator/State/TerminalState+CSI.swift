@@ -1,0 +1,328 @@
+extension TerminalState {
+  /// Control sequences (`ESC [ …`).
+  mutating func controlSequence(_ seq: ControlSequence) {
+    let im = seq.intermediates
+    if im.count > 0 {
+      intermediateSequence(seq)
+      return
+    }
+    switch seq.prefix {
+    case 0: break
+    case UInt8(ascii: "?"):
+      privateSequence(seq)
+      return
+    case UInt8(ascii: ">"):
+      if seq.final == UInt8(ascii: "c") && seq.raw(0) == 0 { appendReply("\u{1B}[>0;100;0c") }
+      if seq.final == UInt8(ascii: "q") && seq.raw(0) == 0 {
+        appendReply("\u{1B}P>|reel(\(Terminal.version))\u{1B}\\")
+      }
+      return
+    default:
+      return
+    }
+    let p1 = seq.param(0, default: 1)
+    switch seq.final {
+    case UInt8(ascii: "@"): insertBlanks(p1, at: cursor.col, right: rightEdge); cursor.pendingWrap = false
+    case UInt8(ascii: "A"): cursorUp(p1)
+    case UInt8(ascii: "B"), UInt8(ascii: "e"): cursorDown(p1)
+    case UInt8(ascii: "C"), UInt8(ascii: "a"): cursorForward(p1)
+    case UInt8(ascii: "D"), UInt8(ascii: "j"): cursorBack(p1)
+    case UInt8(ascii: "k"): cursorUp(p1)
+    case UInt8(ascii: "E"):
+      cursorDown(p1)
+      carriageReturn()
+    case UInt8(ascii: "F"):
+      cursorUp(p1)
+      carriageReturn()
+    case UInt8(ascii: "G"), UInt8(ascii: "`"): setColumn(p1 - 1)
+    case UInt8(ascii: "H"), UInt8(ascii: "f"):
+      setPosition(row: seq.param(0, default: 1) - 1, col: seq.param(1, default: 1) - 1)
+    case UInt8(ascii: "I"): tabForward(p1)
+    case UInt8(ascii: "J"): eraseInDisplay(seq.raw(0), selective: false)
+    case UInt8(ascii: "K"): eraseInLine(seq.raw(0), selective: false)
+    case UInt8(ascii: "L"): insertLines(p1)
+    case UInt8(ascii: "M"): deleteLines(p1)
+    case UInt8(ascii: "P"):
+      deleteCells(p1)
+      cursor.pendingWrap = false
+    case UInt8(ascii: "S"): if seq.count <= 1 { scrollRegionUp(min(p1, rows)) }
+    case UInt8(ascii: "T"): if seq.count <= 1 { scrollRegionDown(min(p1, rows)) }
+    case UInt8(ascii: "X"): eraseCharacters(p1)
+    case UInt8(ascii: "Z"): tabBackward(p1)
+    case UInt8(ascii: "b"): repeatLastCharacter(p1)
+    case UInt8(ascii: "c"): if seq.raw(0) == 0 { appendReply("\u{1B}[?1;2c") }
+    case UInt8(ascii: "d"): setRow(p1 - 1)
+    case UInt8(ascii: "g"):
+      switch seq.raw(0) {
+      case 0: if cursor.col < cols { tabStops[cursor.col] = false }
+      case 3: tabStops = Array(repeating: false, count: cols)
+      default: break
+      }
+    case UInt8(ascii: "h"), UInt8(ascii: "l"):
+      let on = seq.final == UInt8(ascii: "h")
+      for v in seq.values {
+        if v == 4 { modes.set(.insert, on) }
+        if v == 20 { modes.set(.lineFeedNewLine, on) }
+      }
+    case UInt8(ascii: "m"): selectGraphicRendition(seq)
+    case UInt8(ascii: "n"):
+      switch seq.raw(0) {
+      case 5: appendReply("\u{1B}[0n")
+      case 6:
+        let (r, c) = reportedPosition()
+        appendReply("\u{1B}[\(r);\(c)R")
+      default: break
+      }
+    case UInt8(ascii: "r"): setTopBottomMargins(seq)
+    case UInt8(ascii: "s"):
+      if modes.contains(.leftRightMargins) { setLeftRightMargins(seq) } else { saveCursor() }
+    case UInt8(ascii: "t"):
+      if seq.raw(0) == 18 { appendReply("\u{1B}[8;\(rows);\(cols)t") }
+    case UInt8(ascii: "u"): if seq.count == 0 { restoreCursor() }
+    default: break
+    }
+  }
+
+  /// Cursor position as reported by CPR: 1-based, relative to the origin when DECOM is set.
+  func reportedPosition() -> (Int, Int) {
+    if modes.contains(.origin) {
+      return (cursor.row - marginTop + 1, cursor.col - (modes.contains(.leftRightMargins) ? marginLeft : 0) + 1)
+    }
+    return (cursor.row + 1, cursor.col + 1)
+  }
+
+  /// Sequences with intermediates: DECSCUSR, DECSTR, DECSCA, DECRQM (ANSI).
+  private mutating func intermediateSequence(_ seq: ControlSequence) {
+    let im = seq.intermediates
+    switch (seq.prefix, im.first, seq.final) {
+    case (0, UInt8(ascii: " "), UInt8(ascii: "q")):
+      cursorShape = CursorShape(rawValue: UInt8(min(seq.raw(0), 6))) ?? .default
+    case (0, UInt8(ascii: "!"), UInt8(ascii: "p")):
+      softReset()
+    case (0, UInt8(ascii: "\""), UInt8(ascii: "q")):
+      var pen = cursor.pen
+      if seq.raw(0) == 1 { pen.attributes.insert(.protected) } else { pen.attributes.remove(.protected) }
+      setPen(pen)
+    case (0, UInt8(ascii: "$"), UInt8(ascii: "p")):
+      let mode = seq.raw(0)
+      let state: Int
+      switch mode {
+      case 4: state = modes.contains(.insert) ? 1 : 2
+      case 20: state = modes.contains(.lineFeedNewLine) ? 1 : 2
+      default: state = 0
+      }
+      appendReply("\u{1B}[\(mode);\(state)$y")
+    case (UInt8(ascii: "?"), UInt8(ascii: "$"), UInt8(ascii: "p")):
+      let mode = seq.raw(0)
+      let state = decPrivateModeState(mode).map { $0 ? 1 : 2 } ?? 0
+      appendReply("\u{1B}[?\(mode);\(state)$y")
+    default:
+      break
+    }
+  }
+
+  /// `CSI ? …`: DECSET/DECRST, DECSED/DECSEL, DECXCPR.
+  private mutating func privateSequence(_ seq: ControlSequence) {
+    switch seq.final {
+    case UInt8(ascii: "h"), UInt8(ascii: "l"):
+      let on = seq.final == UInt8(ascii: "h")
+      for v in seq.values { setDECPrivateMode(Int(v), on) }
+    case UInt8(ascii: "J"): eraseInDisplay(seq.raw(0), selective: true)
+    case UInt8(ascii: "K"): eraseInLine(seq.raw(0), selective: true)
+    case UInt8(ascii: "n"):
+      if seq.raw(0) == 6 {
+        let (r, c) = reportedPosition()
+        appendReply("\u{1B}[?\(r);\(c);1R")
+      }
+    default: break
+    }
+  }
+
+  // MARK: - Cursor movement
+
+  mutating func cursorUp(_ n: Int) {
+    let top = cursor.row >= marginTop ? marginTop : 0
+    cursor.row = max(top, cursor.row - n)
+    cursor.pendingWrap = false
+  }
+
+  mutating func cursorDown(_ n: Int) {
+    let bottom = cursor.row <= marginBottom ? marginBottom : rows - 1
+    cursor.row = min(bottom, cursor.row + n)
+    cursor.pendingWrap = false
+  }
+
+  mutating func cursorForward(_ n: Int) {
+    var right = modes.contains(.leftRightMargins) ? marginRight : cols - 1
+    if cursor.col > right { right = cols - 1 }
+    cursor.col = min(right, cursor.col + n)
+    cursor.pendingWrap = false
+  }
+
+  /// CUP/HVP: absolute, relative to the margins in origin mode.
+  mutating func setPosition(row: Int, col: Int) {
+    var r = row
+    var c = col
+    var maxRow = rows - 1
+    var maxCol = cols - 1
+    if modes.contains(.origin) {
+      r += marginTop
+      maxRow = marginBottom
+      if modes.contains(.leftRightMargins) {
+        c += marginLeft
+        maxCol = marginRight
+      }
+    }
+    cursor.row = min(max(0, r), maxRow)
+    cursor.col = min(max(0, c), maxCol)
+    cursor.pendingWrap = false
+  }
+
+  /// CHA/HPA.
+  mutating func setColumn(_ col: Int) {
+    var c = col
+    var maxCol = cols - 1
+    if modes.contains(.origin) && modes.contains(.leftRightMargins) {
+      c += marginLeft
+      maxCol = marginRight
+    }
+    cursor.col = min(max(0, c), maxCol)
+    cursor.pendingWrap = false
+  }
+
+  /// VPA.
+  mutating func setRow(_ row: Int) {
+    var r = row
+    var maxRow = rows - 1
+    if modes.contains(.origin) {
+      r += marginTop
+      maxRow = marginBottom
+    }
+    cursor.row = min(max(0, r), maxRow)
+    cursor.pendingWrap = false
+  }
+
+  // MARK: - Margins
+
+  private mutating func setTopBottomMargins(_ seq: ControlSequence) {
+    let top = seq.param(0, default: 1) - 1
+    let bottom = min(seq.param(1, default: rows), rows) - 1
+    guard top < bottom else { return }
+    marginTop = top
+    marginBottom = bottom
+    setPosition(row: 0, col: 0)
+  }
+
+  private mutating func setLeftRightMargins(_ seq: ControlSequence) {
+    let left = seq.param(0, default: 1) - 1
+    let right = min(seq.param(1, default: cols), cols) - 1
+    guard left < right else { return }
+    marginLeft = left
+    marginRight = right
+    setPosition(row: 0, col: 0)
+  }
+
+  // MARK: - Lines
+
+  mutating func insertLines(_ n: Int) {
+    guard cursor.row >= marginTop && cursor.row <= marginBottom else { return }
+    if fullWidthRegion {
+      screen.scrollDown(top: cursor.row, bottom: marginBottom, count: n, fill: eraseCell())
+    } else {
+      guard cursor.col >= marginLeft && cursor.col <= marginRight else { return }
+      scrollRectangleDown(top: cursor.row, bottom: marginBottom, count: n, fill: eraseCell())
+    }
+    cursor.pendingWrap = false
+  }
+
+  mutating func deleteLines(_ n: Int) {
+    guard cursor.row >= marginTop && cursor.row <= marginBottom else { return }
+    if fullWidthRegion {
+      screen.scrollUp(
+        top: cursor.row, bottom: marginBottom, count: n, fill: eraseCell(), toHistory: false)
+    } else {
+      guard cursor.col >= marginLeft && cursor.col <= marginRight else { return }
+      scrollRectangleUp(top: cursor.row, bottom: marginBottom, count: n, fill: eraseCell())
+    }
+    cursor.pendingWrap = false
+  }
+
+  // MARK: - Erasing
+
+  /// ED / DECSED. Selective erase spares cells written with DECSCA protection.
+  mutating func eraseInDisplay(_ mode: Int, selective: Bool) {
+    cursor.pendingWrap = false
+    switch mode {
+    case 0:
+      eraseInLine(0, selective: selective)
+      if cursor.row + 1 < rows {
+        for r in (cursor.row + 1)..<rows { eraseCells(row: r, from: 0, to: cols, selective: selective) }
+      }
+    case 1:
+      for r in 0..<cursor.row { eraseCells(row: r, from: 0, to: cols, selective: selective) }
+      eraseInLine(1, selective: selective)
+    case 2:
+      for r in 0..<rows { eraseCells(row: r, from: 0, to: cols, selective: selective) }
+    case 3:
+      if !selective { screen.clearHistory() }
+    default:
+      break
+    }
+  }
+
+  /// EL / DECSEL.
+  mutating func eraseInLine(_ mode: Int, selective: Bool) {
+    cursor.pendingWrap = false
+    switch mode {
+    case 0: eraseCells(row: cursor.row, from: cursor.col, to: cols, selective: selective)
+    case 1: eraseCells(row: cursor.row, from: 0, to: cursor.col + 1, selective: selective)
+    case 2: eraseCells(row: cursor.row, from: 0, to: cols, selective: selective)
+    default: break
+    }
+  }
+
+  /// ECH: blank `n` cells from the cursor without moving it.
+  mutating func eraseCharacters(_ n: Int) {
+    cursor.pendingWrap = false
+    eraseCells(row: cursor.row, from: cursor.col, to: min(cols, cursor.col + n), selective: false)
+  }
+
+  mutating func eraseCells(row: Int, from: Int, to: Int, selective: Bool) {
+    guard from < to else { return }
+    let fill = eraseCell()
+    if from > 0 { clearHalfOfWide(row: row, col: from) }
+    if to < cols { clearHalfOfWide(row: row, col: to - 1) }
+    if selective {
+      for c in from..<to where !styles[screen[row, c].style].attributes.contains(.protected) {
+        screen[row, c] = fill
+      }
+    } else {
+      screen.fill(row: row, from: from, to: to, with: fill)
+    }
+    if to == cols { screen.setWrapped(row: row, false) }
+  }
+
+  // MARK: - Resets
+
+  /// DECSTR: soft reset (modes, margins, pen, saved cursor; screen content stays).
+  mutating func softReset() {
+    modes.remove([.insert, .origin, .applicationCursorKeys, .applicationKeypad, .leftRightMargins])
+    modes.insert([.autowrap, .cursorVisible])
+    marginTop = 0
+    marginBottom = rows - 1
+    marginLeft = 0
+    marginRight = cols - 1
+    charsets = CharsetState()
+    setPen(Style())
+    cursor.pendingWrap = false
+    savedCursor = SavedCursor(
+      row: 0, col: 0, pendingWrap: false, pen: Style(), charsets: CharsetState(), originMode: false)
+  }
+}
+
+extension TerminalModes {
+  @inline(__always)
+  mutating func set(_ mode: TerminalModes, _ on: Bool) {
+    if on { insert(mode) } else { remove(mode) }
+  }
+}

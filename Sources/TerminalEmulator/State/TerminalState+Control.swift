@@ -1,0 +1,132 @@
+extension TerminalState {
+  /// C0 controls.
+  mutating func executeControl(_ byte: UInt8) {
+    switch byte {
+    case 0x07: bellCount += 1
+    case 0x08: cursorBack(1)
+    case 0x09: tabForward(1)
+    case 0x0A, 0x0B, 0x0C:
+      index()
+      if modes.contains(.lineFeedNewLine) { carriageReturn() }
+    case 0x0D: carriageReturn()
+    case 0x0E: charsets.gl = 1  // SO
+    case 0x0F: charsets.gl = 0  // SI
+    default: break
+    }
+  }
+
+  mutating func carriageReturn() {
+    cursor.pendingWrap = false
+    cursor.col = modes.contains(.leftRightMargins) && cursor.col >= marginLeft ? marginLeft : 0
+  }
+
+  /// BS and CUB: left `n`, stopping at the left margin (xterm's CursorBack without reverse wrap).
+  mutating func cursorBack(_ n: Int) {
+    var left = modes.contains(.leftRightMargins) ? marginLeft : 0
+    if cursor.col < left { left = 0 }
+    cursor.col = max(left, cursor.col - n)
+    cursor.pendingWrap = false
+  }
+
+  mutating func tabForward(_ n: Int) {
+    cursor.pendingWrap = false
+    let right = rightEdge
+    var col = cursor.col
+    for _ in 0..<n {
+      guard col < right else { break }
+      col += 1
+      while col < right && !tabStops[col] { col += 1 }
+    }
+    cursor.col = col
+  }
+
+  mutating func tabBackward(_ n: Int) {
+    cursor.pendingWrap = false
+    let left = leftEdge
+    var col = cursor.col
+    for _ in 0..<n {
+      guard col > left else { break }
+      col -= 1
+      while col > left && !tabStops[col] { col -= 1 }
+    }
+    cursor.col = col
+  }
+
+  /// ESC sequences (no CSI).
+  mutating func escapeDispatch(_ intermediates: Intermediates, _ final: UInt8) {
+    if intermediates.count == 0 {
+      switch final {
+      case UInt8(ascii: "D"): index()
+      case UInt8(ascii: "E"):
+        index()
+        carriageReturn()
+      case UInt8(ascii: "H"): if cursor.col < cols { tabStops[cursor.col] = true }
+      case UInt8(ascii: "M"): reverseIndex()
+      case UInt8(ascii: "N"): charsets.singleShift = 2
+      case UInt8(ascii: "O"): charsets.singleShift = 3
+      case UInt8(ascii: "n"): charsets.gl = 2
+      case UInt8(ascii: "o"): charsets.gl = 3
+      case UInt8(ascii: "7"): saveCursor()
+      case UInt8(ascii: "8"): restoreCursor()
+      case UInt8(ascii: "="): modes.insert(.applicationKeypad)
+      case UInt8(ascii: ">"): modes.remove(.applicationKeypad)
+      case UInt8(ascii: "c"): fullReset()
+      default: break
+      }
+      return
+    }
+    guard intermediates.count == 1 else { return }
+    switch intermediates.first {
+    case UInt8(ascii: "#"):
+      if final == UInt8(ascii: "8") { screenAlignment() }
+    case UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"):
+      let g = intermediates.first - UInt8(ascii: "(")
+      let set: Charset
+      switch final {
+      case UInt8(ascii: "0"): set = .decSpecialGraphics
+      case UInt8(ascii: "A"): set = .uk
+      default: set = .ascii
+      }
+      charsets[g] = set
+    default:
+      break
+    }
+  }
+
+  /// DECSC: save position, pen, charsets, origin mode and pending wrap for this screen.
+  mutating func saveCursor() {
+    savedCursor = SavedCursor(
+      row: cursor.row, col: cursor.col, pendingWrap: cursor.pendingWrap, pen: cursor.pen,
+      charsets: charsets, originMode: modes.contains(.origin))
+  }
+
+  /// DECRC: restore what DECSC saved (or the home position with default attributes).
+  mutating func restoreCursor() {
+    let saved =
+      savedCursor
+      ?? SavedCursor(
+        row: 0, col: 0, pendingWrap: false, pen: Style(), charsets: CharsetState(),
+        originMode: false)
+    cursor.row = min(saved.row, rows - 1)
+    cursor.col = min(saved.col, cols - 1)
+    cursor.pendingWrap = saved.pendingWrap && cursor.col == saved.col
+    setPen(saved.pen)
+    charsets = saved.charsets
+    if saved.originMode { modes.insert(.origin) } else { modes.remove(.origin) }
+  }
+
+  /// DECALN: fill the screen with 'E', reset margins, home the cursor.
+  mutating func screenAlignment() {
+    marginTop = 0
+    marginBottom = rows - 1
+    marginLeft = 0
+    marginRight = cols - 1
+    for r in 0..<rows {
+      screen.fill(row: r, from: 0, to: cols, with: Cell(scalar: 0x45, style: 0))
+      screen.setWrapped(row: r, false)
+    }
+    cursor.row = 0
+    cursor.col = 0
+    cursor.pendingWrap = false
+  }
+}

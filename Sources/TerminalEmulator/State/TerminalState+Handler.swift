@@ -1,0 +1,45 @@
+extension TerminalState: VTHandler {
+  @inline(__always)
+  public mutating func printASCII(_ run: UnsafeBufferPointer<UInt8>) { printRun(run) }
+
+  @inline(__always)
+  public mutating func print(_ scalar: UInt32) { printScalar(scalar) }
+
+  public mutating func execute(_ control: UInt8) {
+    joinNext = false
+    executeControl(control)
+  }
+
+  public mutating func csiDispatch(_ sequence: ControlSequence) {
+    joinNext = false
+    controlSequence(sequence)
+  }
+
+  public mutating func escDispatch(intermediates: Intermediates, final: UInt8) {
+    joinNext = false
+    escapeDispatch(intermediates, final)
+  }
+
+  public mutating func oscDispatch(_ payload: [UInt8]) { operatingSystemCommand(payload) }
+
+  public mutating func dcsDispatch(_ sequence: ControlSequence, payload: [UInt8]) {
+    // DECRQSS (DCS $ q … ST): report SGR and margins; anything else is answered "invalid".
+    guard sequence.intermediates.isOnly(UInt8(ascii: "$")), sequence.final == UInt8(ascii: "q")
+    else { return }
+    let request = String(decoding: payload, as: UTF8.self)
+    let answer: String?
+    switch request {
+    case "r": answer = "\(marginTop + 1);\(marginBottom + 1)r"
+    case "s": answer = "\(marginLeft + 1);\(marginRight + 1)s"
+    case "m": answer = SGRWriter.parameters(for: cursor.pen, colonColors: true) + "m"
+    case " q": answer = "\(cursorShape == .default ? 1 : Int(cursorShape.rawValue)) q"
+    case "\"q": answer = (cursor.pen.attributes.contains(.protected) ? "1" : "0") + "\"q"
+    default: answer = nil
+    }
+    if let answer {
+      appendReply("\u{1B}P1$r\(answer)\u{1B}\\")
+    } else {
+      appendReply("\u{1B}P0$r\u{1B}\\")
+    }
+  }
+}

@@ -1,0 +1,215 @@
+extension TerminalState {
+  /// The print fast path: a run of printable ASCII written straight into the row.
+  @inline(__always)
+  mutating func printRun(_ run: UnsafeBufferPointer<UInt8>) {
+    joinNext = false
+    guard charsets.isIdentity, !modes.contains(.insert) else {
+      for b in run { printScalar(UInt32(b)) }
+      return
+    }
+    let n = run.count
+    lastPrinted = UInt32(run[n - 1])
+    var i = 0
+    let autowrap = modes.contains(.autowrap)
+    let pen = cursor.penID
+    while i < n {
+      if cursor.pendingWrap { wrapLine() }
+      let right = rightEdge
+      var col = cursor.col
+      var k = min(right - col + 1, n - i)
+      if k <= 0 {
+        // Cursor right of the margin: characters overwrite the last column.
+        k = 1
+        col = min(col, cols - 1)
+      }
+      if !autowrap && n - i > k {
+        // Without autowrap the excess lands on the last column; only the last one survives.
+        writeASCII(run, from: i, count: k - 1, col: col, pen: pen)
+        writeASCII(run, from: n - 1, count: 1, col: col + k - 1, pen: pen)
+        cursor.col = col + k - 1
+        return
+      }
+      writeASCII(run, from: i, count: k, col: col, pen: pen)
+      i += k
+      col += k
+      if col > right {
+        cursor.col = right
+        cursor.pendingWrap = autowrap
+      } else {
+        cursor.col = col
+      }
+    }
+  }
+
+  @inline(__always)
+  private mutating func writeASCII(
+    _ run: UnsafeBufferPointer<UInt8>, from: Int, count: Int, col: Int, pen: UInt32
+  ) {
+    guard count > 0 else { return }
+    let base = screen.rowBase(cursor.row)
+    let cols = self.cols
+    screen.cells.withUnsafeMutableBufferPointer { cells in
+      let start = base &+ col
+      if cells[start].isSpacer && col > 0 { cells[start &- 1] = .erased(cells[start &- 1].style) }
+      let last = start &+ count &- 1
+      if cells[last].isWide && col &+ count < cols { cells[last &+ 1] = .erased(cells[last &+ 1].style) }
+      for j in 0..<count {
+        cells[start &+ j] = Cell(content: UInt32(run[from &+ j]), style: pen)
+      }
+    }
+  }
+
+  /// Autowrap: mark the line as continuing and move to the next one.
+  mutating func wrapLine() {
+    screen.setWrapped(row: cursor.row, true)
+    cursor.pendingWrap = false
+    let left = modes.contains(.leftRightMargins) ? marginLeft : 0
+    index()
+    cursor.col = left
+  }
+
+  /// Prints one scalar: charsets, width, combining marks, wide characters, insert mode.
+  mutating func printScalar(_ input: UInt32) {
+    var c = input
+    if c < 0x7F {
+      let g = charsets.singleShift != 0 ? charsets.singleShift : charsets.gl
+      charsets.singleShift = 0
+      let set = charsets[g]
+      if set != .ascii { c = set.map(c) }
+    } else if charsets.singleShift != 0 {
+      charsets.singleShift = 0
+    }
+    let width = CharacterWidth.of(c)
+    if width == 0 || (joinNext && width > 0) {
+      attachToPreviousCell(c)
+      return
+    }
+    joinNext = false
+    lastPrinted = c
+    putCharacter(c, width: width)
+  }
+
+  /// Writes a character of width 1 or 2 at the cursor and advances.
+  mutating func putCharacter(_ c: UInt32, width: Int) {
+    if cursor.pendingWrap { wrapLine() }
+    var right = rightEdge
+    if width == 2 && cursor.col >= right {
+      if modes.contains(.autowrap) && cursor.col == right && right > leftEdge {
+        // A wide character does not fit in the last column: it wraps whole.
+        screen[cursor.row, cursor.col] = eraseCell()
+        wrapLine()
+        right = rightEdge
+      } else if right > 0 {
+        cursor.col = right - 1
+      }
+    }
+    if cursor.col > right { cursor.col = right }
+    if modes.contains(.insert) { insertBlanks(width, at: cursor.col, right: right) }
+    let row = cursor.row
+    let col = cursor.col
+    clearHalfOfWide(row: row, col: col)
+    if width == 2 {
+      if col + 1 <= right { clearHalfOfWide(row: row, col: col + 1) }
+      screen[row, col] = Cell(scalar: c, style: cursor.penID, wide: true)
+      if col + 1 < cols { screen[row, col + 1] = .spacer(cursor.penID) }
+    } else {
+      screen[row, col] = Cell(scalar: c, style: cursor.penID)
+    }
+    let next = col + width
+    if next > right {
+      cursor.col = right
+      cursor.pendingWrap = modes.contains(.autowrap)
+    } else {
+      cursor.col = next
+    }
+  }
+
+  /// Before overwriting (row, col): if it is half of a wide character, blank the other half.
+  @inline(__always)
+  mutating func clearHalfOfWide(row: Int, col: Int) {
+    let cell = screen[row, col]
+    if cell.isSpacer, col > 0 {
+      screen[row, col - 1] = .erased(screen[row, col - 1].style)
+    } else if cell.isWide, col + 1 < cols {
+      screen[row, col + 1] = .erased(screen[row, col + 1].style)
+    }
+  }
+
+  /// Combining marks, variation selectors and ZWJ joins go into the previous cell's cluster.
+  mutating func attachToPreviousCell(_ c: UInt32) {
+    var col: Int
+    if cursor.pendingWrap {
+      col = cursor.col
+    } else if cursor.col > 0 {
+      col = cursor.col - 1
+    } else {
+      return
+    }
+    let row = cursor.row
+    if screen[row, col].isSpacer && col > 0 { col -= 1 }
+    let cell = screen[row, col]
+    guard !cell.isBlank else { return }
+    var scalars = cell.isCluster ? clusters[cell.payload] : [cell.payload]
+    guard scalars.count < TerminalState.maxClusterScalars else { return }
+    scalars.append(c)
+    let id = clusters.intern(scalars)
+    screen[row, col] = Cell(
+      content: id | Cell.clusterFlag | (cell.content & Cell.wideFlag), style: cell.style)
+    joinNext = c == 0x200D
+  }
+
+  /// ICH and insert mode: shift cells from `col` to `right` right by `n`, blanking the gap.
+  mutating func insertBlanks(_ n: Int, at col: Int, right: Int) {
+    guard col <= right else { return }
+    let count = min(n, right - col + 1)
+    let fill = eraseCell()
+    clearHalfOfWide(row: cursor.row, col: col)
+    // The cell pushed past the margin may be half of a wide character.
+    if screen[cursor.row, right].isWide && right + 1 < cols {
+      screen[cursor.row, right + 1] = .erased(screen[cursor.row, right + 1].style)
+    }
+    let base = screen.rowBase(cursor.row)
+    screen.cells.withUnsafeMutableBufferPointer { cells in
+      var c = right
+      while c >= col + count {
+        cells[base + c] = cells[base + c - count]
+        c -= 1
+      }
+      for c in col..<(col + count) { cells[base + c] = fill }
+    }
+    repairWideHalves(row: cursor.row, col: right)
+  }
+
+  /// DCH: delete `n` cells at the cursor, pulling the rest of the line (to the margin) left.
+  mutating func deleteCells(_ n: Int) {
+    let col = cursor.col
+    let right = rightEdge
+    guard col <= right else { return }
+    let count = min(n, right - col + 1)
+    let fill = eraseCell()
+    clearHalfOfWide(row: cursor.row, col: col)
+    if col + count <= right { clearHalfOfWide(row: cursor.row, col: col + count) }
+    let base = screen.rowBase(cursor.row)
+    screen.cells.withUnsafeMutableBufferPointer { cells in
+      var c = col
+      while c + count <= right {
+        cells[base + c] = cells[base + c + count]
+        c += 1
+      }
+      while c <= right {
+        cells[base + c] = fill
+        c += 1
+      }
+    }
+    repairWideHalves(row: cursor.row, col: right)
+  }
+
+  /// REP: repeat the last printed graphic character.
+  mutating func repeatLastCharacter(_ n: Int) {
+    guard lastPrinted != 0 else { return }
+    let width = CharacterWidth.of(lastPrinted)
+    guard width > 0 else { return }
+    let limit = min(n, cols * rows)
+    for _ in 0..<limit { putCharacter(lastPrinted, width: width) }
+  }
+}

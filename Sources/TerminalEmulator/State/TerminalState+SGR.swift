@@ -1,0 +1,112 @@
+extension TerminalState {
+  /// SGR: attributes and colours, with both `;` and `:` (ITU T.416) forms of extended colours.
+  mutating func selectGraphicRendition(_ seq: ControlSequence) {
+    var pen = cursor.pen
+    let n = seq.count
+    if n == 0 {
+      setPen(Style(hyperlinkOf: pen))
+      return
+    }
+    var i = 0
+    while i < n {
+      let code = Int(seq.values[i])
+      // Count the colon sub-parameters that belong to this code.
+      var subs = 0
+      while i + subs + 1 < n && seq.isSubParameter(i + subs + 1) { subs += 1 }
+      switch code {
+      case 0: pen = Style(hyperlinkOf: pen)
+      case 1: pen.attributes.insert(.bold)
+      case 2: pen.attributes.insert(.faint)
+      case 3: pen.attributes.insert(.italic)
+      case 4:
+        if subs > 0 {
+          pen.underline = UnderlineStyle(rawValue: UInt8(min(Int(seq.values[i + 1]), 5))) ?? .single
+        } else {
+          pen.underline = .single
+        }
+      case 5: pen.attributes.insert(.blink)
+      case 6: pen.attributes.insert(.rapidBlink)
+      case 7: pen.attributes.insert(.inverse)
+      case 8: pen.attributes.insert(.invisible)
+      case 9: pen.attributes.insert(.strikethrough)
+      case 21: pen.underline = .double
+      case 22: pen.attributes.remove([.bold, .faint])
+      case 23: pen.attributes.remove(.italic)
+      case 24: pen.underline = .none
+      case 25: pen.attributes.remove([.blink, .rapidBlink])
+      case 27: pen.attributes.remove(.inverse)
+      case 28: pen.attributes.remove(.invisible)
+      case 29: pen.attributes.remove(.strikethrough)
+      case 30...37: pen.foreground = .indexed(UInt8(code - 30))
+      case 39: pen.foreground = .default
+      case 40...47: pen.background = .indexed(UInt8(code - 40))
+      case 49: pen.background = .default
+      case 53: pen.attributes.insert(.overline)
+      case 55: pen.attributes.remove(.overline)
+      case 59: pen.underlineColor = .default
+      case 90...97: pen.foreground = .indexed(UInt8(code - 90 + 8))
+      case 100...107: pen.background = .indexed(UInt8(code - 100 + 8))
+      case 38, 48, 58:
+        let color: TerminalColor?
+        if subs > 0 {
+          color = TerminalState.colonColor(seq, at: i + 1, count: subs)
+        } else {
+          let (c, used) = TerminalState.semicolonColor(seq, at: i + 1)
+          color = c
+          subs = used
+        }
+        if let color {
+          switch code {
+          case 38: pen.foreground = color
+          case 48: pen.background = color
+          default: pen.underlineColor = color
+          }
+        }
+      default: break
+      }
+      i += 1 + subs
+    }
+    if pen != cursor.pen { setPen(pen) }
+  }
+
+  /// `38:5:n`, `38:2:[cs]:r:g:b` — sub-parameters after the code.
+  static func colonColor(_ seq: ControlSequence, at start: Int, count: Int) -> TerminalColor? {
+    let kind = seq.values[start]
+    if kind == 5 && count >= 2 { return .indexed(UInt8(min(seq.values[start + 1], 255))) }
+    if kind == 2 && count >= 4 {
+      // With a colour-space id (5 values) or without (4 values).
+      let o = count >= 5 ? start + 2 : start + 1
+      return .rgb(
+        UInt8(min(seq.values[o], 255)), UInt8(min(seq.values[o + 1], 255)),
+        UInt8(min(seq.values[o + 2], 255)))
+    }
+    return nil
+  }
+
+  /// `38;5;n`, `38;2;r;g;b` — returns the colour and how many parameters it used.
+  static func semicolonColor(_ seq: ControlSequence, at start: Int) -> (TerminalColor?, Int) {
+    guard start < seq.count else { return (nil, 0) }
+    switch seq.values[start] {
+    case 5:
+      guard start + 1 < seq.count else { return (nil, seq.count - start) }
+      return (.indexed(UInt8(min(seq.values[start + 1], 255))), 2)
+    case 2:
+      guard start + 3 < seq.count else { return (nil, seq.count - start) }
+      return (
+        .rgb(
+          UInt8(min(seq.values[start + 1], 255)), UInt8(min(seq.values[start + 2], 255)),
+          UInt8(min(seq.values[start + 3], 255))), 4
+      )
+    default:
+      return (nil, 1)
+    }
+  }
+}
+
+extension Style {
+  /// A plain style that keeps only the hyperlink (SGR 0 does not end an OSC 8 link).
+  init(hyperlinkOf other: Style) {
+    self.init()
+    hyperlink = other.hyperlink
+  }
+}

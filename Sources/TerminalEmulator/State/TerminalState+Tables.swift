@@ -1,0 +1,73 @@
+extension TerminalState {
+  static let styleTableLimit = 1 << 16
+  static let clusterTableLimit = 1 << 16
+  static let hyperlinkTableLimit = 1 << 14
+
+  /// Drops interned styles, clusters and hyperlinks no cell refers to any more, once a table
+  /// passes its limit. Keeps memory bounded under hostile streams (endless new RGB colours,
+  /// unique hyperlinks). Cost: one pass over all cells, amortised over the growth.
+  mutating func compactTablesIfNeeded() {
+    guard
+      styles.count > TerminalState.styleTableLimit || clusters.count > TerminalState.clusterTableLimit
+        || hyperlinks.count > TerminalState.hyperlinkTableLimit
+    else { return }
+    compactTables()
+  }
+
+  mutating func compactTables() {
+    var usedStyles = Set<UInt32>([0, cursor.penID])
+    var usedClusters = Set<UInt32>()
+    for grid in [screen, inactive] {
+      for cell in grid.cells {
+        usedStyles.insert(cell.style)
+        if cell.isCluster { usedClusters.insert(cell.payload) }
+      }
+    }
+    var extraStyles: [Style] = [cursor.pen]
+    for saved in [savedCursor, inactiveSavedCursor].compactMap({ $0 }) { extraStyles.append(saved.pen) }
+    // Hyperlinks still referenced by a used style or a saved pen.
+    var usedLinks = Set<UInt32>()
+    for id in usedStyles { usedLinks.insert(styles[id].hyperlink) }
+    for s in extraStyles { usedLinks.insert(s.hyperlink) }
+    usedLinks.remove(0)
+    var linkRemap: [UInt32: UInt32] = [0: 0]
+    var newLinks: [Hyperlink] = []
+    for old in usedLinks.sorted() {
+      newLinks.append(hyperlinks[Int(old) - 1])
+      linkRemap[old] = UInt32(newLinks.count)
+    }
+    hyperlinks = newLinks
+    hyperlinkIDs = Dictionary(uniqueKeysWithValues: newLinks.enumerated().map { ($1, UInt32($0 + 1)) })
+
+    let styleRemap = styles.compact(keeping: usedStyles.sorted())
+    let clusterRemap = clusters.compact(keeping: usedClusters.sorted())
+    // Re-intern the surviving styles with their renumbered hyperlinks.
+    var rebuilt = StyleTable()
+    var finalID: [UInt32: UInt32] = [:]
+    for (old, mid) in styleRemap {
+      var style = styles[mid]
+      style.hyperlink = linkRemap[style.hyperlink] ?? 0
+      finalID[old] = rebuilt.intern(style)
+    }
+    styles = rebuilt
+    func rewrite(_ cells: inout [Cell]) {
+      for i in cells.indices {
+        let cell = cells[i]
+        cells[i].style = finalID[cell.style] ?? 0
+        if cell.isCluster {
+          cells[i].content = (cell.content & ~Cell.scalarMask) | (clusterRemap[cell.payload] ?? 0)
+        }
+      }
+    }
+    rewrite(&screen.cells)
+    rewrite(&inactive.cells)
+    func relink(_ pen: Style) -> Style {
+      var p = pen
+      p.hyperlink = linkRemap[pen.hyperlink] ?? 0
+      return p
+    }
+    setPen(relink(cursor.pen))
+    if let saved = savedCursor { savedCursor?.pen = relink(saved.pen) }
+    if let saved = inactiveSavedCursor { inactiveSavedCursor?.pen = relink(saved.pen) }
+  }
+}

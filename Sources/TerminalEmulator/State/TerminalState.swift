@@ -1,0 +1,212 @@
+/// Everything a terminal remembers apart from the parser: both screens, scrollback, cursor,
+/// modes, margins, tab stops, charsets, titles, hyperlinks and interned tables.
+///
+/// It is the parser's handler (`VTHandler`): the parser says what the bytes are, this type
+/// decides what they do. Value type: copying a terminal is an O(1) copy-on-write snapshot.
+public struct TerminalState: Sendable {
+  public internal(set) var cols: Int
+  public internal(set) var rows: Int
+  /// The screen being drawn on (primary or alternate).
+  var screen: Grid
+  /// The other screen.
+  var inactive: Grid
+  public internal(set) var isAlternateScreen = false
+  public internal(set) var cursor = Cursor()
+  /// DECSC slot of the active screen, and of the inactive one.
+  var savedCursor: SavedCursor?
+  var inactiveSavedCursor: SavedCursor?
+  public internal(set) var modes = TerminalModes.initial
+  public internal(set) var mouseTracking = MouseTracking.none
+  public internal(set) var mouseEncoding = MouseEncoding.default
+  public internal(set) var cursorShape = CursorShape.default
+  public internal(set) var charsets = CharsetState()
+  /// Scroll margins (inclusive, 0-based).
+  public internal(set) var marginTop = 0
+  public internal(set) var marginBottom: Int
+  public internal(set) var marginLeft = 0
+  public internal(set) var marginRight: Int
+  var tabStops: [Bool]
+  public internal(set) var title = ""
+  public internal(set) var iconName = ""
+  public internal(set) var workingDirectory = ""
+  var styles = StyleTable()
+  var clusters = ClusterTable()
+  var hyperlinks: [Hyperlink] = []
+  var hyperlinkIDs: [Hyperlink: UInt32] = [:]
+  public internal(set) var promptMarks: [PromptMark] = []
+  /// The last graphic character printed (for REP), as a cell content value.
+  var lastPrinted: UInt32 = 0
+  /// A ZWJ was just attached: the next wide character joins the same cell.
+  var joinNext = false
+  /// Bytes the terminal wants to send to the host (DA, DSR, CPR replies). Drain with
+  /// `Terminal.takeReplies()`; bounded so a flood of queries cannot grow memory.
+  var replies: [UInt8] = []
+  /// BEL count since creation.
+  public internal(set) var bellCount = 0
+  let scrollbackLimit: Int
+
+  static let maxReplyBytes = 1 << 16
+  static let maxClusterScalars = 32
+  static let maxPromptMarks = 10_000
+
+  init(cols: Int, rows: Int, scrollbackLimit: Int) {
+    self.cols = cols
+    self.rows = rows
+    self.scrollbackLimit = scrollbackLimit
+    screen = Grid(cols: cols, rows: rows, scrollbackLimit: scrollbackLimit)
+    inactive = Grid(cols: cols, rows: rows, scrollbackLimit: 0)
+    marginBottom = rows - 1
+    marginRight = cols - 1
+    tabStops = TerminalState.defaultTabStops(cols)
+  }
+
+  static func defaultTabStops(_ cols: Int) -> [Bool] {
+    (0..<cols).map { $0 % 8 == 0 && $0 > 0 }
+  }
+
+  /// The primary screen's grid, whichever screen is active.
+  var primary: Grid { isAlternateScreen ? inactive : screen }
+  /// The alternate screen's grid.
+  var alternate: Grid { isAlternateScreen ? screen : inactive }
+
+  // MARK: - Helpers used by every control family
+
+  @inline(__always)
+  mutating func setPen(_ style: Style) {
+    cursor.pen = style
+    cursor.penID = styles.intern(style)
+  }
+
+  /// The blank cell an erase leaves: background colour only (xterm's BCE).
+  @inline(__always)
+  mutating func eraseCell() -> Cell {
+    if cursor.penID == 0 { return .blank }
+    let s = cursor.pen.eraseStyle
+    return Cell.erased(s == .plain ? 0 : styles.intern(s))
+  }
+
+  /// Rightmost column the cursor may print into on its line.
+  @inline(__always)
+  var rightEdge: Int {
+    modes.contains(.leftRightMargins) && cursor.col <= marginRight ? marginRight : cols - 1
+  }
+
+  /// Leftmost column for CR and wraps.
+  @inline(__always)
+  var leftEdge: Int {
+    modes.contains(.leftRightMargins) && cursor.col >= marginLeft ? marginLeft : 0
+  }
+
+  /// True when the scroll region spans whole lines (no left/right margins in effect).
+  @inline(__always)
+  var fullWidthRegion: Bool {
+    !modes.contains(.leftRightMargins) || (marginLeft == 0 && marginRight == cols - 1)
+  }
+
+  mutating func appendReply(_ text: String) {
+    guard replies.count < TerminalState.maxReplyBytes else { return }
+    replies.append(contentsOf: Array(text.utf8))
+  }
+
+  // MARK: - Line feed and scrolling
+
+  /// IND / LF: move down, scrolling the region when at its bottom margin.
+  mutating func index() {
+    cursor.pendingWrap = false
+    if cursor.row == marginBottom {
+      scrollRegionUp(1)
+    } else if cursor.row < rows - 1 {
+      cursor.row += 1
+    }
+  }
+
+  /// RI: move up, scrolling the region down when at its top margin.
+  mutating func reverseIndex() {
+    cursor.pendingWrap = false
+    if cursor.row == marginTop {
+      scrollRegionDown(1)
+    } else if cursor.row > 0 {
+      cursor.row -= 1
+    }
+  }
+
+  mutating func scrollRegionUp(_ n: Int) {
+    let fill = eraseCell()
+    if fullWidthRegion {
+      screen.scrollUp(
+        top: marginTop, bottom: marginBottom, count: n, fill: fill, toHistory: !isAlternateScreen)
+    } else {
+      scrollRectangleUp(top: marginTop, bottom: marginBottom, count: n, fill: fill)
+    }
+  }
+
+  mutating func scrollRegionDown(_ n: Int) {
+    let fill = eraseCell()
+    if fullWidthRegion {
+      screen.scrollDown(top: marginTop, bottom: marginBottom, count: n, fill: fill)
+    } else {
+      scrollRectangleDown(top: marginTop, bottom: marginBottom, count: n, fill: fill)
+    }
+  }
+
+  /// Scroll within left/right margins: cells move, lines stay.
+  mutating func scrollRectangleUp(top: Int, bottom: Int, count: Int, fill: Cell) {
+    let n = min(count, bottom - top + 1)
+    for r in top...bottom {
+      let src = r + n
+      for c in marginLeft...marginRight {
+        screen[r, c] = src <= bottom ? screen[src, c] : fill
+      }
+    }
+    fixWideCharsAtMargins(top: top, bottom: bottom)
+  }
+
+  mutating func scrollRectangleDown(top: Int, bottom: Int, count: Int, fill: Cell) {
+    let n = min(count, bottom - top + 1)
+    for r in stride(from: bottom, through: top, by: -1) {
+      let src = r - n
+      for c in marginLeft...marginRight {
+        screen[r, c] = src >= top ? screen[src, c] : fill
+      }
+    }
+    fixWideCharsAtMargins(top: top, bottom: bottom)
+  }
+
+  /// After a rectangle moved, a wide character may have lost a half at a margin: blank it.
+  mutating func fixWideCharsAtMargins(top: Int, bottom: Int) {
+    for r in top...bottom {
+      for c in [marginLeft, marginRight] { repairWideHalves(row: r, col: c) }
+    }
+  }
+
+  /// Blanks a half wide character at (row, col) whose partner is missing.
+  mutating func repairWideHalves(row: Int, col: Int) {
+    let cell = screen[row, col]
+    if cell.isSpacer && (col == 0 || !screen[row, col - 1].isWide) {
+      screen[row, col] = .erased(cell.style)
+    } else if cell.isWide && (col == cols - 1 || !screen[row, col + 1].isSpacer) {
+      screen[row, col] = .erased(cell.style)
+    }
+  }
+
+  // MARK: - Reset
+
+  /// RIS: back to the power-on state. Scrollback is kept but its stable ids continue.
+  mutating func fullReset() {
+    let fresh = TerminalState(cols: cols, rows: rows, scrollbackLimit: scrollbackLimit)
+    var primaryGrid = primary
+    // xterm's RIS clears the screen but keeps saved lines; the screen rows are cleared.
+    for r in 0..<rows { primaryGrid.clearRow(r, with: .blank) }
+    let keptBell = bellCount
+    let oldStyles = styles
+    let oldClusters = clusters
+    let oldLinks = (hyperlinks, hyperlinkIDs)
+    self = fresh
+    screen = primaryGrid
+    // History cells still reference the old tables.
+    styles = oldStyles
+    clusters = oldClusters
+    (hyperlinks, hyperlinkIDs) = oldLinks
+    bellCount = keptBell
+  }
+}

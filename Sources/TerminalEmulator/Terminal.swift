@@ -1,0 +1,136 @@
+/// A headless terminal emulator: feed it the bytes a program wrote, read back the screen.
+///
+/// Three layers as in libvterm: `VTParser` (grammar) → `TerminalState` (meaning) → `Grid`
+/// (cells and scrollback). `Terminal` is a value: `let copy = terminal` is an O(1)
+/// copy-on-write snapshot, and `snapshot()`/`init(snapshot:)` give a portable binary form.
+public struct Terminal: Sendable {
+  var parser = VTParser()
+  public internal(set) var state: TerminalState
+
+  /// reel's version, reported by XTVERSION.
+  public static let version = "0.1.0"
+
+  /// Default number of scrollback lines kept.
+  public static let defaultScrollback = 10_000
+
+  /// A blank terminal of `cols`×`rows` cells keeping up to `scrollback` lines of history.
+  public init(cols: Int = 80, rows: Int = 24, scrollback: Int = Terminal.defaultScrollback) {
+    precondition(cols >= 1 && rows >= 1, "a terminal needs at least one row and one column")
+    state = TerminalState(cols: cols, rows: rows, scrollbackLimit: scrollback)
+  }
+
+  public var cols: Int { state.cols }
+  public var rows: Int { state.rows }
+  public var scrollbackLimit: Int { state.scrollbackLimit }
+
+  /// Feeds output bytes. Any bytes in any chunking are safe.
+  public mutating func feed(_ bytes: UnsafeRawBufferPointer) {
+    parser.feed(bytes, into: &state)
+    state.compactTablesIfNeeded()
+  }
+
+  public mutating func feed(_ bytes: [UInt8]) {
+    bytes.withUnsafeBytes { feed($0) }
+  }
+
+  public mutating func feed(_ text: String) {
+    var text = text
+    text.withUTF8 { feed(UnsafeRawBufferPointer($0)) }
+  }
+
+  /// Replies the terminal produced for the host (DA, DSR, CPR, DECRQM…), emptied on read.
+  public mutating func takeReplies() -> [UInt8] {
+    defer { state.replies.removeAll() }
+    return state.replies
+  }
+
+  /// True when the parser is between sequences and characters.
+  public var parserIsIdle: Bool { parser.isInGround }
+
+  // MARK: - Reading the screen
+
+  public var cursor: Cursor { state.cursor }
+  public var modes: TerminalModes { state.modes }
+  public var title: String { state.title }
+  public var isAlternateScreen: Bool { state.isAlternateScreen }
+
+  /// Lines of history currently retained above the primary screen.
+  public var scrollbackCount: Int { state.primary.historyCount }
+
+  /// Stable id of the first retained scrollback line (equal to the first screen row's id when
+  /// there is no history): the count of lines ever dropped off the top.
+  public var firstRetainedLineID: Int { state.primary.droppedLines }
+
+  /// Stable id of the top row of the primary screen.
+  public var screenTopLineID: Int { state.primary.droppedLines + state.primary.historyCount }
+
+  /// The cell at a screen position of the active screen.
+  public func cell(row: Int, col: Int) -> Cell { state.screen[row, col] }
+
+  /// The full style of a cell.
+  public func style(of cell: Cell) -> Style { state.styles[cell.style] }
+
+  /// The text of a cell: its scalar or cluster, empty for blanks and spacers.
+  public func text(of cell: Cell) -> String {
+    if cell.isSpacer || cell.isBlank { return "" }
+    var s = String.UnicodeScalarView()
+    for v in scalars(of: cell) {
+      if let u = Unicode.Scalar(v) { s.append(u) }
+    }
+    return String(s)
+  }
+
+  func scalars(of cell: Cell) -> [UInt32] {
+    if cell.isBlank || cell.isSpacer { return [] }
+    return cell.isCluster ? state.clusters[cell.payload] : [cell.payload]
+  }
+
+  /// The hyperlink of a cell, if any.
+  public func hyperlink(of cell: Cell) -> Hyperlink? {
+    state.hyperlink(state.styles[cell.style].hyperlink)
+  }
+
+  /// One row of the active screen as text, trailing blanks trimmed.
+  public func rowText(_ row: Int) -> String {
+    lineText(state.screen.line(state.screen.historyCount + row))
+  }
+
+  /// The active screen as text: exactly `rows` lines, trailing blanks trimmed.
+  public func screenLines() -> [String] { (0..<rows).map(rowText) }
+
+  /// Retained scrollback lines of the primary screen, oldest first.
+  public func scrollbackLines() -> [String] {
+    let grid = state.primary
+    return (0..<grid.historyCount).map { lineText(grid.line($0)) }
+  }
+
+  /// Whether screen row `row` continues on the next row (soft wrap).
+  public func isWrapped(row: Int) -> Bool { state.screen.lineFlags(row: row).contains(.wrapped) }
+
+  func lineText(_ cells: ArraySlice<Cell>) -> String {
+    var s = String.UnicodeScalarView()
+    var pendingSpaces = 0
+    for cell in cells {
+      if cell.isSpacer { continue }
+      if cell.isBlank {
+        pendingSpaces += 1
+        continue
+      }
+      if pendingSpaces > 0 {
+        s.append(contentsOf: repeatElement(" ", count: pendingSpaces))
+        pendingSpaces = 0
+      }
+      for v in scalars(of: cell) {
+        if let u = Unicode.Scalar(v) { s.append(u) }
+      }
+    }
+    return String(s)
+  }
+}
+
+extension Terminal {
+  /// Resizes to `cols`×`rows`, reflowing soft-wrapped lines of the primary screen.
+  public mutating func resize(cols: Int, rows: Int) {
+    state.resize(cols: max(1, cols), rows: max(1, rows))
+  }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import XCTest
+
+@testable import TerminalEmulator
+
+/// Runs every `../shared/conformance/libvterm/*.test` script. Failures must be listed, with a
+/// reason, in `libvterm-accepted.txt`; anything else fails the test.
+final class LibvtermConformanceTests: XCTestCase {
+  func testLibvtermScripts() throws {
+    let dir = ConformancePaths.conformance.appendingPathComponent("libvterm")
+    let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter {
+      $0.hasSuffix(".test")
+    }.sorted()
+    XCTAssertGreaterThan(files.count, 30, "conformance data missing at \(dir.path)")
+    let accepted = try AcceptedDifferences.load("libvterm-accepted.txt")
+    var passed = 0
+    var skipped = 0
+    var unexpected: [String] = []
+    var acceptedHits = 0
+    for file in files {
+      let outcome = try LibvtermScript(url: dir.appendingPathComponent(file)).run()
+      passed += outcome.passed
+      skipped += outcome.skipped
+      for failure in outcome.failures {
+        if accepted.covers(failure) { acceptedHits += 1 } else { unexpected.append(failure) }
+      }
+    }
+    print(
+      "libvterm conformance: \(passed) assertions passed, \(acceptedHits) accepted differences, "
+        + "\(unexpected.count) unexpected failures, \(skipped) skipped")
+    for failure in unexpected { print("  " + failure) }
+    XCTAssertEqual(unexpected, [], "unexpected libvterm conformance failures")
+  }
+}
+
+/// A list of `file:line  reason` entries for known, explained differences.
+struct AcceptedDifferences {
+  var entries: [String: String] = [:]
+
+  static func load(_ name: String) throws -> AcceptedDifferences {
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(name)
+    var result = AcceptedDifferences()
+    guard let text = try? String(contentsOf: url, encoding: .utf8) else { return result }
+    for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+      let parts = line.split(separator: " ", maxSplits: 1)
+      guard let key = parts.first else { continue }
+      result.entries[String(key)] = parts.count > 1 ? String(parts[1]) : ""
+    }
+    return result
+  }
+
+  func covers(_ failure: String) -> Bool {
+    let parts = failure.split(separator: ":")
+    guard parts.count >= 2 else { return false }
+    return entries["\(parts[0]):\(parts[1])"] != nil || entries[String(parts[0])] != nil
+  }
+}
