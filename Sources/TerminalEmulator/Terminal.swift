@@ -112,7 +112,7 @@ public struct Terminal: Sendable {
     var pendingSpaces = 0
     for cell in cells {
       if cell.isSpacer { continue }
-      if cell.isBlank {
+      if cell.isBlank || cell.content == 0x20 {
         pendingSpaces += 1
         continue
       }

@@ -131,6 +131,11 @@ struct Grid: Sendable, Equatable {
     spareSlots = spare
   }
 
+  /// Makes this (fresh) grid's line ids continue after `other`'s, as if its lines had scrolled away.
+  mutating func continueLineIDs(after other: Grid) {
+    droppedLines = other.droppedLines + other.historyCount + other.rows
+  }
+
   /// Slots allocated but not in the ring (after `clearHistory`), reused before allocating.
   private(set) var spareSlots: [Int32] = []
 

@@ -115,8 +115,9 @@ extension TerminalState {
     if saved.originMode { modes.insert(.origin) } else { modes.remove(.origin) }
   }
 
-  /// DECALN: fill the screen with 'E', reset margins, home the cursor.
+  /// DECALN: fill the screen with unstyled 'E', reset margins and origin mode, home the cursor.
   mutating func screenAlignment() {
+    modes.remove(.origin)
     marginTop = 0
     marginBottom = rows - 1
     marginLeft = 0

@@ -191,22 +191,13 @@ public struct TerminalState: Sendable {
 
   // MARK: - Reset
 
-  /// RIS: back to the power-on state. Scrollback is kept but its stable ids continue.
+  /// RIS: back to the power-on state, scrollback included (as alacritty, VTE and Ghostty do;
+  /// `reset` is how users clear a terminal). Stable line ids keep counting.
   mutating func fullReset() {
-    let fresh = TerminalState(cols: cols, rows: rows, scrollbackLimit: scrollbackLimit)
-    var primaryGrid = primary
-    // xterm's RIS clears the screen but keeps saved lines; the screen rows are cleared.
-    for r in 0..<rows { primaryGrid.clearRow(r, with: .blank) }
+    let old = primary
     let keptBell = bellCount
-    let oldStyles = styles
-    let oldClusters = clusters
-    let oldLinks = (hyperlinks, hyperlinkIDs)
-    self = fresh
-    screen = primaryGrid
-    // History cells still reference the old tables.
-    styles = oldStyles
-    clusters = oldClusters
-    (hyperlinks, hyperlinkIDs) = oldLinks
+    self = TerminalState(cols: cols, rows: rows, scrollbackLimit: scrollbackLimit)
+    screen.continueLineIDs(after: old)
     bellCount = keptBell
   }
 }

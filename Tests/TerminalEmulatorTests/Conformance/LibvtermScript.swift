@@ -142,7 +142,8 @@ struct LibvtermScript {
       } else {
         want = rhs.isEmpty ? "" : String(decoding: Self.unquote(rhs), as: UTF8.self)
       }
-      let got = term.rowText(row)
+      // libvterm trims erased cells but keeps printed spaces.
+      let got = rect(term, row, 0, row + 1, term.cols)
       return got == want ? nil : "got \"\(got)\""
     case "?screen_chars", "?screen_text":
       guard nums.count == 4 else { return "bad rect" }
