@@ -1,0 +1,411 @@
+/// Exact, versioned binary snapshots of a whole terminal.
+///
+/// A snapshot carries everything that decides future output: both screens, scrollback (all or
+/// the last N lines), cursor with pending wrap, pen, saved cursors of both screens, margins,
+/// modes, charsets and shifts, tab stops, titles, hyperlinks, prompt marks, and the parser's
+/// half-read sequence and UTF-8 bytes. The encoding is canonical — interned tables are
+/// renumbered in order of first use — so two terminals in the same state produce the same
+/// bytes, and `Terminal(snapshot: t.snapshot())` behaves exactly like `t` from then on.
+extension Terminal {
+  static let snapshotMagic: [UInt8] = Array("REELTERM".utf8)
+  /// Format version written by this build; readers accept this version only.
+  public static let snapshotVersion: UInt8 = 1
+
+  /// Encodes the complete state. `scrollbackLines` keeps only that many of the most recent
+  /// scrollback lines (nil keeps all); line ids stay stable either way.
+  public func snapshot(scrollbackLines: Int? = nil) -> [UInt8] {
+    var encoder = SnapshotEncoder(state: state)
+    return encoder.encode(parser: parser, scrollbackLines: scrollbackLines)
+  }
+
+  /// Rebuilds a terminal from `snapshot()` bytes. Throws on damaged or foreign data.
+  public init(snapshot bytes: [UInt8]) throws {
+    var decoder = SnapshotDecoder(reader: BinaryReader(bytes))
+    (parser, state) = try decoder.decode()
+  }
+}
+
+struct SnapshotEncoder {
+  let state: TerminalState
+  var w = BinaryWriter()
+  var styleMap: [Int32]
+  var styles: [Style] = []
+  var clusterMap: [Int32]
+  var clusters: [[UInt32]] = []
+  var linkMap: [Int32]
+  var links: [Hyperlink] = []
+
+  init(state: TerminalState) {
+    self.state = state
+    styleMap = Array(repeating: -1, count: state.styles.count)
+    clusterMap = Array(repeating: -1, count: state.clusters.count)
+    linkMap = Array(repeating: -1, count: state.hyperlinks.count + 1)
+    linkMap[0] = 0
+  }
+
+  mutating func link(_ id: UInt32) -> UInt32 {
+    let i = Int(id)
+    guard i < linkMap.count else { return 0 }
+    if linkMap[i] < 0 {
+      links.append(state.hyperlinks[i - 1])
+      linkMap[i] = Int32(links.count)
+    }
+    return UInt32(linkMap[i])
+  }
+
+  mutating func canonical(_ style: Style) -> Style {
+    var s = style
+    s.hyperlink = link(style.hyperlink)
+    return s
+  }
+
+  mutating func cell(_ c: Cell) -> Cell {
+    var out = c
+    let sid = Int(c.style)
+    if styleMap[sid] < 0 {
+      styleMap[sid] = Int32(styles.count)
+      styles.append(canonical(state.styles[c.style]))
+    }
+    out.style = UInt32(styleMap[sid])
+    if c.isCluster {
+      let cid = Int(c.payload)
+      if clusterMap[cid] < 0 {
+        clusterMap[cid] = Int32(clusters.count)
+        clusters.append(state.clusters[c.payload])
+      }
+      out.content = (c.content & ~Cell.scalarMask) | UInt32(clusterMap[cid])
+    }
+    return out
+  }
+
+  mutating func encode(parser: VTParser, scrollbackLines: Int?) -> [UInt8] {
+    // Cells first (into a side buffer) so the tables they reference are known.
+    var cells = BinaryWriter(capacity: (state.screen.lineCount + state.rows) * state.cols * 8)
+    for grid in [state.screen, state.inactive] {
+      let keep = min(grid.historyCount, scrollbackLines ?? grid.historyCount)
+      let first = grid.historyCount - keep
+      cells.varint(grid.scrollbackLimit)
+      cells.varint(grid.droppedLines + first)
+      cells.varint(keep)
+      for line in first..<grid.lineCount {
+        cells.u8(grid.flags(line: line).rawValue)
+        for c in grid.line(line) {
+          let m = cell(c)
+          cells.u32(m.content)
+          cells.u32(m.style)
+        }
+      }
+    }
+    let pen = canonical(state.cursor.pen)
+    let saved = [state.savedCursor, state.inactiveSavedCursor].map { s in
+      s.map { sc -> SavedCursor in
+        var c = sc
+        c.pen = canonical(sc.pen)
+        return c
+      }
+    }
+
+    w.raw(Terminal.snapshotMagic)
+    w.u8(Terminal.snapshotVersion)
+    w.varint(state.cols)
+    w.varint(state.rows)
+    w.varint(state.scrollbackLimit)
+    encodeParser(parser)
+    // Scalar state.
+    w.bool(state.isAlternateScreen)
+    w.varint(state.cursor.row)
+    w.varint(state.cursor.col)
+    w.bool(state.cursor.pendingWrap)
+    encodeStyle(pen)
+    for s in saved {
+      w.bool(s != nil)
+      if let s {
+        w.varint(s.row)
+        w.varint(s.col)
+        w.bool(s.pendingWrap)
+        encodeStyle(s.pen)
+        encodeCharsets(s.charsets)
+        w.bool(s.originMode)
+      }
+    }
+    w.u32(state.modes.rawValue)
+    w.u8(state.mouseTracking.rawValue)
+    w.u8(state.mouseEncoding.rawValue)
+    w.u8(state.cursorShape.rawValue)
+    encodeCharsets(state.charsets)
+    w.varint(state.marginTop)
+    w.varint(state.marginBottom)
+    w.varint(state.marginLeft)
+    w.varint(state.marginRight)
+    w.blob(state.tabStops.map { $0 ? 1 : 0 })
+    w.string(state.title)
+    w.string(state.iconName)
+    w.string(state.workingDirectory)
+    w.varint(state.promptMarks.count)
+    for m in state.promptMarks {
+      w.varint(m.lineID)
+      w.u8(m.kind)
+    }
+    w.u32(state.lastPrinted)
+    w.bool(state.joinNext)
+    w.varint(state.bellCount)
+    // Tables, in canonical order.
+    w.varint(links.count)
+    for l in links {
+      w.string(l.id)
+      w.string(l.uri)
+    }
+    w.varint(styles.count)
+    for s in styles { encodeStyle(s) }
+    w.varint(clusters.count)
+    for c in clusters {
+      w.varint(c.count)
+      for v in c { w.u32(v) }
+    }
+    w.raw(cells.bytes)
+    return w.bytes
+  }
+
+  mutating func encodeStyle(_ s: Style) {
+    w.u32(s.foreground.packed)
+    w.u32(s.background.packed)
+    w.u32(s.underlineColor.packed)
+    w.varint(UInt64(s.attributes.rawValue))
+    w.varint(UInt64(s.hyperlink))
+  }
+
+  mutating func encodeCharsets(_ c: CharsetState) {
+    for g in 0..<4 { w.u8(c[UInt8(g)].rawValue) }
+    w.u8(c.gl)
+    w.u8(c.singleShift)
+  }
+
+  mutating func encodeParser(_ p: VTParser) {
+    w.u8(p.state.rawValue)
+    w.u8(p.prefix)
+    w.varint(p.values.count)
+    for v in p.values { w.varint(UInt64(v)) }
+    w.u64(p.subMask)
+    w.u32(p.accumulator)
+    w.bool(p.sawParameter)
+    w.bool(p.nextIsSub)
+    w.u32(UInt32(p.intermediates.packed))
+    w.u8(p.intermediates.count)
+    w.bool(p.tooManyIntermediates)
+    w.u8(p.dcsFinal)
+    w.blob(p.string)
+    w.bool(p.stringOverflow)
+    w.u8(p.utf8Remaining)
+    w.u32(p.utf8Value)
+    w.u8(p.utf8Lower)
+    w.u8(p.utf8Upper)
+  }
+}
+
+struct SnapshotDecoder {
+  var reader: BinaryReader
+  static let maxDimension = 10_000
+  static let maxCells = 1 << 28
+
+  mutating func decode() throws -> (VTParser, TerminalState) {
+    let magic = try (0..<8).map { _ in try reader.u8() }
+    guard magic == Terminal.snapshotMagic else {
+      throw BinaryFormatError("not a reel terminal snapshot (bad magic)")
+    }
+    let version = try reader.u8()
+    guard version == Terminal.snapshotVersion else {
+      throw BinaryFormatError("unsupported snapshot version \(version)")
+    }
+    let cols = try reader.count(max: Self.maxDimension, "columns")
+    let rows = try reader.count(max: Self.maxDimension, "rows")
+    let limit = try reader.count(max: 10_000_000, "scrollback limit")
+    guard cols >= 1, rows >= 1 else { throw BinaryFormatError("empty terminal size") }
+    let parser = try decodeParser()
+    var st = TerminalState(cols: cols, rows: rows, scrollbackLimit: limit)
+    st.isAlternateScreen = try reader.bool()
+    st.cursor.row = try reader.count(max: rows - 1, "cursor row")
+    st.cursor.col = try reader.count(max: cols - 1, "cursor column")
+    st.cursor.pendingWrap = try reader.bool()
+    let pen = try decodeStyle()
+    var saved: [SavedCursor?] = []
+    for _ in 0..<2 {
+      if try reader.bool() {
+        let row = try reader.count(max: rows - 1, "saved row")
+        let col = try reader.count(max: cols - 1, "saved column")
+        let wrap = try reader.bool()
+        let spen = try decodeStyle()
+        let cs = try decodeCharsets()
+        let origin = try reader.bool()
+        saved.append(
+          SavedCursor(row: row, col: col, pendingWrap: wrap, pen: spen, charsets: cs, originMode: origin))
+      } else {
+        saved.append(nil)
+      }
+    }
+    st.savedCursor = saved[0]
+    st.inactiveSavedCursor = saved[1]
+    st.modes = TerminalModes(rawValue: try reader.u32())
+    guard let mt = MouseTracking(rawValue: try reader.u8()),
+      let me = MouseEncoding(rawValue: try reader.u8()),
+      let cs = CursorShape(rawValue: try reader.u8())
+    else { throw BinaryFormatError("invalid mouse or cursor mode") }
+    st.mouseTracking = mt
+    st.mouseEncoding = me
+    st.cursorShape = cs
+    st.charsets = try decodeCharsets()
+    st.marginTop = try reader.count(max: rows - 1, "top margin")
+    st.marginBottom = try reader.count(max: rows - 1, "bottom margin")
+    st.marginLeft = try reader.count(max: cols - 1, "left margin")
+    st.marginRight = try reader.count(max: cols - 1, "right margin")
+    guard st.marginTop < st.marginBottom || rows == 1, st.marginLeft < st.marginRight || cols == 1
+    else { throw BinaryFormatError("invalid margins") }
+    let tabs = try reader.blob(max: cols)
+    guard tabs.count == cols else { throw BinaryFormatError("tab stop count mismatch") }
+    st.tabStops = tabs.map { $0 != 0 }
+    st.title = try reader.string()
+    st.iconName = try reader.string()
+    st.workingDirectory = try reader.string()
+    let markCount = try reader.count(max: TerminalState.maxPromptMarks, "prompt marks")
+    for _ in 0..<markCount {
+      let id = Int(try reader.varint())
+      st.promptMarks.append(PromptMark(lineID: id, kind: try reader.u8()))
+    }
+    st.lastPrinted = try reader.u32()
+    st.joinNext = try reader.bool()
+    st.bellCount = Int(try reader.varint())
+    // Tables.
+    let linkCount = try reader.count(max: 1 << 24, "hyperlinks")
+    for _ in 0..<linkCount {
+      let link = Hyperlink(id: try reader.string(), uri: try reader.string())
+      st.hyperlinks.append(link)
+      st.hyperlinkIDs[link] = UInt32(st.hyperlinks.count)
+    }
+    let styleCount = try reader.count(max: 1 << 24, "styles")
+    var styleIDs: [UInt32] = []
+    styleIDs.reserveCapacity(styleCount)
+    for _ in 0..<styleCount {
+      let s = try decodeStyle()
+      guard Int(s.hyperlink) <= linkCount else { throw BinaryFormatError("style names a missing hyperlink") }
+      styleIDs.append(st.styles.intern(s))
+    }
+    let clusterCount = try reader.count(max: 1 << 24, "clusters")
+    var clusterIDs: [UInt32] = []
+    for _ in 0..<clusterCount {
+      let n = try reader.count(max: TerminalState.maxClusterScalars, "cluster length")
+      var scalars: [UInt32] = []
+      for _ in 0..<n { scalars.append(try reader.u32()) }
+      clusterIDs.append(st.clusters.intern(scalars))
+    }
+    guard Int(pen.hyperlink) <= linkCount else { throw BinaryFormatError("pen names a missing hyperlink") }
+    st.setPen(pen)
+    // Grids.
+    var grids: [Grid] = []
+    for index in 0..<2 {
+      let gridLimit = try reader.count(max: 10_000_000, "scrollback limit")
+      let dropped = Int(try reader.varint())
+      let history = try reader.count(max: gridLimit, "scrollback lines")
+      let lineCount = history + rows
+      guard lineCount * cols <= Self.maxCells else { throw BinaryFormatError("snapshot too large") }
+      try reader.need(lineCount * (1 + cols * 8))
+      var lines: [[Cell]] = []
+      var flags: [LineFlags] = []
+      lines.reserveCapacity(lineCount)
+      for _ in 0..<lineCount {
+        flags.append(LineFlags(rawValue: try reader.u8() & LineFlags.wrapped.rawValue))
+        lines.append(try decodeLine(cols: cols, styleIDs: styleIDs, clusterIDs: clusterIDs))
+      }
+      _ = index
+      grids.append(
+        Grid(cols: cols, rows: rows, scrollbackLimit: gridLimit, lines: lines, lineFlags: flags, droppedLines: dropped))
+    }
+    st.screen = grids[0]
+    st.inactive = grids[1]
+    guard reader.isAtEnd else { throw BinaryFormatError("\(reader.remaining) unexpected bytes after snapshot") }
+    return (parser, st)
+  }
+
+  /// One line of cells (8 bytes each), remapping table ids and validating them.
+  mutating func decodeLine(cols: Int, styleIDs: [UInt32], clusterIDs: [UInt32]) throws -> [Cell] {
+    try reader.need(cols * 8)
+    var failure: String? = nil
+    let line = [Cell](unsafeUninitializedCapacity: cols) { buffer, initialized in
+      reader.bytes.withUnsafeBytes { raw in
+        var p = reader.offset
+        for c in 0..<cols {
+          let content = raw.loadUnaligned(fromByteOffset: p, as: UInt32.self).littleEndian
+          let style = raw.loadUnaligned(fromByteOffset: p + 4, as: UInt32.self).littleEndian
+          p += 8
+          var cell = Cell(content: content, style: 0)
+          if Int(style) < styleIDs.count {
+            cell.style = styleIDs[Int(style)]
+          } else {
+            failure = "cell names a missing style"
+          }
+          if cell.isCluster {
+            if Int(cell.payload) < clusterIDs.count {
+              cell.content = (content & ~Cell.scalarMask) | clusterIDs[Int(cell.payload)]
+            } else {
+              failure = "cell names a missing cluster"
+              cell = .blank
+            }
+          }
+          buffer[c] = cell
+        }
+      }
+      initialized = cols
+    }
+    if let failure { throw BinaryFormatError(failure) }
+    try reader.skip(cols * 8)
+    return line
+  }
+
+  mutating func decodeStyle() throws -> Style {
+    var s = Style()
+    s.foreground = TerminalColor(packed: try reader.u32())
+    s.background = TerminalColor(packed: try reader.u32())
+    s.underlineColor = TerminalColor(packed: try reader.u32())
+    s.attributes = TextAttributes(rawValue: UInt16(truncatingIfNeeded: try reader.varint()))
+    s.hyperlink = UInt32(truncatingIfNeeded: try reader.varint())
+    return s
+  }
+
+  mutating func decodeCharsets() throws -> CharsetState {
+    var c = CharsetState()
+    for g in 0..<4 {
+      guard let set = Charset(rawValue: try reader.u8()) else { throw BinaryFormatError("invalid charset") }
+      c[UInt8(g)] = set
+    }
+    c.gl = try reader.u8() & 3
+    c.singleShift = try reader.u8()
+    guard c.singleShift == 0 || c.singleShift == 2 || c.singleShift == 3 else {
+      throw BinaryFormatError("invalid single shift")
+    }
+    return c
+  }
+
+  mutating func decodeParser() throws -> VTParser {
+    var p = VTParser()
+    guard let state = VTParser.State(rawValue: try reader.u8()) else {
+      throw BinaryFormatError("invalid parser state")
+    }
+    p.state = state
+    p.prefix = try reader.u8()
+    let n = try reader.count(max: VTParser.maxParameters, "parameters")
+    for _ in 0..<n { p.values.append(UInt16(truncatingIfNeeded: try reader.varint())) }
+    p.subMask = try reader.u64()
+    p.accumulator = min(try reader.u32(), 65535)
+    p.sawParameter = try reader.bool()
+    p.nextIsSub = try reader.bool()
+    p.intermediates.packed = UInt16(truncatingIfNeeded: try reader.u32())
+    p.intermediates.count = min(try reader.u8(), 2)
+    p.tooManyIntermediates = try reader.bool()
+    p.dcsFinal = try reader.u8()
+    p.string = try reader.blob(max: VTParser.maxStringLength)
+    p.stringOverflow = try reader.bool()
+    p.utf8Remaining = min(try reader.u8(), 3)
+    p.utf8Value = try reader.u32() & 0x1F_FFFF
+    p.utf8Lower = try reader.u8()
+    p.utf8Upper = try reader.u8()
+    return p
+  }
+}
