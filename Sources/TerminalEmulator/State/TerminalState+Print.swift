@@ -91,6 +91,7 @@ extension TerminalState {
 
   /// Writes a character of width 1 or 2 at the cursor and advances.
   mutating func putCharacter(_ c: UInt32, width: Int) {
+    guard width == 1 || cols > 1 else { return }  // a wide character cannot fit at all
     if cursor.pendingWrap { wrapLine() }
     var right = rightEdge
     if width == 2 && cursor.col >= right {

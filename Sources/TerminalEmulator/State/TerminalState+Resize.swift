@@ -116,7 +116,13 @@ extension TerminalState {
       var cursorPlaced = false
       while index < length || row.isEmpty {
         if index >= length { break }
-        let cell = logical[index]
+        var cell = logical[index]
+        // A wide character needs its spacer and two columns; otherwise it becomes a blank.
+        if cell.isWide && (newCols < 2 || index + 1 >= logical.count || !logical[index + 1].isSpacer) {
+          cell = .erased(cell.style)
+        } else if cell.isSpacer && (index == 0 || !logical[index - 1].isWide) {
+          cell = .erased(cell.style)
+        }
         if containsCursor && index == cursorOffset {
           newCursor = (newLines.count, row.count)
           cursorPlaced = true
@@ -131,7 +137,7 @@ extension TerminalState {
         }
         row.append(cell)
         if cell.isWide {
-          row.append(index + 1 < logical.count ? logical[index + 1] : .spacer(cell.style))
+          row.append(logical[index + 1])
           index += 2
         } else {
           index += 1
