@@ -24,6 +24,9 @@ for cp in range(0x1160, 0x1200):
     width[cp] = 0
 for cp in range(0xD7B0, 0xD800):
     width[cp] = 0
+# Emoji skin-tone modifiers extend the preceding emoji (UAX #29 Extend) rather than standing alone.
+for cp in range(0x1F3FB, 0x1F400):
+    width[cp] = 0
 
 blocks = {}
 stage1 = []

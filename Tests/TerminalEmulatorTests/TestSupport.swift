@@ -18,7 +18,8 @@ struct SeededRandom: RandomNumberGenerator {
 /// Random terminal output biased towards the interesting: control sequences of every family,
 /// SGR, UTF-8 (wide, combining, ZWJ, malformed), C0 controls, strings, and plain text.
 enum HostileStream {
-  static func make(length: Int, seed: UInt64) -> [UInt8] {
+  /// `margins: false` leaves out scroll regions and left/right margins.
+  static func make(length: Int, seed: UInt64, margins: Bool = true) -> [UInt8] {
     var rng = SeededRandom(seed: seed)
     var out: [UInt8] = []
     out.reserveCapacity(length + 64)
@@ -50,7 +51,7 @@ enum HostileStream {
         let esc = ["\u{1B}7", "\u{1B}8", "\u{1B}D", "\u{1B}M", "\u{1B}E", "\u{1B}H", "\u{1B}(0", "\u{1B}(B",
           "\u{1B})0", "\u{1B}N", "\u{1B}#8", "\u{1B}=", "\u{1B}>"]
         out += Array(esc.randomElement(using: &rng)!.utf8)
-      case 13:
+      case 13 where margins:
         let top = Int.random(in: 1...12, using: &rng)
         out += Array("\u{1B}[\(top);\(top + Int.random(in: 1...12, using: &rng))r".utf8)
       case 14:
@@ -61,7 +62,7 @@ enum HostileStream {
         out += (0..<Int.random(in: 1...6, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
       case 16:
         out += Array("\u{1B}[\(Int.random(in: 1...30, using: &rng));\(Int.random(in: 1...90, using: &rng))H".utf8)
-      case 17:
+      case 17 where margins:
         out += Array("\u{1B}[?69h\u{1B}[\(Int.random(in: 1...10, using: &rng));\(Int.random(in: 11...40, using: &rng))s".utf8)
       case 18:
         out += Array("\r\n".utf8)

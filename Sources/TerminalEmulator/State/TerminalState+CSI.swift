@@ -284,10 +284,12 @@ extension TerminalState {
   /// ECH: blank `n` cells from the cursor without moving it.
   mutating func eraseCharacters(_ n: Int) {
     cursor.pendingWrap = false
-    eraseCells(row: cursor.row, from: cursor.col, to: min(cols, cursor.col + n), selective: false)
+    eraseCells(row: cursor.row, from: cursor.col, to: min(cols, cursor.col + n), selective: false, keepsWrap: true)
   }
 
-  mutating func eraseCells(row: Int, from: Int, to: Int, selective: Bool) {
+  /// Blanks cells `from..<to` of a row. EL/ED reaching the end of the line also end its soft
+  /// wrap; ECH (`keepsWrap`) does not.
+  mutating func eraseCells(row: Int, from: Int, to: Int, selective: Bool, keepsWrap: Bool = false) {
     guard from < to else { return }
     let fill = eraseCell()
     if from > 0 { clearHalfOfWide(row: row, col: from) }
@@ -299,7 +301,7 @@ extension TerminalState {
     } else {
       screen.fill(row: row, from: from, to: to, with: fill)
     }
-    if to == cols { screen.setWrapped(row: row, false) }
+    if to == cols && !keepsWrap { screen.setWrapped(row: row, false) }
   }
 
   // MARK: - Resets

@@ -47,12 +47,12 @@ extension TerminalState {
   ) {
     guard count > 0 else { return }
     let base = screen.rowBase(cursor.row)
-    let cols = self.cols
+    let start = base &+ col
+    let last = start &+ count &- 1
+    // Overwriting half of a wide character blanks its other half.
+    if screen.cells[start].isSpacer && col > 0 { screen.cells[start &- 1] = blanked(screen.cells[start &- 1]) }
+    if screen.cells[last].isWide && col &+ count < cols { screen.cells[last &+ 1] = blanked(screen.cells[last &+ 1]) }
     screen.cells.withUnsafeMutableBufferPointer { cells in
-      let start = base &+ col
-      if cells[start].isSpacer && col > 0 { cells[start &- 1] = .erased(cells[start &- 1].style) }
-      let last = start &+ count &- 1
-      if cells[last].isWide && col &+ count < cols { cells[last &+ 1] = .erased(cells[last &+ 1].style) }
       for j in 0..<count {
         cells[start &+ j] = Cell(content: UInt32(run[from &+ j]), style: pen)
       }
@@ -80,7 +80,7 @@ extension TerminalState {
       charsets.singleShift = 0
     }
     let width = CharacterWidth.of(c)
-    if width == 0 || (joinNext && width > 0) {
+    if width == 0 || (joinNext && TerminalState.isPictographic(c)) {
       attachToPreviousCell(c)
       return
     }
@@ -130,9 +130,9 @@ extension TerminalState {
   mutating func clearHalfOfWide(row: Int, col: Int) {
     let cell = screen[row, col]
     if cell.isSpacer, col > 0 {
-      screen[row, col - 1] = .erased(screen[row, col - 1].style)
+      screen[row, col - 1] = blanked(screen[row, col - 1])
     } else if cell.isWide, col + 1 < cols {
-      screen[row, col + 1] = .erased(screen[row, col + 1].style)
+      screen[row, col + 1] = blanked(screen[row, col + 1])
     }
   }
 
@@ -159,6 +159,13 @@ extension TerminalState {
     joinNext = c == 0x200D
   }
 
+  /// Emoji-like scalars that a preceding ZWJ joins into one cluster (UAX #29 GB11, approximated
+  /// by the pictographic blocks).
+  @inline(__always)
+  static func isPictographic(_ c: UInt32) -> Bool {
+    (c >= 0x1F000 && c <= 0x1FAFF) || (c >= 0x2600 && c <= 0x27BF) || (c >= 0x2B00 && c <= 0x2BFF)
+  }
+
   /// ICH and insert mode: shift cells from `col` to `right` right by `n`, blanking the gap.
   mutating func insertBlanks(_ n: Int, at col: Int, right: Int) {
     guard col <= right else { return }
@@ -167,7 +174,7 @@ extension TerminalState {
     clearHalfOfWide(row: cursor.row, col: col)
     // The cell pushed past the margin may be half of a wide character.
     if screen[cursor.row, right].isWide && right + 1 < cols {
-      screen[cursor.row, right + 1] = .erased(screen[cursor.row, right + 1].style)
+      screen[cursor.row, right + 1] = blanked(screen[cursor.row, right + 1])
     }
     let base = screen.rowBase(cursor.row)
     screen.cells.withUnsafeMutableBufferPointer { cells in

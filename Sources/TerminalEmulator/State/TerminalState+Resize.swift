@@ -11,10 +11,10 @@ extension TerminalState {
       var primaryCursor = inactiveSavedCursor.map { ($0.row, $0.col) } ?? (0, 0)
       inactive = TerminalState.reflow(
         inactive, cols: newCols, rows: newRows, oldRows: oldRows, cursor: &primaryCursor,
-        limit: scrollbackLimit)
+        limit: scrollbackLimit, styles: &styles)
       inactiveSavedCursor?.row = primaryCursor.0
       inactiveSavedCursor?.col = primaryCursor.1
-      screen = TerminalState.crop(screen, cols: newCols, rows: newRows)
+      screen = TerminalState.crop(screen, cols: newCols, rows: newRows, styles: &styles)
       cursor.row = min(cursor.row, newRows - 1)
       cursor.col = min(cursor.col, newCols - 1)
     } else {
@@ -22,10 +22,10 @@ extension TerminalState {
       var position = (cursor.row, cursor.col + (cursor.pendingWrap ? 1 : 0))
       screen = TerminalState.reflow(
         screen, cols: newCols, rows: newRows, oldRows: oldRows, cursor: &position,
-        limit: scrollbackLimit)
+        limit: scrollbackLimit, styles: &styles)
       cursor.row = position.0
       cursor.col = position.1
-      inactive = TerminalState.crop(inactive, cols: newCols, rows: newRows)
+      inactive = TerminalState.crop(inactive, cols: newCols, rows: newRows, styles: &styles)
     }
     // The reflow reports a cursor just past the last column as column `newCols`: pending wrap.
     cursor.pendingWrap = cursor.col >= newCols
@@ -51,13 +51,14 @@ extension TerminalState {
   }
 
   /// Crops or pads a grid without reflowing (alternate screen).
-  static func crop(_ grid: Grid, cols: Int, rows: Int) -> Grid {
+  static func crop(_ grid: Grid, cols: Int, rows: Int, styles: inout StyleTable) -> Grid {
     var lines: [[Cell]] = []
     var flags: [LineFlags] = []
     for r in 0..<min(rows, grid.rows) {
       var line = Array(grid.line(grid.historyCount + r).prefix(cols))
       if line.count < cols { line += repeatElement(.blank, count: cols - line.count) }
-      if let last = line.last, last.isWide { line[cols - 1] = .erased(last.style) }
+      if let last = line.last, last.isWide { line[cols - 1] = blanked(last, &styles) }
+      if let first = line.first, first.isSpacer { line[0] = blanked(first, &styles) }
       lines.append(line)
       flags.append([])
     }
@@ -69,7 +70,7 @@ extension TerminalState {
   /// Re-wraps every logical line (scrollback and screen) to `cols`.
   static func reflow(
     _ grid: Grid, cols newCols: Int, rows newRows: Int, oldRows: Int, cursor: inout (Int, Int),
-    limit: Int
+    limit: Int, styles: inout StyleTable
   ) -> Grid {
     let oldCols = grid.cols
     let screenStart = grid.historyCount
@@ -119,9 +120,9 @@ extension TerminalState {
         var cell = logical[index]
         // A wide character needs its spacer and two columns; otherwise it becomes a blank.
         if cell.isWide && (newCols < 2 || index + 1 >= logical.count || !logical[index + 1].isSpacer) {
-          cell = .erased(cell.style)
+          cell = blanked(cell, &styles)
         } else if cell.isSpacer && (index == 0 || !logical[index - 1].isWide) {
-          cell = .erased(cell.style)
+          cell = blanked(cell, &styles)
         }
         if containsCursor && index == cursorOffset {
           newCursor = (newLines.count, row.count)

@@ -104,9 +104,11 @@ extension TerminalState {
 }
 
 extension Style {
-  /// A plain style that keeps only the hyperlink (SGR 0 does not end an OSC 8 link).
+  /// What SGR 0 leaves: a plain style keeping the hyperlink (SGR does not end an OSC 8 link)
+  /// and DECSCA protection (independent of SGR on DEC terminals).
   init(hyperlinkOf other: Style) {
     self.init()
     hyperlink = other.hyperlink
+    attributes = other.attributes.intersection(.protected)
   }
 }

@@ -85,6 +85,17 @@ public struct TerminalState: Sendable {
     return Cell.erased(s == .plain ? 0 : styles.intern(s))
   }
 
+  /// A cell cleared as a side effect (half of a wide character, a cell pushed off a margin):
+  /// a blank keeping only the cell's colours, the same shape an erase leaves.
+  static func blanked(_ cell: Cell, _ styles: inout StyleTable) -> Cell {
+    guard cell.style != 0 else { return .blank }
+    let s = styles[cell.style].eraseStyle
+    return .erased(s == .plain ? 0 : styles.intern(s))
+  }
+
+  @inline(__always)
+  mutating func blanked(_ cell: Cell) -> Cell { TerminalState.blanked(cell, &styles) }
+
   /// Rightmost column the cursor may print into on its line.
   @inline(__always)
   var rightEdge: Int {
@@ -183,9 +194,9 @@ public struct TerminalState: Sendable {
   mutating func repairWideHalves(row: Int, col: Int) {
     let cell = screen[row, col]
     if cell.isSpacer && (col == 0 || !screen[row, col - 1].isWide) {
-      screen[row, col] = .erased(cell.style)
+      screen[row, col] = blanked(cell)
     } else if cell.isWide && (col == cols - 1 || !screen[row, col + 1].isSpacer) {
-      screen[row, col] = .erased(cell.style)
+      screen[row, col] = blanked(cell)
     }
   }
 

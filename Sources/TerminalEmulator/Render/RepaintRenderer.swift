@@ -1,0 +1,341 @@
+/// Builds the escape sequences that repaint a terminal to a given state: what a host sends a
+/// freshly attached client (tmux-style attach, or reel's keyframe payload for viewers that
+/// speak only VT). Fed to a reset terminal of the same size, the result reproduces both screens,
+/// wrap flags, colours, hyperlinks, cursor (with pending wrap), pen, saved cursors, margins,
+/// modes, tab stops, charsets and titles; scrollback too when asked.
+///
+/// Not representable in a VT stream, and so not reproduced: the parser's half-read sequence
+/// (take the repaint at a sequence boundary, or use the binary snapshot) and REP's memory of
+/// the last printed character.
+extension Terminal {
+  public func repaintSequence(includeScrollback: Bool = false) -> [UInt8] {
+    var r = RepaintRenderer(terminal: self)
+    return r.render(includeScrollback: includeScrollback)
+  }
+}
+
+struct RepaintRenderer {
+  let terminal: Terminal
+  var state: TerminalState { terminal.state }
+  var out: [UInt8] = []
+  /// Style currently selected in the output stream (id in the terminal's table), nil = unknown.
+  var currentStyle: Style? = nil
+  var currentLink: Hyperlink? = nil
+  var currentProtection = false
+
+  init(terminal: Terminal) { self.terminal = terminal }
+
+  mutating func emit(_ s: String) { out.append(contentsOf: Array(s.utf8)) }
+
+  mutating func render(includeScrollback: Bool) -> [UInt8] {
+    emit("\u{1B}c\u{1B}[?7h\u{1B}[4l\u{1B}[20l\u{1B}[?69l\u{1B}[r")
+    let primary = state.primary
+    let alternate = state.alternate
+    let primarySaved = state.isAlternateScreen ? state.inactiveSavedCursor : state.savedCursor
+    let alternateSaved = state.isAlternateScreen ? state.savedCursor : state.inactiveSavedCursor
+    if !state.isAlternateScreen {
+      // Paint the hidden alternate screen first, then come back.
+      if !isBlank(alternate) || alternateSaved != nil {
+        emit("\u{1B}[?47h")
+        paint(alternate, fromLine: 0)
+        if let s = alternateSaved { applySaved(s, on: alternate) }
+        emit("\u{1B}[0m\u{1B}[?47l")
+        currentStyle = Style()
+      }
+      paint(primary, fromLine: includeScrollback ? 0 : primary.historyCount)
+      if let s = primarySaved { applySaved(s, on: primary) }
+    } else {
+      paint(primary, fromLine: includeScrollback ? 0 : primary.historyCount)
+      if let s = primarySaved { applySaved(s, on: primary) }
+      emit("\u{1B}[0m\u{1B}[?47h")
+      currentStyle = Style()
+      paint(alternate, fromLine: 0)
+      if let s = alternateSaved { applySaved(s, on: alternate) }
+    }
+    applyFinalState()
+    return out
+  }
+
+  func isBlank(_ grid: Grid) -> Bool {
+    (0..<grid.rows).allSatisfy { r in grid.line(grid.historyCount + r).allSatisfy { $0 == .blank } }
+  }
+
+  // MARK: - Cells
+
+  /// DECSCA is not part of SGR: select it separately when it changes.
+  mutating func emitProtection(_ on: Bool) {
+    if on != currentProtection {
+      emit(on ? "\u{1B}[1\"q" : "\u{1B}[0\"q")
+      currentProtection = on
+    }
+  }
+
+  mutating func select(_ style: Style) {
+    emitProtection(style.attributes.contains(.protected))
+    var plain = style
+    plain.hyperlink = 0
+    var current = currentStyle
+    current?.hyperlink = 0
+    if current != plain {
+      emit("\u{1B}[0;" + SGRWriter.parameters(for: plain) + "m")
+      currentStyle = plain
+    }
+    let link = state.hyperlink(style.hyperlink)
+    if link != currentLink {
+      if let link {
+        emit("\u{1B}]8;" + (link.id.isEmpty ? "" : "id=\(link.id)") + ";\(link.uri)\u{1B}\\")
+      } else {
+        emit("\u{1B}]8;;\u{1B}\\")
+      }
+      currentLink = link
+    }
+  }
+
+  /// Paints a grid: scrollback lines (from `first`) as one stream that scrolls them into
+  /// history, then each screen row in place, then the soft-wrap flags of the screen rows.
+  mutating func paint(_ grid: Grid, fromLine first: Int) {
+    emit("\u{1B}[H")
+    if first < grid.historyCount {
+      for line in first..<grid.historyCount {
+        if line > first && !grid.flags(line: line - 1).contains(.wrapped) {
+          select(Style())
+          emit("\r\n")
+        }
+        paintCells(Array(grid.line(line)), fillLastColumn: grid.flags(line: line).contains(.wrapped))
+      }
+      select(Style())
+      emit(String(repeating: "\r\n", count: grid.rows))
+    }
+    for r in 0..<grid.rows {
+      emit("\u{1B}[\(r + 1);1H")
+      paintCells(Array(grid.line(grid.historyCount + r)), fillLastColumn: false)
+    }
+    for r in 0..<grid.rows where grid.flags(line: grid.historyCount + r).contains(.wrapped) {
+      recreateWrap(grid, row: r)
+    }
+  }
+
+  /// Paints one row's cells from the cursor. Blank runs are erased in place (ECH) and stepped
+  /// over (CUF), so never-written cells stay blank rather than becoming spaces.
+  mutating func paintCells(_ cells: [Cell], fillLastColumn: Bool) {
+    var end = cells.count
+    if !fillLastColumn { while end > 0 && cells[end - 1] == .blank { end -= 1 } }
+    var c = 0
+    while c < end {
+      let cell = cells[c]
+      if cell.isSpacer {
+        c += 1
+        continue
+      }
+      if cell.isBlank {
+        var n = 1
+        while c + n < end && cells[c + n].isBlank && !cells[c + n].isSpacer && cells[c + n].style == cell.style {
+          n += 1
+        }
+        let style = state.styles[cell.style]
+        if fillLastColumn && c + n == cells.count {
+          select(style)
+          emit(String(repeating: " ", count: n))  // history only: a wrap needs a printed cell
+        } else {
+          if cell.style != 0 || c + n < end {
+            select(style)
+            emit("\u{1B}[\(n)X")
+          }
+          if c + n < cells.count { emit("\u{1B}[\(n)C") }
+        }
+        c += n
+        continue
+      }
+      printCell(cell)
+      c += 1
+    }
+  }
+
+  mutating func printCell(_ cell: Cell) {
+    select(state.styles[cell.style])
+    let scalars = terminal.scalars(of: cell)
+    var text = String.UnicodeScalarView()
+    for v in scalars { if let u = Unicode.Scalar(v) { text.append(u) } }
+    emit(String(text))
+    if scalars.last == 0x200D {
+      // Keep the next character out of this cluster, as it was originally.
+      emit("\u{1B}[m")
+      currentStyle = nil
+    }
+  }
+
+  /// Sets the soft-wrap flag of screen row `row` the only way VT allows: by printing into its
+  /// last column and then one more character. The character that wraps is the next row's
+  /// first cell (rewritten unchanged); on the bottom row, a scroll region that excludes the
+  /// row keeps the wrap from scrolling and the wrapped character lands back on column 0.
+  mutating func recreateWrap(_ grid: Grid, row: Int) {
+    let cols = grid.cols
+    let bottom = row == grid.rows - 1
+    if bottom {
+      guard grid.rows > 2 else { return }
+      emit("\u{1B}[1;\(grid.rows - 1)r")
+    }
+    // Print the last column again so that a wrap is pending.
+    var lastCol = cols - 1
+    var last = grid[row, lastCol]
+    if last.isSpacer && lastCol > 0 {
+      lastCol -= 1
+      last = grid[row, lastCol]
+    }
+    emit("\u{1B}[\(row + 1);\(lastCol + 1)H")
+    let lastIsBlank = last.isBlank || last.isSpacer
+    if lastIsBlank {
+      select(state.styles[last.style])
+      emit(" ")
+    } else {
+      printCell(last)
+    }
+    // The character that wraps: the first cell of the line it continues on.
+    let targetRow = bottom ? row : row + 1
+    let first = grid[targetRow, 0]
+    let firstIsBlank = first.isBlank || first.isSpacer
+    if firstIsBlank {
+      select(state.styles[first.style])
+      emit(" ")
+    } else {
+      printCell(first)
+    }
+    if firstIsBlank { emit("\u{1B}[\(targetRow + 1);1H\u{1B}[X") }
+    if lastIsBlank {
+      select(state.styles[last.style])
+      emit("\u{1B}[\(row + 1);\(cols)H\u{1B}[X")
+    }
+    if bottom {
+      // Restore what the bottom row's first cell overwrote: nothing (same cell), reset margins.
+      emit("\u{1B}[r")
+      if !firstIsBlank && grid[row, 0] != first { printCell(grid[row, 0]) }
+    }
+  }
+
+  // MARK: - State
+
+  mutating func applyCharsets(_ cs: CharsetState) {
+    let finals: [Charset: String] = [.ascii: "B", .decSpecialGraphics: "0", .uk: "A"]
+    let designators = ["(", ")", "*", "+"]
+    for g in 0..<4 { emit("\u{1B}" + designators[g] + finals[cs[UInt8(g)]]!) }
+    emit(["\u{0F}", "\u{0E}", "\u{1B}n", "\u{1B}o"][Int(cs.gl)])
+    if cs.singleShift == 2 { emit("\u{1B}N") }
+    if cs.singleShift == 3 { emit("\u{1B}O") }
+  }
+
+  /// Sets position, pen, charsets and origin mode, then DECSC.
+  mutating func applySaved(_ s: SavedCursor, on grid: Grid) {
+    // Margins are full-screen while painting, so origin-relative and absolute positions agree;
+    // DECOM homes the cursor, so it is set before positioning.
+    emit(s.originMode ? "\u{1B}[?6h" : "\u{1B}[?6l")
+    emit("\u{1B}[\(s.row + 1);\(s.col + 1)H")
+    let cell = grid[s.row, s.col]
+    let blankUnderWrap = s.pendingWrap && (cell.isBlank && !cell.isSpacer)
+    if blankUnderWrap {
+      // Print a placeholder to reach the pending-wrap state; it is erased after DECSC.
+      select(state.styles[cell.style])
+      emit(" ")
+    } else if s.pendingWrap {
+      reprintCell(row: s.row, col: s.col, on: grid)
+    }
+    select(s.pen)
+    applyCharsets(s.charsets)
+    emit("\u{1B}7")
+    if blankUnderWrap {
+      select(state.styles[cell.style])
+      emit("\u{1B}[?6l\u{1B}[\(s.row + 1);\(s.col + 1)H\u{1B}[X")
+    }
+    emit("\u{1B}(B\u{1B}(B\u{0F}\u{1B}[?6l")
+  }
+
+  /// Prints the cell at (row, col) of the active screen again, leaving the cursor in the
+  /// pending-wrap state after it (used when that state must be recreated).
+  mutating func reprintCell(row: Int, col: Int, on grid: Grid) {
+    var c = col
+    if grid[row, c].isSpacer && c > 0 { c -= 1 }
+    let cell = grid[row, c]
+    emit("\u{1B}[\(row + 1);\(c + 1)H")
+    select(state.styles[cell.style])
+    if cell.isBlank {
+      // A blank cannot carry a pending wrap; keep the cell blank and the position right.
+      emit(" \u{1B}[\(row + 1);\(col + 1)H\u{1B}[X")
+    } else {
+      var text = String.UnicodeScalarView()
+      for v in terminal.scalars(of: cell) { if let u = Unicode.Scalar(v) { text.append(u) } }
+      emit(String(text))
+    }
+  }
+
+  mutating func applyFinalState() {
+    let s = state
+    // Tab stops.
+    emit("\u{1B}[3g")
+    for (col, on) in s.tabStops.enumerated() where on { emit("\u{1B}[1;\(col + 1)H\u{1B}H") }
+    // Margins (DECSTBM and DECSLRM home the cursor; the cursor is placed afterwards).
+    if s.marginTop != 0 || s.marginBottom != s.rows - 1 { emit("\u{1B}[\(s.marginTop + 1);\(s.marginBottom + 1)r") }
+    if s.modes.contains(.leftRightMargins) {
+      emit("\u{1B}[?69h")
+      if s.marginLeft != 0 || s.marginRight != s.cols - 1 { emit("\u{1B}[\(s.marginLeft + 1);\(s.marginRight + 1)s") }
+    }
+    // Titles.
+    emit("\u{1B}]1;\(s.iconName)\u{1B}\\\u{1B}]2;\(s.title)\u{1B}\\")
+    if !s.workingDirectory.isEmpty { emit("\u{1B}]7;\(s.workingDirectory)\u{1B}\\") }
+    // Cursor position (with pending wrap), then origin mode without moving it.
+    let row = s.cursor.row
+    let col = s.cursor.col
+    if s.cursor.pendingWrap {
+      reprintCell(row: row, col: col, on: s.screen)
+    } else {
+      emit("\u{1B}[\(row + 1);\(col + 1)H")
+    }
+    if s.modes.contains(.origin) {
+      // DECOM homes the cursor, so position relative to the margins afterwards.
+      emit("\u{1B}[?6h")
+      let relRow = row - s.marginTop + 1
+      let relCol = col - (s.modes.contains(.leftRightMargins) ? s.marginLeft : 0) + 1
+      if s.cursor.pendingWrap {
+        // Rare: pending wrap under origin mode; reprint within the margins.
+        emit("\u{1B}[\(relRow);\(relCol)H")
+        var cell = s.screen[row, col]
+        if cell.isSpacer && col > 0 { cell = s.screen[row, col - 1] }
+        select(s.styles[cell.style])
+        var text = String.UnicodeScalarView()
+        for v in terminal.scalars(of: cell) { if let u = Unicode.Scalar(v) { text.append(u) } }
+        emit(cell.isBlank ? "" : String(text))
+      } else {
+        emit("\u{1B}[\(relRow);\(relCol)H")
+      }
+    }
+    // Pen and charsets.
+    select(s.cursor.pen)
+    applyCharsets(s.charsets)
+    // Modes.
+    var set: [Int] = []
+    var reset: [Int] = []
+    func mode(_ n: Int, _ on: Bool) { if on { set.append(n) } else { reset.append(n) } }
+    let m = s.modes
+    mode(1, m.contains(.applicationCursorKeys))
+    mode(5, m.contains(.reverseVideo))
+    mode(7, m.contains(.autowrap))
+    mode(12, m.contains(.cursorBlink))
+    mode(25, m.contains(.cursorVisible))
+    mode(45, m.contains(.reverseWrap))
+    mode(1004, m.contains(.focusEvents))
+    mode(1007, m.contains(.alternateScroll))
+    mode(2004, m.contains(.bracketedPaste))
+    mode(2026, m.contains(.synchronizedOutput))
+    if s.mouseTracking != .none {
+      let n = [MouseTracking.x10: 9, .normal: 1000, .buttonEvent: 1002, .anyEvent: 1003][s.mouseTracking]!
+      set.append(n)
+    }
+    if s.mouseEncoding != .default {
+      set.append([MouseEncoding.utf8: 1005, .sgr: 1006, .urxvt: 1015, .sgrPixels: 1016][s.mouseEncoding]!)
+    }
+    if !set.isEmpty { emit("\u{1B}[?" + set.map(String.init).joined(separator: ";") + "h") }
+    if !reset.isEmpty { emit("\u{1B}[?" + reset.map(String.init).joined(separator: ";") + "l") }
+    emit(m.contains(.applicationKeypad) ? "\u{1B}=" : "\u{1B}>")
+    if m.contains(.insert) { emit("\u{1B}[4h") }
+    if m.contains(.lineFeedNewLine) { emit("\u{1B}[20h") }
+    emit("\u{1B}[\(s.cursorShape.rawValue) q")
+  }
+}
