@@ -1,5 +1,11 @@
 import ArgumentParser
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// The `reel` command: record, replay, inspect and measure terminal sessions.
 @main
 struct Reel: ParsableCommand {
@@ -9,6 +15,28 @@ struct Reel: ParsableCommand {
     commandName: "reel",
     abstract: "Record terminal sessions, replay them exactly, and measure reconnects.",
     version: version,
-    subcommands: []
+    subcommands: [DumpCommand.self]
   )
+
+  /// Runs the command; every failure becomes one line on stderr and a non-zero exit.
+  static func main() {
+    signal(SIGPIPE, SIG_IGN)
+    do {
+      var command = try parseAsRoot()
+      try command.run()
+    } catch {
+      if let e = error as? CLIError {
+        Output.print("reel: \(e.message)\n", to: 2)
+        Output.exit(e.exitCode)
+      }
+      let code = exitCode(for: error)
+      if code == .success {
+        // --help and --version print their text and succeed.
+        Self.exit(withError: error)
+      }
+      let message = Self.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+      Output.print("reel: \(message)\n", to: 2)
+      Output.exit(code.rawValue)
+    }
+  }
 }

@@ -1,0 +1,50 @@
+/// The recording formats reel reads, and detection from a file's first bytes.
+public enum InputFormat: String, CaseIterable, Sendable {
+  case auto, reel, asciicast, ttyrec, script, raw
+
+  /// Opens `path` as an event source. `size` is required for formats that do not record it
+  /// (raw); it overrides the recorded size otherwise.
+  public static func open(_ path: String, format: InputFormat = .auto, size: (cols: Int, rows: Int)? = nil)
+    throws -> any EventSource
+  {
+    var chosen = format
+    if chosen == .auto { chosen = try detect(path) }
+    switch chosen {
+    case .asciicast:
+      return try AsciicastReader(path: path)
+    case .raw:
+      guard let size else {
+        throw RecordingError("\(path): raw terminal output has no size; pass --size COLSxROWS")
+      }
+      return try RawReader(path: path, cols: size.cols, rows: size.rows)
+    case .reel, .ttyrec, .script:
+      throw RecordingError("\(path): reading \(chosen.rawValue) recordings is not available in this build")
+    case .auto:
+      throw RecordingError("\(path): cannot tell the format")
+    }
+  }
+
+  /// Guesses the format from the first bytes: a JSON object is asciicast, a zstd or skippable
+  /// frame is reel, anything else is raw output.
+  public static func detect(_ path: String) throws -> InputFormat {
+    let reader = try ChunkedFileReader(path: path)
+    let head = try reader.peek(16)
+    guard !head.isEmpty else { throw RecordingError("\(path): empty file") }
+    if head.count >= 4 {
+      let magic = UInt32(head[0]) | UInt32(head[1]) << 8 | UInt32(head[2]) << 16 | UInt32(head[3]) << 24
+      if magic == 0xFD2F_B528 || magic & 0xFFFF_FFF0 == 0x184D_2A50 { return .reel }
+    }
+    let firstNonSpace = head.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
+    if firstNonSpace == UInt8(ascii: "{") { return .asciicast }
+    return .raw
+  }
+}
+
+/// Parses "COLSxROWS" (e.g. "80x24").
+public func parseSize(_ text: String) -> (cols: Int, rows: Int)? {
+  let parts = text.lowercased().split(separator: "x")
+  guard parts.count == 2, let c = Int(parts[0]), let r = Int(parts[1]), (1...10_000).contains(c),
+    (1...10_000).contains(r)
+  else { return nil }
+  return (c, r)
+}

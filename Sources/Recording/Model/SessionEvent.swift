@@ -1,0 +1,87 @@
+/// What happened in a terminal session, in time order. Output is raw bytes exactly as the
+/// program wrote them; nothing is decoded until it is rendered or exported.
+public struct SessionEvent: Sendable, Equatable {
+  public enum Kind: UInt8, Sendable, CaseIterable {
+    case output = 0, input = 1, resize = 2, marker = 3, exit = 4
+  }
+
+  /// Microseconds since the session started.
+  public var time: UInt64
+  public var kind: Kind
+  /// Output or input bytes, or a marker's label (UTF-8).
+  public var data: [UInt8]
+  /// New size, for resize events.
+  public var cols: Int
+  public var rows: Int
+  /// Exit status, for exit events.
+  public var status: Int32
+
+  public init(time: UInt64, kind: Kind, data: [UInt8] = [], cols: Int = 0, rows: Int = 0, status: Int32 = 0) {
+    self.time = time
+    self.kind = kind
+    self.data = data
+    self.cols = cols
+    self.rows = rows
+    self.status = status
+  }
+
+  public static func output(_ time: UInt64, _ data: [UInt8]) -> SessionEvent {
+    SessionEvent(time: time, kind: .output, data: data)
+  }
+  public static func input(_ time: UInt64, _ data: [UInt8]) -> SessionEvent {
+    SessionEvent(time: time, kind: .input, data: data)
+  }
+  public static func resize(_ time: UInt64, cols: Int, rows: Int) -> SessionEvent {
+    SessionEvent(time: time, kind: .resize, cols: cols, rows: rows)
+  }
+  public static func marker(_ time: UInt64, _ label: String) -> SessionEvent {
+    SessionEvent(time: time, kind: .marker, data: Array(label.utf8))
+  }
+  public static func exit(_ time: UInt64, status: Int32) -> SessionEvent {
+    SessionEvent(time: time, kind: .exit, status: status)
+  }
+
+  /// Seconds since the start, for display.
+  public var seconds: Double { Double(time) / 1_000_000 }
+}
+
+/// Facts about a session that are not events: initial size, title, command, environment.
+public struct SessionInfo: Sendable, Equatable {
+  public var cols: Int
+  public var rows: Int
+  public var title: String?
+  public var command: String?
+  public var term: String?
+  public var shell: String?
+  /// Start time, seconds since 1970.
+  public var startTime: Double?
+
+  public init(cols: Int = 80, rows: Int = 24, title: String? = nil, command: String? = nil,
+    term: String? = nil, shell: String? = nil, startTime: Double? = nil)
+  {
+    self.cols = cols
+    self.rows = rows
+    self.title = title
+    self.command = command
+    self.term = term
+    self.shell = shell
+    self.startTime = startTime
+  }
+}
+
+/// A stream of events read from some recording format, one at a time, so large recordings
+/// never sit in memory whole.
+public protocol EventSource {
+  var info: SessionInfo { get }
+  /// Problems met and skipped so far (damaged lines, truncated frames), for a warning line.
+  var warnings: [String] { get }
+  /// The next event, or nil at the end. Throws only when nothing more can be read.
+  mutating func next() throws -> SessionEvent?
+}
+
+/// A one-line, user-facing error about a recording or an input file.
+public struct RecordingError: Error, CustomStringConvertible, Sendable, Equatable {
+  public let message: String
+  public init(_ message: String) { self.message = message }
+  public var description: String { message }
+}

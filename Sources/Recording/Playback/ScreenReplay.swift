@@ -1,0 +1,25 @@
+import TerminalEmulator
+
+/// Feeds a recording's output and resize events into a terminal, optionally stopping at a time.
+public enum ScreenReplay {
+  /// The terminal after every event up to and including `until` microseconds (all when nil).
+  /// `size` overrides the recorded initial size.
+  public static func terminal(
+    from source: inout some EventSource, until: UInt64? = nil, size: (cols: Int, rows: Int)? = nil,
+    scrollback: Int = Terminal.defaultScrollback
+  ) throws -> Terminal {
+    let cols = size?.cols ?? source.info.cols
+    let rows = size?.rows ?? source.info.rows
+    var terminal = Terminal(cols: cols, rows: rows, scrollback: scrollback)
+    while let event = try source.next() {
+      if let until, event.time > until { break }
+      switch event.kind {
+      case .output: terminal.feed(event.data)
+      case .resize: if size == nil { terminal.resize(cols: event.cols, rows: event.rows) }
+      default: break
+      }
+      _ = terminal.takeReplies()
+    }
+    return terminal
+  }
+}

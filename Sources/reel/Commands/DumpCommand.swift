@@ -1,0 +1,56 @@
+import ArgumentParser
+import Recording
+import TerminalEmulator
+
+/// `reel dump`: the screen after feeding a recording, as text, JSON or ANSI.
+struct DumpCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "dump",
+    abstract: "Print the screen of a recording at its end or at a given time.")
+
+  enum Format: String, ExpressibleByArgument, CaseIterable { case text, ansi, json }
+
+  @Argument(help: "Recording: asciicast v1/v2/v3 or raw terminal output.")
+  var input: String
+
+  @Option(help: "Stop at this many seconds into the recording.")
+  var at: Double?
+
+  @Option(help: "Output format: text, ansi or json.")
+  var format: Format = .text
+
+  @Flag(help: "Include scrollback lines above the screen.")
+  var scrollback = false
+
+  @Option(help: "Terminal size COLSxROWS (required for raw input; overrides the recorded size).")
+  var size: String?
+
+  @Option(name: .customLong("input-format"), help: "auto, asciicast or raw.")
+  var inputFormat: String = "auto"
+
+  func run() throws {
+    guard let fmt = InputFormat(rawValue: inputFormat) else {
+      throw CLIError("unknown --input-format '\(inputFormat)' (use \(InputFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+    }
+    var parsedSize: (cols: Int, rows: Int)? = nil
+    if let size {
+      guard let s = parseSize(size) else { throw CLIError("invalid --size '\(size)', expected COLSxROWS like 80x24") }
+      parsedSize = s
+    }
+    if let at, !(at >= 0 && at.isFinite) { throw CLIError("--at must be a non-negative number of seconds") }
+    let terminal: Terminal
+    do {
+      var source = try InputFormat.open(input, format: fmt, size: parsedSize)
+      terminal = try ScreenReplay.terminal(
+        from: &source, until: at.map { UInt64($0 * 1_000_000) }, size: parsedSize)
+      for w in source.warnings { Output.warn("\(input): \(w)") }
+    } catch let e as RecordingError {
+      throw CLIError(e.message)
+    }
+    switch format {
+    case .text: Output.print(terminal.textDump(includeScrollback: scrollback))
+    case .ansi: Output.print(terminal.ansiDump(includeScrollback: scrollback))
+    case .json: Output.line(terminal.jsonDump(includeScrollback: scrollback).serialized())
+    }
+  }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import XCTest
+
+final class DumpCommandTests: XCTestCase {
+  func testVersionAndHelp() throws {
+    let v = try ReelCLI.run(["--version"])
+    XCTAssertEqual(v.status, 0)
+    XCTAssertEqual(v.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "0.1.0")
+    let h = try ReelCLI.run(["--help"])
+    XCTAssertEqual(h.status, 0)
+    XCTAssertTrue(h.stdout.contains("dump"))
+  }
+
+  func testDumpOfShippedRecordingShowsFinalScreen() throws {
+    let r = try ReelCLI.run(["dump", "recordings/demo.cast"])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+    XCTAssertEqual(lines.count, 25)  // 24 rows and the final newline
+    XCTAssertTrue(lines[0].hasPrefix("reel demo — colours, CJK 中文字, emoji 👍🏽"))
+    XCTAssertTrue(r.stdout.contains("┌──┐"))
+    XCTAssertTrue(r.stdout.contains("step 3 of 3"))
+  }
+
+  func testDumpAtTimeShowsTheFullScreenApp() throws {
+    let r = try ReelCLI.run(["dump", "recordings/demo.cast", "--at", "0.6"])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    XCTAssertTrue(r.stdout.hasPrefix("  1 # Network services, Internet style"), r.stdout)
+  }
+
+  func testJSONDump() throws {
+    let r = try ReelCLI.run(["dump", "recordings/demo.cast", "--format", "json"])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    let obj = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+    XCTAssertEqual(obj["cols"] as? Int, 80)
+    XCTAssertEqual(obj["rows"] as? Int, 24)
+    XCTAssertEqual(obj["title"] as? String, "reel demo")
+    XCTAssertEqual((obj["lines"] as? [Any])?.count, 24)
+    let cursor = obj["cursor"] as! [String: Any]
+    XCTAssertEqual(cursor["visible"] as? Bool, true)
+  }
+
+  func testRawInputNeedsSize() throws {
+    let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("reel-raw-\(UUID().uuidString)")
+    try Data("hello\r\n\u{1B}[31mred".utf8).write(to: tmp)
+    defer { try? FileManager.default.removeItem(at: tmp) }
+    let bad = try ReelCLI.run(["dump", tmp.path])
+    XCTAssertNotEqual(bad.status, 0)
+    XCTAssertEqual(bad.stderr.split(separator: "\n").count, 1)
+    XCTAssertTrue(bad.stderr.contains("--size"))
+    let good = try ReelCLI.run(["dump", tmp.path, "--size", "10x2"])
+    XCTAssertEqual(good.stdout, "hello\nred\n")
+  }
+
+  func testBadInputsGiveOneLineErrors() throws {
+    for args in [
+      ["dump", "/nonexistent/file.cast"], ["dump", "/tmp"], ["dump", "recordings/demo.cast", "--size", "abc"],
+      ["dump", "recordings/demo.cast", "--format", "xml"], ["dump", "recordings/demo.cast", "--at", "-1"],
+      ["dump"], ["nosuchcommand"],
+    ] {
+      let r = try ReelCLI.run(args)
+      XCTAssertNotEqual(r.status, 0, "\(args)")
+      XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, "\(args): \(r.stderr)")
+      XCTAssertTrue(r.stderr.hasPrefix("reel: "), "\(args): \(r.stderr)")
+    }
+  }
+}
