@@ -1,0 +1,45 @@
+import Foundation
+
+/// Timing and memory helpers for `reel bench`.
+enum Measure {
+  static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+  /// Best of `repeats` runs of `body`, in seconds.
+  static func best(repeats: Int, _ body: () -> Void) -> Double {
+    var best = Double.infinity
+    for _ in 0..<repeats {
+      let start = now()
+      body()
+      best = min(best, Double(now() - start) / 1e9)
+    }
+    return best
+  }
+
+  /// Peak resident set size so far (VmHWM), in bytes; resettable with `resetPeak()`.
+  static func peakRSS() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+      let kb = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
+      return kb * 1024
+    }
+    return 0
+  }
+
+  static func currentRSS() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+      return (line.split(separator: " ").compactMap { Int($0) }.first ?? 0) * 1024
+    }
+    return 0
+  }
+
+  /// Resets the kernel's peak-RSS mark so the next phase is measured on its own.
+  static func resetPeak() {
+    if let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") {
+      handle.write(Data("5".utf8))
+      try? handle.close()
+    }
+  }
+
+  static func mib(_ bytes: Int) -> Double { Double(bytes) / 1_048_576 }
+}

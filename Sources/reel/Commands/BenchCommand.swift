@@ -1,0 +1,127 @@
+import ArgumentParser
+import Foundation
+import TerminalEmulator
+
+/// `reel bench`: emulator throughput and memory on deterministic workloads, each figure beside
+/// a baseline measured in the same run (the plain read loop over the same chunks).
+struct BenchCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "bench",
+    abstract: "Measure emulator throughput and memory (use a release build).")
+
+  @Option(help: "Workload size in MiB.")
+  var size: Int = 32
+
+  @Option(help: "Comma-separated workloads (\(Workloads.names.joined(separator: ", "))).")
+  var workloads: String = Workloads.names.joined(separator: ",")
+
+  @Option(help: "Timed repetitions per figure (the best is reported).")
+  var repeats: Int = 3
+
+  @Flag(help: "Print JSON instead of a table.")
+  var json = false
+
+  static let chunkSize = 64 * 1024
+  static let sizes = [(80, 24), (200, 50)]
+
+  func run() throws {
+    guard size >= 1 && size <= 1024 else { throw CLIError("--size must be 1...1024 MiB") }
+    let names = workloads.split(separator: ",").map(String.init)
+    for n in names where !Workloads.names.contains(n) {
+      throw CLIError("unknown workload '\(n)' (use \(Workloads.names.joined(separator: ", ")))")
+    }
+    #if DEBUG
+      Output.warn("this is a debug build; run `swift build -c release` and .build/release/reel bench")
+    #endif
+    var rows: [JSONValue] = []
+    if !json {
+      Output.line("emulator throughput, \(size) MiB per workload, \(Self.chunkSize / 1024) KiB chunks, best of \(repeats)")
+      Output.line(
+        "workload        size      MiB/s   read-loop MiB/s   peak RSS MiB")
+    }
+    for name in names {
+      let data = Workloads.make(name, size: size << 20)
+      for (cols, lines) in Self.sizes {
+        let ceiling = readLoop(data)
+        Measure.resetPeak()
+        let before = Measure.peakRSS()
+        let seconds = Measure.best(repeats: repeats) {
+          var t = Terminal(cols: cols, rows: lines)
+          feed(&t, data)
+          blackHole(t.cursor.row)
+        }
+        let peak = max(Measure.peakRSS(), before)
+        let mibs = Measure.mib(data.count) / seconds
+        if json {
+          rows.append(.object([
+            ("workload", .string(name)), ("cols", .int(cols)), ("rows", .int(lines)),
+            ("mibPerSecond", .double((mibs * 10).rounded() / 10)),
+            ("readLoopMibPerSecond", .double((ceiling * 10).rounded() / 10)),
+            ("peakRSSMiB", .double((Measure.mib(peak) * 10).rounded() / 10)),
+          ]))
+        } else {
+          Output.line(
+            name.padding(toLength: 15, withPad: " ", startingAt: 0) + " "
+              + "\(cols)x\(lines)".padding(toLength: 8, withPad: " ", startingAt: 0)
+              + String(format: "%8.1f %17.1f %14.1f", mibs, ceiling, Measure.mib(peak)))
+        }
+      }
+    }
+    let memory = scrollbackMemory()
+    if json {
+      Output.line(JSONValue.object([
+        ("throughput", .array(rows)),
+        ("scrollbackBytesPerCell", .double((memory * 100).rounded() / 100)),
+      ]).serialized())
+    } else {
+      Output.line(String(format: "scrollback memory: %.2f bytes per cell (10,000 lines x 200 columns, full)", memory))
+    }
+  }
+
+  func feed(_ t: inout Terminal, _ data: [UInt8]) {
+    data.withUnsafeBytes { raw in
+      var offset = 0
+      while offset < raw.count {
+        let n = min(Self.chunkSize, raw.count - offset)
+        t.feed(UnsafeRawBufferPointer(rebasing: raw[offset..<offset + n]))
+        offset += n
+      }
+    }
+  }
+
+  /// The ceiling: touching every byte of every chunk once, nothing else.
+  func readLoop(_ data: [UInt8]) -> Double {
+    var sum: UInt64 = 0
+    let seconds = Measure.best(repeats: repeats) {
+      data.withUnsafeBytes { raw in
+        var offset = 0
+        while offset < raw.count {
+          let n = min(Self.chunkSize, raw.count - offset)
+          for b in UnsafeRawBufferPointer(rebasing: raw[offset..<offset + n]) { sum &+= UInt64(b) }
+          offset += n
+        }
+      }
+    }
+    blackHole(Int(truncatingIfNeeded: sum))
+    return Measure.mib(data.count) / seconds
+  }
+
+  /// Bytes per stored cell with a full 10,000-line scrollback at 200 columns.
+  func scrollbackMemory() -> Double {
+    let before = Measure.currentRSS()
+    var t = Terminal(cols: 200, rows: 50, scrollback: 10_000)
+    let line = Array(String(repeating: "x", count: 199).utf8) + [0x0D, 0x0A]
+    var chunk: [UInt8] = []
+    for _ in 0..<200 { chunk += line }
+    for _ in 0..<((10_000 + 50) / 200 + 1) { t.feed(chunk) }
+    let after = Measure.currentRSS()
+    blackHole(t.scrollbackCount)
+    let cells = Double((10_000 + 50) * 200)
+    return Double(after - before) / cells
+  }
+}
+
+@inline(never)
+func blackHole(_ x: Int) {
+  if x == Int.min { print("") }
+}
