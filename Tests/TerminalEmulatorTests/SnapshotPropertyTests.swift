@@ -90,3 +90,29 @@ final class SnapshotPropertyTests: XCTestCase {
     }
   }
 }
+
+/// Chunking must not matter: the same bytes fed in different chunk sizes give equivalent
+/// terminals and identical snapshots (the reconnect checker relies on this).
+final class ChunkingIndependenceTests: XCTestCase {
+  func testDifferentChunkingsGiveIdenticalSnapshots() {
+    for seed in UInt64(1)...60 {
+      let stream = HostileStream.make(length: 5000, seed: seed)
+      var whole = Terminal(cols: 30, rows: 8, scrollback: 30)
+      whole.feed(stream)
+      var bytewise = Terminal(cols: 30, rows: 8, scrollback: 30)
+      for b in stream { bytewise.feed([b]) }
+      var rng = SeededRandom(seed: seed)
+      var random = Terminal(cols: 30, rows: 8, scrollback: 30)
+      var i = 0
+      while i < stream.count {
+        let n = min(stream.count - i, Int.random(in: 1...64, using: &rng))
+        random.feed(Array(stream[i..<i + n]))
+        i += n
+      }
+      XCTAssertTrue(whole.isEquivalent(to: bytewise), "seed \(seed): \(whole.difference(from: bytewise))")
+      XCTAssertTrue(whole.isEquivalent(to: random), "seed \(seed)")
+      XCTAssertEqual(whole.snapshot(), bytewise.snapshot(), "seed \(seed)")
+      XCTAssertEqual(whole.snapshot(), random.snapshot(), "seed \(seed)")
+    }
+  }
+}

@@ -111,11 +111,32 @@ struct StyleTable: Sendable, Equatable {
   @inline(__always)
   subscript(id: UInt32) -> Style { styles[Int(id)] }
 
+  /// Direct-mapped cache in front of the dictionary: SGR-heavy output cycles through a few
+  /// styles, and a compare of 20 bytes is cheaper than hashing.
+  private var cache: [(Style, UInt32)] = Array(repeating: (.plain, 0), count: 64)
+
+  @inline(__always)
+  static func slot(_ s: Style) -> Int {
+    var h = s.foreground.packed &* 0x9E37_79B1
+    h ^= s.background.packed &* 0x85EB_CA77
+    h ^= UInt32(s.attributes.rawValue) &* 0xC2B2_AE3D
+    h ^= s.underlineColor.packed ^ s.hyperlink
+    return Int((h ^ (h >> 16)) & 63)
+  }
+
   mutating func intern(_ style: Style) -> UInt32 {
-    if let id = ids[style] { return id }
-    let id = UInt32(styles.count)
-    styles.append(style)
-    ids[style] = id
+    let slot = StyleTable.slot(style)
+    let cached = cache[slot]
+    if cached.0 == style { return cached.1 }
+    let id: UInt32
+    if let existing = ids[style] {
+      id = existing
+    } else {
+      id = UInt32(styles.count)
+      styles.append(style)
+      ids[style] = id
+    }
+    cache[slot] = (style, id)
     return id
   }
 
@@ -133,6 +154,7 @@ struct StyleTable: Sendable, Equatable {
     }
     styles = newStyles
     ids = newIds
+    cache = Array(repeating: (.plain, 0), count: 64)
     return remap
   }
 

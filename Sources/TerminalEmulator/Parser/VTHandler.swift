@@ -44,7 +44,7 @@ public struct ControlSequence: Sendable {
   /// Private-parameter prefix (`?`, `>`, `<`, `=`), or 0.
   public var prefix: UInt8
   /// Parameter values in order; an empty parameter is 0. Values are clamped to 65535.
-  public var values: [UInt16]
+  public var values: ParameterList
   /// Bit i set: `values[i]` followed a `:` (a sub-parameter of the value before it).
   public var subParameterMask: UInt64
   public var intermediates: Intermediates

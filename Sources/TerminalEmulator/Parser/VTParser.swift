@@ -10,7 +10,7 @@ public struct VTParser: Sendable, Equatable {
   /// Longest OSC/DCS payload kept (bytes). Longer strings are dropped, not truncated.
   public static let maxStringLength = 1 << 20
   /// Most parameters kept in one sequence; more are ignored.
-  public static let maxParameters = 32
+  public static let maxParameters = ParameterList.capacity
 
   enum State: UInt8, Sendable {
     case ground, escape, escapeIntermediate
@@ -22,7 +22,7 @@ public struct VTParser: Sendable, Equatable {
   var state: State = .ground
   // Sequence being collected.
   var prefix: UInt8 = 0
-  var values: [UInt16] = []
+  var values = ParameterList()
   var subMask: UInt64 = 0
   var accumulator: UInt32 = 0
   var sawParameter = false
@@ -42,6 +42,50 @@ public struct VTParser: Sendable, Equatable {
 
   public init() {}
 
+  /// The same parser with leftovers that cannot influence future output cleared (the last
+  /// sequence's parameters once back in the ground state, and so on). Two parsers that will
+  /// behave identically normalize to equal values; snapshots store the normalized form.
+  public func normalized() -> VTParser {
+    var p = self
+    switch state {
+    case .ground, .oscString, .sosPmApcString:
+      p.clearSequence()
+      p.dcsFinal = 0
+      if state != .oscString {
+        p.string = []
+        p.stringOverflow = false
+      }
+    case .escape, .escapeIntermediate, .csiEntry, .csiParam, .csiIntermediate, .csiIgnore:
+      p.string = []
+      p.stringOverflow = false
+      p.dcsFinal = 0
+    case .dcsEntry, .dcsParam, .dcsIntermediate, .dcsIgnore:
+      p.string = []
+      p.stringOverflow = false
+      if state != .dcsIgnore { p.dcsFinal = 0 }
+    case .dcsPassthrough:
+      break
+    }
+    if state == .csiIgnore || state == .dcsIgnore { p.clearSequence() }
+    if p.utf8Remaining == 0 {
+      p.utf8Value = 0
+      p.utf8Lower = 0x80
+      p.utf8Upper = 0xBF
+    }
+    return p
+  }
+
+  public static func == (a: VTParser, b: VTParser) -> Bool {
+    let x = a.normalized()
+    let y = b.normalized()
+    return x.state == y.state && x.prefix == y.prefix && x.values == y.values && x.subMask == y.subMask
+      && x.accumulator == y.accumulator && x.sawParameter == y.sawParameter && x.nextIsSub == y.nextIsSub
+      && x.intermediates == y.intermediates && x.tooManyIntermediates == y.tooManyIntermediates
+      && x.dcsFinal == y.dcsFinal && x.string == y.string && x.stringOverflow == y.stringOverflow
+      && x.utf8Remaining == y.utf8Remaining && x.utf8Value == y.utf8Value && x.utf8Lower == y.utf8Lower
+      && x.utf8Upper == y.utf8Upper
+  }
+
   /// True when the parser holds no half-read sequence or character.
   public var isInGround: Bool { state == .ground && utf8Remaining == 0 }
 
@@ -54,14 +98,15 @@ public struct VTParser: Sendable, Equatable {
       if state == .ground && utf8Remaining == 0 {
         let b = base[i]
         if b >= 0x20 && b < 0x7F {
-          var j = i &+ 1
-          while j < end {
-            let c = base[j]
-            if c < 0x20 || c >= 0x7F { break }
-            j &+= 1
-          }
+          let j = VTParser.endOfPrintableRun(base, from: i &+ 1, end: end)
           handler.printASCII(UnsafeBufferPointer(start: base + i, count: j &- i))
           i = j
+          continue
+        }
+        if b == 0x1B, i &+ 1 < end, base[i &+ 1] == 0x5B,
+          let next = VTParser.fastControlSequence(base, from: i &+ 2, end: end, into: &handler)
+        {
+          i = next
           continue
         }
         if b < 0x80 {
@@ -103,6 +148,77 @@ public struct VTParser: Sendable, Equatable {
 
   // MARK: - Ground
 
+  /// Index of the first byte at or after `start` that is not printable ASCII (0x20...0x7E).
+  /// Scans eight bytes at a time (SWAR): a byte below 0x20 or above 0x7E sets its high bit in
+  /// the mask, and the lowest set byte is exact because borrows and carries only move upward.
+  @inline(__always)
+  static func endOfPrintableRun(_ base: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int {
+    var j = start
+    #if _endian(little)
+      while j &+ 8 <= end {
+        let w = UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self)
+        let below = (w &- 0x2020_2020_2020_2020) & ~w
+        let above = (w &+ 0x0101_0101_0101_0101) | w
+        let mask = (below | above) & 0x8080_8080_8080_8080
+        if mask != 0 { return j &+ (mask.trailingZeroBitCount >> 3) }
+        j &+= 8
+      }
+    #endif
+    while j < end {
+      let c = base[j]
+      if c < 0x20 || c >= 0x7F { return j }
+      j &+= 1
+    }
+    return end
+  }
+
+  /// Parses a complete, simple control sequence (`ESC [` prefix? params final) straight from
+  /// the buffer and dispatches it, returning the index after it. Returns nil — consuming
+  /// nothing — for anything the state machine must handle: intermediates, embedded controls,
+  /// or a sequence that continues past the end of the buffer.
+  @inline(__always)
+  static func fastControlSequence<H: VTHandler>(
+    _ base: UnsafePointer<UInt8>, from start: Int, end: Int, into handler: inout H
+  ) -> Int? {
+    var j = start
+    var seq = ControlSequence(
+      prefix: 0, values: ParameterList(), subParameterMask: 0, intermediates: .none, final: 0)
+    if j < end, base[j] >= 0x3C && base[j] <= 0x3F {
+      seq.prefix = base[j]
+      j &+= 1
+    }
+    var accumulator: UInt32 = 0
+    var sawParameter = false
+    var nextIsSub = false
+    while j < end {
+      let c = base[j]
+      if c >= 0x30 && c <= 0x39 {
+        accumulator = min(accumulator &* 10 &+ UInt32(c &- 0x30), 65535)
+        sawParameter = true
+      } else if c == 0x3B || c == 0x3A {
+        if !seq.values.isFull {
+          if nextIsSub { seq.subParameterMask |= 1 << UInt64(seq.values.count) }
+          seq.values.append(UInt16(accumulator))
+        }
+        accumulator = 0
+        nextIsSub = c == 0x3A
+        sawParameter = true
+      } else if c >= 0x40 && c <= 0x7E {
+        if sawParameter && !seq.values.isFull {
+          if nextIsSub { seq.subParameterMask |= 1 << UInt64(seq.values.count) }
+          seq.values.append(UInt16(accumulator))
+        }
+        seq.final = c
+        handler.csiDispatch(seq)
+        return j &+ 1
+      } else {
+        return nil
+      }
+      j &+= 1
+    }
+    return nil
+  }
+
   @inline(__always)
   private mutating func groundControl<H: VTHandler>(_ b: UInt8, _ handler: inout H) {
     if b == 0x1B {
@@ -141,7 +257,7 @@ public struct VTParser: Sendable, Equatable {
   @inline(__always)
   private mutating func clearSequence() {
     prefix = 0
-    if !values.isEmpty { values.removeAll(keepingCapacity: true) }
+    if !values.isEmpty { values.removeAll() }
     subMask = 0
     accumulator = 0
     sawParameter = false
@@ -173,7 +289,7 @@ public struct VTParser: Sendable, Equatable {
 
   @inline(__always)
   private mutating func pushParameter() {
-    if values.count < VTParser.maxParameters {
+    if !values.isFull {
       if nextIsSub { subMask |= 1 << UInt64(values.count) }
       values.append(UInt16(accumulator))
     }

@@ -15,7 +15,7 @@ extension Terminal {
   /// scrollback lines (nil keeps all); line ids stay stable either way.
   public func snapshot(scrollbackLines: Int? = nil) -> [UInt8] {
     var encoder = SnapshotEncoder(state: state)
-    return encoder.encode(parser: parser, scrollbackLines: scrollbackLines)
+    return encoder.encode(parser: parser.normalized(), scrollbackLines: scrollbackLines)
   }
 
   /// Rebuilds a terminal from `snapshot()` bytes. Throws on damaged or foreign data.

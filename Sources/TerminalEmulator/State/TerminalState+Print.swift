@@ -50,8 +50,12 @@ extension TerminalState {
     let start = base &+ col
     let last = start &+ count &- 1
     // Overwriting half of a wide character blanks its other half.
-    if screen.cells[start].isSpacer && col > 0 { screen.cells[start &- 1] = blanked(screen.cells[start &- 1]) }
-    if screen.cells[last].isWide && col &+ count < cols { screen.cells[last &+ 1] = blanked(screen.cells[last &+ 1]) }
+    if screen.cells[start].isSpacer && col > 0 && screen.cells[start &- 1].isWide {
+      screen.cells[start &- 1] = blanked(screen.cells[start &- 1])
+    }
+    if screen.cells[last].isWide && col &+ count < cols && screen.cells[last &+ 1].isSpacer {
+      screen.cells[last &+ 1] = blanked(screen.cells[last &+ 1])
+    }
     screen.cells.withUnsafeMutableBufferPointer { cells in
       for j in 0..<count {
         cells[start &+ j] = Cell(content: UInt32(run[from &+ j]), style: pen)
@@ -129,9 +133,9 @@ extension TerminalState {
   @inline(__always)
   mutating func clearHalfOfWide(row: Int, col: Int) {
     let cell = screen[row, col]
-    if cell.isSpacer, col > 0 {
+    if cell.isSpacer, col > 0, screen[row, col - 1].isWide {
       screen[row, col - 1] = blanked(screen[row, col - 1])
-    } else if cell.isWide, col + 1 < cols {
+    } else if cell.isWide, col + 1 < cols, screen[row, col + 1].isSpacer {
       screen[row, col + 1] = blanked(screen[row, col + 1])
     }
   }
@@ -171,11 +175,6 @@ extension TerminalState {
     guard col <= right else { return }
     let count = min(n, right - col + 1)
     let fill = eraseCell()
-    clearHalfOfWide(row: cursor.row, col: col)
-    // The cell pushed past the margin may be half of a wide character.
-    if screen[cursor.row, right].isWide && right + 1 < cols {
-      screen[cursor.row, right + 1] = blanked(screen[cursor.row, right + 1])
-    }
     let base = screen.rowBase(cursor.row)
     screen.cells.withUnsafeMutableBufferPointer { cells in
       var c = right
@@ -185,7 +184,7 @@ extension TerminalState {
       }
       for c in col..<(col + count) { cells[base + c] = fill }
     }
-    repairWideHalves(row: cursor.row, col: right)
+    repairWideCharacters(row: cursor.row, from: col - 1, through: right + 1)
   }
 
   /// DCH: delete `n` cells at the cursor, pulling the rest of the line (to the margin) left.
@@ -195,8 +194,6 @@ extension TerminalState {
     guard col <= right else { return }
     let count = min(n, right - col + 1)
     let fill = eraseCell()
-    clearHalfOfWide(row: cursor.row, col: col)
-    if col + count <= right { clearHalfOfWide(row: cursor.row, col: col + count) }
     let base = screen.rowBase(cursor.row)
     screen.cells.withUnsafeMutableBufferPointer { cells in
       var c = col
@@ -209,7 +206,7 @@ extension TerminalState {
         c += 1
       }
     }
-    repairWideHalves(row: cursor.row, col: right)
+    repairWideCharacters(row: cursor.row, from: col - 1, through: right + 1)
   }
 
   /// REP: repeat the last printed graphic character.

@@ -186,17 +186,24 @@ public struct TerminalState: Sendable {
   /// After a rectangle moved, a wide character may have lost a half at a margin: blank it.
   mutating func fixWideCharsAtMargins(top: Int, bottom: Int) {
     for r in top...bottom {
-      for c in [marginLeft, marginRight] { repairWideHalves(row: r, col: c) }
+      repairWideCharacters(row: r, from: marginLeft - 1, through: marginLeft)
+      repairWideCharacters(row: r, from: marginRight, through: marginRight + 1)
     }
   }
 
-  /// Blanks a half wide character at (row, col) whose partner is missing.
-  mutating func repairWideHalves(row: Int, col: Int) {
-    let cell = screen[row, col]
-    if cell.isSpacer && (col == 0 || !screen[row, col - 1].isWide) {
-      screen[row, col] = blanked(cell)
-    } else if cell.isWide && (col == cols - 1 || !screen[row, col + 1].isSpacer) {
-      screen[row, col] = blanked(cell)
+  /// After cells moved within a row (ICH, DCH, margins), blanks every half of a wide character
+  /// in `from...through` whose partner is gone, so no orphan halves survive.
+  mutating func repairWideCharacters(row: Int, from: Int, through: Int) {
+    let lo = max(0, from)
+    let hi = min(cols - 1, through)
+    guard lo <= hi else { return }
+    for col in lo...hi {
+      let cell = screen[row, col]
+      if cell.isSpacer && (col == 0 || !screen[row, col - 1].isWide) {
+        screen[row, col] = blanked(cell)
+      } else if cell.isWide && (col == cols - 1 || !screen[row, col + 1].isSpacer) {
+        screen[row, col] = blanked(cell)
+      }
     }
   }
 

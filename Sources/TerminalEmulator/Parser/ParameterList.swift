@@ -1,0 +1,44 @@
+/// Up to 32 control-sequence parameters stored inline (no heap allocation, no reference
+/// counting): the parser fills one per sequence on the hot path.
+public struct ParameterList: Sendable, Equatable, RandomAccessCollection {
+  public static let capacity = 32
+  private var storage: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) =
+    (0, 0, 0, 0, 0, 0, 0, 0)
+  private var length: UInt8 = 0
+
+  public init() {}
+
+  public init(_ values: [UInt16]) {
+    for v in values.prefix(ParameterList.capacity) { append(v) }
+  }
+
+  public var startIndex: Int { 0 }
+  public var endIndex: Int { Int(length) }
+
+  @inline(__always)
+  public subscript(index: Int) -> UInt16 {
+    precondition(index >= 0 && index < Int(length), "parameter index out of range")
+    return withUnsafeBytes(of: storage) { $0.load(fromByteOffset: index &* 2, as: UInt16.self) }
+  }
+
+  @inline(__always)
+  public var isFull: Bool { Int(length) >= ParameterList.capacity }
+
+  @inline(__always)
+  mutating func append(_ value: UInt16) {
+    guard !isFull else { return }
+    let i = Int(length)
+    withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: value, toByteOffset: i &* 2, as: UInt16.self) }
+    length &+= 1
+  }
+
+  @inline(__always)
+  mutating func removeAll() {
+    storage = (0, 0, 0, 0, 0, 0, 0, 0)
+    length = 0
+  }
+
+  public static func == (a: ParameterList, b: ParameterList) -> Bool {
+    a.length == b.length && a.elementsEqual(b)
+  }
+}
