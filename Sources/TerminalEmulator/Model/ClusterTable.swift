@@ -9,6 +9,25 @@ struct ClusterTable: Sendable, Equatable {
   @inline(__always)
   subscript(id: UInt32) -> [UInt32] { clusters[Int(id)] }
 
+  /// Recently extended clusters: (cell payload incl. cluster flag, added scalar) → cluster id.
+  /// Text with combining marks repeats the same few pairs; this skips building and hashing
+  /// an array for each.
+  private var recent: [(UInt32, UInt32, UInt32)] = Array(repeating: (0, 0, 0), count: 256)
+
+  /// The id of the cluster made of `payload` (a scalar, or a cluster id with the cluster flag)
+  /// followed by `scalar`; nil when the cluster is already at its length limit.
+  mutating func extend(_ payload: UInt32, with scalar: UInt32) -> UInt32? {
+    let slot = Int((payload &* 0x9E37_79B1 ^ scalar &* 0x85EB_CA77) >> 24)
+    let hit = recent[slot]
+    if hit.0 == payload && hit.1 == scalar && (hit.0 | hit.1) != 0 { return hit.2 }
+    var scalars = payload & Cell.clusterFlag != 0 ? self[payload & Cell.scalarMask] : [payload]
+    guard scalars.count < TerminalState.maxClusterScalars else { return nil }
+    scalars.append(scalar)
+    let id = intern(scalars)
+    recent[slot] = (payload, scalar, id)
+    return id
+  }
+
   mutating func intern(_ scalars: [UInt32]) -> UInt32 {
     if let id = ids[scalars] { return id }
     let id = UInt32(clusters.count)
@@ -31,6 +50,7 @@ struct ClusterTable: Sendable, Equatable {
     }
     clusters = newClusters
     ids = newIds
+    recent = Array(repeating: (0, 0, 0), count: 256)
     return remap
   }
 

@@ -169,12 +169,25 @@ struct Grid: Sendable, Equatable {
     for r in top..<(top + n) { clearRow(r, with: fill) }
   }
 
-  /// Rotates screen rows `top...bottom` so that row `top + k` becomes row `top`.
+  /// Rotates screen rows `top...bottom` so that row `top + k` becomes row `top`: three
+  /// reversals of ring entries, no allocation and no cell moves.
   private mutating func rotate(top: Int, bottom: Int, by k: Int) {
-    let positions = (top...bottom).map { ringPosition(line: historyCount + $0) }
-    let slots = positions.map { ring[$0] }
-    let height = positions.count
-    for i in 0..<height { ring[positions[i]] = slots[(i + k) % height] }
+    let height = bottom - top + 1
+    let shift = k % height
+    guard shift != 0 else { return }
+    reverseRows(top, top + shift - 1)
+    reverseRows(top + shift, bottom)
+    reverseRows(top, bottom)
+  }
+
+  private mutating func reverseRows(_ first: Int, _ last: Int) {
+    var a = first
+    var b = last
+    while a < b {
+      ring.swapAt(ringPosition(line: historyCount + a), ringPosition(line: historyCount + b))
+      a += 1
+      b -= 1
+    }
   }
 
   @inline(__always)
@@ -217,12 +230,7 @@ struct Grid: Sendable, Equatable {
     }
     if bottom < rows - 1 {
       // Only the region scrolled: put the fresh line at `bottom`, rows below it stay put.
-      let positions = (bottom..<rows).map { ringPosition(line: historyCount + $0) }
-      let last = ring[positions[positions.count - 1]]
-      for i in stride(from: positions.count - 1, to: 0, by: -1) {
-        ring[positions[i]] = ring[positions[i - 1]]
-      }
-      ring[positions[0]] = last
+      rotate(top: bottom, bottom: rows - 1, by: rows - 1 - bottom)
     }
   }
 }

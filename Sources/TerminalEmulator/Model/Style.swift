@@ -113,7 +113,7 @@ struct StyleTable: Sendable, Equatable {
 
   /// Direct-mapped cache in front of the dictionary: SGR-heavy output cycles through a few
   /// styles, and a compare of 20 bytes is cheaper than hashing.
-  private var cache: [(Style, UInt32)] = Array(repeating: (.plain, 0), count: 64)
+  private var cache: [(Style, UInt32)] = Array(repeating: (.plain, 0), count: 1024)
 
   @inline(__always)
   static func slot(_ s: Style) -> Int {
@@ -121,7 +121,7 @@ struct StyleTable: Sendable, Equatable {
     h ^= s.background.packed &* 0x85EB_CA77
     h ^= UInt32(s.attributes.rawValue) &* 0xC2B2_AE3D
     h ^= s.underlineColor.packed ^ s.hyperlink
-    return Int((h ^ (h >> 16)) & 63)
+    return Int((h ^ (h >> 16)) & 1023)
   }
 
   mutating func intern(_ style: Style) -> UInt32 {
@@ -154,7 +154,7 @@ struct StyleTable: Sendable, Equatable {
     }
     styles = newStyles
     ids = newIds
-    cache = Array(repeating: (.plain, 0), count: 64)
+    cache = Array(repeating: (.plain, 0), count: 1024)
     return remap
   }
 

@@ -110,15 +110,17 @@ extension TerminalState {
     }
     if cursor.col > right { cursor.col = right }
     if modes.contains(.insert) { insertBlanks(width, at: cursor.col, right: right) }
-    let row = cursor.row
     let col = cursor.col
-    clearHalfOfWide(row: row, col: col)
+    let base = screen.rowBase(cursor.row)
+    let pen = cursor.penID
+    // Overwriting half of a wide character blanks its other half.
+    breakWidePair(base, col)
     if width == 2 {
-      if col + 1 <= right { clearHalfOfWide(row: row, col: col + 1) }
-      screen[row, col] = Cell(scalar: c, style: cursor.penID, wide: true)
-      if col + 1 < cols { screen[row, col + 1] = .spacer(cursor.penID) }
+      if col + 1 <= right { breakWidePair(base, col + 1) }
+      screen.cells[base &+ col] = Cell(scalar: c, style: pen, wide: true)
+      if col + 1 < cols { screen.cells[base &+ col &+ 1] = .spacer(pen) }
     } else {
-      screen[row, col] = Cell(scalar: c, style: cursor.penID)
+      screen.cells[base &+ col] = Cell(scalar: c, style: pen)
     }
     let next = col + width
     if next > right {
@@ -126,6 +128,18 @@ extension TerminalState {
       cursor.pendingWrap = modes.contains(.autowrap)
     } else {
       cursor.col = next
+    }
+  }
+
+  /// `clearHalfOfWide` for a row whose first cell is at `base` in the active grid.
+  @inline(__always)
+  mutating func breakWidePair(_ base: Int, _ col: Int) {
+    let cell = screen.cells[base &+ col]
+    guard cell.content & (Cell.wideFlag | Cell.spacerFlag) != 0 else { return }
+    if cell.isSpacer, col > 0, screen.cells[base &+ col &- 1].isWide {
+      screen.cells[base &+ col &- 1] = blanked(screen.cells[base &+ col &- 1])
+    } else if cell.isWide, col &+ 1 < cols, screen.cells[base &+ col &+ 1].isSpacer {
+      screen.cells[base &+ col &+ 1] = blanked(screen.cells[base &+ col &+ 1])
     }
   }
 
@@ -154,10 +168,9 @@ extension TerminalState {
     if screen[row, col].isSpacer && col > 0 { col -= 1 }
     let cell = screen[row, col]
     guard !cell.isBlank else { return }
-    var scalars = cell.isCluster ? clusters[cell.payload] : [cell.payload]
-    guard scalars.count < TerminalState.maxClusterScalars else { return }
-    scalars.append(c)
-    let id = clusters.intern(scalars)
+    guard let id = clusters.extend(cell.content & (Cell.scalarMask | Cell.clusterFlag), with: c) else {
+      return
+    }
     screen[row, col] = Cell(
       content: id | Cell.clusterFlag | (cell.content & Cell.wideFlag), style: cell.style)
     joinNext = c == 0x200D
@@ -184,7 +197,9 @@ extension TerminalState {
       }
       for c in col..<(col + count) { cells[base + c] = fill }
     }
-    repairWideCharacters(row: cursor.row, from: col - 1, through: right + 1)
+    // Only the seams can hold a broken wide character: the insertion point, the first moved
+    // cell, and the margin where cells fell off.
+    for c in [col - 1, col, col + count, right, right + 1] { repairWideCharacter(row: cursor.row, col: c) }
   }
 
   /// DCH: delete `n` cells at the cursor, pulling the rest of the line (to the margin) left.
@@ -206,7 +221,9 @@ extension TerminalState {
         c += 1
       }
     }
-    repairWideCharacters(row: cursor.row, from: col - 1, through: right + 1)
+    for c in [col - 1, col, right - count + 1, right, right + 1] {
+      repairWideCharacter(row: cursor.row, col: c)
+    }
   }
 
   /// REP: repeat the last printed graphic character.

@@ -197,13 +197,18 @@ public struct TerminalState: Sendable {
     let lo = max(0, from)
     let hi = min(cols - 1, through)
     guard lo <= hi else { return }
-    for col in lo...hi {
-      let cell = screen[row, col]
-      if cell.isSpacer && (col == 0 || !screen[row, col - 1].isWide) {
-        screen[row, col] = blanked(cell)
-      } else if cell.isWide && (col == cols - 1 || !screen[row, col + 1].isSpacer) {
-        screen[row, col] = blanked(cell)
-      }
+    for col in lo...hi { repairWideCharacter(row: row, col: col) }
+  }
+
+  /// Blanks the cell at (row, col) if it is half of a wide character whose partner is gone.
+  @inline(__always)
+  mutating func repairWideCharacter(row: Int, col: Int) {
+    guard col >= 0 && col < cols else { return }
+    let cell = screen[row, col]
+    if cell.isSpacer && (col == 0 || !screen[row, col - 1].isWide) {
+      screen[row, col] = blanked(cell)
+    } else if cell.isWide && (col == cols - 1 || !screen[row, col + 1].isSpacer) {
+      screen[row, col] = blanked(cell)
     }
   }
 

@@ -58,17 +58,22 @@ enum Workloads {
         "╔══╦══╗", "║  ║  ║", "╚══╩══╝", "─│┌┐└┘├┤┬┴┼", "Ωmega λ", " ", "\r\n"]
       while out.count < size { add(pieces[rng.below(pieces.count)]) }
     case "cursor_motion":
+      // What full-screen programs send: mostly positioned updates (CUP + text + EL), with
+      // scroll regions, insert/delete of lines and characters, and an occasional clear.
       while out.count < size {
-        switch rng.below(9) {
-        case 0: add("\u{1B}[\(1 + rng.below(24));\(1 + rng.below(80))H")
-        case 1: add("\u{1B}[K")
-        case 2: add("\u{1B}[\(1 + rng.below(5))L")
-        case 3: add("\u{1B}[\(1 + rng.below(5))M")
-        case 4: add("\u{1B}[\(1 + rng.below(10));\(12 + rng.below(12))r")
-        case 5: add("\u{1B}[\(1 + rng.below(8))@")
-        case 6: add("\u{1B}[\(1 + rng.below(8))P")
-        case 7: add("\u{1B}[\(rng.below(3))J")
-        default: add("status \(rng.below(1000)) ok")
+        switch rng.below(40) {
+        case 0..<14:
+          add("\u{1B}[\(1 + rng.below(24));\(1 + rng.below(80))H")
+          add("field \(rng.below(100_000))")
+        case 14..<20: add("\u{1B}[K")
+        case 20..<23: add("\u{1B}[\(1 + rng.below(5))L")
+        case 23..<26: add("\u{1B}[\(1 + rng.below(5))M")
+        case 26..<29: add("\u{1B}[\(1 + rng.below(10));\(12 + rng.below(12))r")
+        case 29..<32: add("\u{1B}[\(1 + rng.below(8))@")
+        case 32..<35: add("\u{1B}[\(1 + rng.below(8))P")
+        case 35..<37: add("\u{1B}[\(1 + rng.below(5))S\u{1B}[\(1 + rng.below(5))T")
+        case 37: add("\u{1B}[\(rng.below(3))J")
+        default: add("\u{1B}[\(1 + rng.below(9))X\u{1B}[r")
         }
       }
     default:
