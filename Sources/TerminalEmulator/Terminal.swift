@@ -44,6 +44,20 @@ public struct Terminal: Sendable {
     return state.replies
   }
 
+  /// Bytes held by the grids (cell storage, line flags, line ring) and the interned tables:
+  /// what the emulator itself costs in memory, independent of the allocator.
+  public var memoryFootprint: Int {
+    var bytes = 0
+    for grid in [state.screen, state.inactive] {
+      bytes += grid.cells.capacity * MemoryLayout<Cell>.stride
+      bytes += grid.flags.capacity * MemoryLayout<LineFlags>.stride
+      bytes += grid.ring.capacity * MemoryLayout<Int32>.stride
+    }
+    bytes += state.styles.count * MemoryLayout<Style>.stride * 2
+    bytes += state.clusters.clusters.reduce(0) { $0 + $1.count * 4 + 32 } * 2
+    return bytes
+  }
+
   /// True when the parser is between sequences and characters.
   public var parserIsIdle: Bool { parser.isInGround }
 
