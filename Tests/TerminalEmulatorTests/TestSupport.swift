@@ -87,9 +87,17 @@ extension Terminal {
 /// htop, tmux) plus reel's own fixtures.
 enum RealStreams {
   static func all() -> [(name: String, bytes: [UInt8], cols: Int, rows: Int)] {
+    let fixtures = ConformancePaths.fixtures
+    let fixtureNames = (try? FileManager.default.contentsOfDirectory(atPath: fixtures.path))?.sorted() ?? []
+    let captured: [(name: String, bytes: [UInt8], cols: Int, rows: Int)] = fixtureNames.compactMap { name in
+      guard let data = try? Data(contentsOf: fixtures.appendingPathComponent("\(name)/output.raw")) else {
+        return nil
+      }
+      return ("fixture-\(name)", Array(data), 80, 24)
+    }
     let root = ConformancePaths.conformance.appendingPathComponent("alacritty")
     let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path))?.sorted() ?? []
-    return names.compactMap { name in
+    return captured + names.compactMap { name in
       let dir = root.appendingPathComponent(name)
       guard let data = try? Data(contentsOf: dir.appendingPathComponent("alacritty.recording")),
         let sizeData = try? Data(contentsOf: dir.appendingPathComponent("size.json")),
