@@ -27,7 +27,9 @@ final class AsciicastReaderTests: XCTestCase {
   }
 
   func testVersion2() throws {
-    let path = try write("v2.cast", """
+    let path = try write(
+      "v2.cast",
+      """
       {"version": 2, "width": 100, "height": 30, "title": "t", "env": {"TERM": "xterm"}}
       [0.5, "o", "hi\\r\\n"]
       [1.25, "r", "120x40"]
@@ -44,7 +46,9 @@ final class AsciicastReaderTests: XCTestCase {
   }
 
   func testVersion3RelativeTimesCommentsExitAndUnknownCodes() throws {
-    let path = try write("v3.cast", """
+    let path = try write(
+      "v3.cast",
+      """
       {"version": 3, "term": {"cols": 90, "rows": 20, "type": "xterm-256color"}}
       # a comment
       [0.5, "o", "a"]
@@ -61,7 +65,9 @@ final class AsciicastReaderTests: XCTestCase {
   }
 
   func testVersion1() throws {
-    let path = try write("v1.json", """
+    let path = try write(
+      "v1.json",
+      """
       {"version": 1, "width": 40, "height": 10, "stdout": [[0.5, "x"], [0.5, "y"]]}
       """)
     let (evs, source) = try events(path)
@@ -70,7 +76,9 @@ final class AsciicastReaderTests: XCTestCase {
   }
 
   func testBrokenLinesAreSkippedWithWarnings() throws {
-    let path = try write("broken.cast", """
+    let path = try write(
+      "broken.cast",
+      """
       {"version": 2, "width": 80, "height": 24}
       [0.1, "o", "ok"]
       [0.2, "o", "unterminated
@@ -86,7 +94,9 @@ final class AsciicastReaderTests: XCTestCase {
     let empty = try write("empty.cast", "")
     XCTAssertThrowsError(try InputFormat.open(empty)) { XCTAssertTrue("\($0)".contains("empty file")) }
     let json = try write("other.json", "{\"hello\": 1}\n")
-    XCTAssertThrowsError(try InputFormat.open(json)) { XCTAssertTrue("\($0)".contains("unsupported asciicast version")) }
+    XCTAssertThrowsError(try InputFormat.open(json)) {
+      XCTAssertTrue("\($0)".contains("unsupported asciicast version"))
+    }
     XCTAssertThrowsError(try InputFormat.open(dir.path)) { XCTAssertTrue("\($0)".contains("directory")) }
     XCTAssertThrowsError(try InputFormat.open(dir.appendingPathComponent("missing").path))
   }

@@ -11,8 +11,8 @@ final class ZstdTests: XCTestCase {
     var rng = UInt64(42)
     var big = [UInt8](repeating: 0, count: 64 << 20)
     for i in stride(from: 0, to: big.count, by: 8) {
-      rng = rng &* 6364136223846793005 &+ 1442695040888963407
-      let v = (rng >> 33) & 0x3F3F3F3F
+      rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      let v = (rng >> 33) & 0x3F3F_3F3F
       for j in 0..<8 { big[i + j] = UInt8(truncatingIfNeeded: v >> (j * 4)) }
     }
     let frame = try Zstd.compress(big, level: 1)

@@ -26,7 +26,9 @@ enum ReelCLI {
   }
 
   @discardableResult
-  static func run(_ args: [String], stdin: Data? = nil, environment: [String: String]? = nil) throws -> ReelRun {
+  static func run(_ args: [String], stdin: Data? = nil, environment: [String: String]? = nil) throws
+    -> ReelRun
+  {
     let p = Process()
     p.executableURL = executable
     p.arguments = args

@@ -53,7 +53,8 @@ final class DumpCommandTests: XCTestCase {
 
   func testBadInputsGiveOneLineErrors() throws {
     for args in [
-      ["dump", "/nonexistent/file.cast"], ["dump", "/tmp"], ["dump", "recordings/demo.cast", "--size", "abc"],
+      ["dump", "/nonexistent/file.cast"], ["dump", "/tmp"],
+      ["dump", "recordings/demo.cast", "--size", "abc"],
       ["dump", "recordings/demo.cast", "--format", "xml"], ["dump", "recordings/demo.cast", "--at", "-1"],
       ["dump"], ["nosuchcommand"],
     ] {

@@ -266,14 +266,17 @@ final class ControlFunctionTests: XCTestCase {
 
   func testSGRColoursBothForms() {
     let t = Terminal.fed(
-      "\u{1B}[38;5;196ma\u{1B}[38:2::1:2:3mb\u{1B}[48;2;4;5;6mc\u{1B}[4:3;58:5:9md\u{1B}[0;1;3;7;9;53me", cols: 10, rows: 1)
+      "\u{1B}[38;5;196ma\u{1B}[38:2::1:2:3mb\u{1B}[48;2;4;5;6mc\u{1B}[4:3;58:5:9md\u{1B}[0;1;3;7;9;53me",
+      cols: 10, rows: 1)
     XCTAssertEqual(t.style(of: t.cell(row: 0, col: 0)).foreground, .indexed(196))
     XCTAssertEqual(t.style(of: t.cell(row: 0, col: 1)).foreground, .rgb(1, 2, 3))
     XCTAssertEqual(t.style(of: t.cell(row: 0, col: 2)).background, .rgb(4, 5, 6))
     XCTAssertEqual(t.style(of: t.cell(row: 0, col: 3)).underline, .curly)
     XCTAssertEqual(t.style(of: t.cell(row: 0, col: 3)).underlineColor, .indexed(9))
     let e = t.style(of: t.cell(row: 0, col: 4))
-    XCTAssertEqual(e.attributes.intersection([.bold, .italic, .inverse, .strikethrough, .overline]), [.bold, .italic, .inverse, .strikethrough, .overline])
+    XCTAssertEqual(
+      e.attributes.intersection([.bold, .italic, .inverse, .strikethrough, .overline]),
+      [.bold, .italic, .inverse, .strikethrough, .overline])
     XCTAssertEqual(e.foreground, .default)
   }
 
@@ -285,7 +288,9 @@ final class ControlFunctionTests: XCTestCase {
   // MARK: OSC and replies
 
   func testTitlesHyperlinksAndPromptMarks() {
-    let t = Terminal.fed("\u{1B}]2;hello\u{07}\u{1B}]8;id=1;http://a/\u{1B}\\ab\u{1B}]8;;\u{1B}\\c\u{1B}]133;A\u{07}", cols: 10, rows: 2)
+    let t = Terminal.fed(
+      "\u{1B}]2;hello\u{07}\u{1B}]8;id=1;http://a/\u{1B}\\ab\u{1B}]8;;\u{1B}\\c\u{1B}]133;A\u{07}", cols: 10,
+      rows: 2)
     XCTAssertEqual(t.title, "hello")
     XCTAssertEqual(t.hyperlink(of: t.cell(row: 0, col: 0)), Hyperlink(id: "1", uri: "http://a/"))
     XCTAssertNil(t.hyperlink(of: t.cell(row: 0, col: 2)))

@@ -12,14 +12,18 @@ final class HostileInputTests: XCTestCase {
   func testRandomBytesInRandomChunks() {
     var rng = SeededRandom(seed: 2024)
     for round in 0..<30 {
-      var t = Terminal(cols: Int.random(in: 1...120, using: &rng), rows: Int.random(in: 1...40, using: &rng), scrollback: 100)
+      var t = Terminal(
+        cols: Int.random(in: 1...120, using: &rng), rows: Int.random(in: 1...40, using: &rng), scrollback: 100
+      )
       let bytes = (0..<20_000).map { _ in UInt8.random(in: 0...255, using: &rng) }
       var i = 0
       while i < bytes.count {
         let n = min(bytes.count - i, Int.random(in: 1...700, using: &rng))
         t.feed(Array(bytes[i..<i + n]))
         i += n
-        if round % 5 == 0 { t.resize(cols: Int.random(in: 1...100, using: &rng), rows: Int.random(in: 1...30, using: &rng)) }
+        if round % 5 == 0 {
+          t.resize(cols: Int.random(in: 1...100, using: &rng), rows: Int.random(in: 1...30, using: &rng))
+        }
       }
       assertUsable(&t)
     }
@@ -56,7 +60,8 @@ final class HostileInputTests: XCTestCase {
     t.feed("\u{1B}P" + String(repeating: "x", count: 3_000_000))
     t.feed("\u{1B}\\")
     t.feed("e" + String(repeating: "\u{301}", count: 10_000))
-    XCTAssertLessThanOrEqual(t.state.clusters.clusters.map(\.count).max() ?? 0, TerminalState.maxClusterScalars)
+    XCTAssertLessThanOrEqual(
+      t.state.clusters.clusters.map(\.count).max() ?? 0, TerminalState.maxClusterScalars)
     XCTAssertLessThanOrEqual(t.state.replies.count, TerminalState.maxReplyBytes)
     assertUsable(&t)
   }
@@ -84,7 +89,8 @@ final class HostileInputTests: XCTestCase {
     let last = t.cell(row: t.cursor.row, col: t.cursor.pendingWrap ? t.cursor.col : t.cursor.col - 1)
     XCTAssertEqual(t.text(of: last), "x")
     let i = 299_999
-    XCTAssertEqual(t.style(of: last).foreground, .rgb(UInt8(i & 255), UInt8((i >> 8) & 255), UInt8((i >> 16) & 255)))
+    XCTAssertEqual(
+      t.style(of: last).foreground, .rgb(UInt8(i & 255), UInt8((i >> 8) & 255), UInt8((i >> 16) & 255)))
     XCTAssertEqual(t.hyperlink(of: last)?.uri, "http://h/295000")
   }
 }

@@ -5,7 +5,9 @@ import XCTest
 /// A reset terminal fed `repaintSequence()` must equal the original (apart from the parser's
 /// half-read bytes and REP memory, which a VT stream cannot carry).
 final class RepaintTests: XCTestCase {
-  func assertRepaints(_ t: Terminal, scrollback: Bool, _ context: String, file: StaticString = #filePath, line: UInt = #line) {
+  func assertRepaints(
+    _ t: Terminal, scrollback: Bool, _ context: String, file: StaticString = #filePath, line: UInt = #line
+  ) {
     var fresh = Terminal(cols: t.cols, rows: t.rows, scrollback: t.scrollbackLimit)
     fresh.feed(t.repaintSequence(includeScrollback: scrollback))
     _ = fresh.takeReplies()

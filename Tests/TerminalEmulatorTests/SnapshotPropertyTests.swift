@@ -4,7 +4,9 @@ import XCTest
 
 /// restore(snapshot(T)) ≡ T, byte-for-byte canonical, and the two stay equal under further input.
 final class SnapshotPropertyTests: XCTestCase {
-  func assertRoundTrip(_ t: Terminal, _ context: String, file: StaticString = #filePath, line: UInt = #line) throws -> Terminal {
+  func assertRoundTrip(_ t: Terminal, _ context: String, file: StaticString = #filePath, line: UInt = #line)
+    throws -> Terminal
+  {
     let bytes = t.snapshot()
     let restored = try Terminal(snapshot: bytes)
     let d = restored.difference(from: t)
@@ -17,7 +19,8 @@ final class SnapshotPropertyTests: XCTestCase {
     for seed in UInt64(1)...40 {
       var rng = SeededRandom(seed: seed)
       let stream = HostileStream.make(length: 6000, seed: seed)
-      var t = Terminal(cols: Int.random(in: 10...50, using: &rng), rows: Int.random(in: 3...12, using: &rng), scrollback: 50)
+      var t = Terminal(
+        cols: Int.random(in: 10...50, using: &rng), rows: Int.random(in: 3...12, using: &rng), scrollback: 50)
       var offset = 0
       var twins: [Terminal] = []
       while offset < stream.count {

@@ -24,7 +24,9 @@ enum HostileStream {
     var out: [UInt8] = []
     out.reserveCapacity(length + 64)
     let finals = Array("@ABCDEFGHIJKLMPSTXZ`abcdefghlmnqrstu".utf8)
-    let privateModes = [1, 3, 5, 6, 7, 12, 25, 45, 47, 66, 69, 1000, 1002, 1003, 1004, 1005, 1006, 1047, 1048, 1049, 2004, 2026]
+    let privateModes = [
+      1, 3, 5, 6, 7, 12, 25, 45, 47, 66, 69, 1000, 1002, 1003, 1004, 1005, 1006, 1047, 1048, 1049, 2004, 2026,
+    ]
     let texts = ["hello ", "wörld ", "中文字", "e\u{301}", "👍🏽", "👨‍👩‍👧", "❤️", "\u{200D}", "╔═╗", "x"]
     while out.count < length {
       switch Int.random(in: 0..<20, using: &rng) {
@@ -44,30 +46,40 @@ enum HostileStream {
         let on = Bool.random(using: &rng) ? "h" : "l"
         out += Array("\u{1B}[?\(privateModes.randomElement(using: &rng)!)\(on)".utf8)
       case 11:
-        let sgr = ["0", "1", "3", "4:3", "7", "38;5;\(Int.random(in: 0...255, using: &rng))",
-          "48;2;\(Int.random(in: 0...255, using: &rng));1;2", "58:2::1:2:3", "22;24;27", "9;53"]
+        let sgr = [
+          "0", "1", "3", "4:3", "7", "38;5;\(Int.random(in: 0...255, using: &rng))",
+          "48;2;\(Int.random(in: 0...255, using: &rng));1;2", "58:2::1:2:3", "22;24;27", "9;53",
+        ]
         out += Array("\u{1B}[\(sgr.randomElement(using: &rng)!)m".utf8)
       case 12:
-        let esc = ["\u{1B}7", "\u{1B}8", "\u{1B}D", "\u{1B}M", "\u{1B}E", "\u{1B}H", "\u{1B}(0", "\u{1B}(B",
-          "\u{1B})0", "\u{1B}N", "\u{1B}#8", "\u{1B}=", "\u{1B}>"]
+        let esc = [
+          "\u{1B}7", "\u{1B}8", "\u{1B}D", "\u{1B}M", "\u{1B}E", "\u{1B}H", "\u{1B}(0", "\u{1B}(B",
+          "\u{1B})0", "\u{1B}N", "\u{1B}#8", "\u{1B}=", "\u{1B}>",
+        ]
         out += Array(esc.randomElement(using: &rng)!.utf8)
       case 13 where margins:
         let top = Int.random(in: 1...12, using: &rng)
         out += Array("\u{1B}[\(top);\(top + Int.random(in: 1...12, using: &rng))r".utf8)
       case 14:
-        let osc = ["\u{1B}]0;title \(Int.random(in: 0...9, using: &rng))\u{07}", "\u{1B}]8;;http://x/\(Int.random(in: 0...3, using: &rng))\u{1B}\\",
-          "\u{1B}]8;;\u{1B}\\", "\u{1B}]133;A\u{07}", "\u{1B}]7;file:///tmp\u{07}", "\u{1B}P$qm\u{1B}\\"]
+        let osc = [
+          "\u{1B}]0;title \(Int.random(in: 0...9, using: &rng))\u{07}",
+          "\u{1B}]8;;http://x/\(Int.random(in: 0...3, using: &rng))\u{1B}\\",
+          "\u{1B}]8;;\u{1B}\\", "\u{1B}]133;A\u{07}", "\u{1B}]7;file:///tmp\u{07}", "\u{1B}P$qm\u{1B}\\",
+        ]
         out += Array(osc.randomElement(using: &rng)!.utf8)
       case 15:
         out += (0..<Int.random(in: 1...6, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
       case 16:
-        out += Array("\u{1B}[\(Int.random(in: 1...30, using: &rng));\(Int.random(in: 1...90, using: &rng))H".utf8)
+        out += Array(
+          "\u{1B}[\(Int.random(in: 1...30, using: &rng));\(Int.random(in: 1...90, using: &rng))H".utf8)
       case 17 where margins:
-        out += Array("\u{1B}[?69h\u{1B}[\(Int.random(in: 1...10, using: &rng));\(Int.random(in: 11...40, using: &rng))s".utf8)
+        out += Array(
+          "\u{1B}[?69h\u{1B}[\(Int.random(in: 1...10, using: &rng));\(Int.random(in: 11...40, using: &rng))s"
+            .utf8)
       case 18:
         out += Array("\r\n".utf8)
       default:
-        out += [0xE4, 0xB8] // a truncated UTF-8 sequence
+        out += [0xE4, 0xB8]  // a truncated UTF-8 sequence
       }
     }
     return out
@@ -97,13 +109,14 @@ enum RealStreams {
     }
     let root = ConformancePaths.conformance.appendingPathComponent("alacritty")
     let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path))?.sorted() ?? []
-    return captured + names.compactMap { name in
-      let dir = root.appendingPathComponent(name)
-      guard let data = try? Data(contentsOf: dir.appendingPathComponent("alacritty.recording")),
-        let sizeData = try? Data(contentsOf: dir.appendingPathComponent("size.json")),
-        let size = try? JSONSerialization.jsonObject(with: sizeData) as? [String: Int]
-      else { return nil }
-      return (name, Array(data), size["columns"] ?? 80, size["screen_lines"] ?? 24)
-    }
+    return captured
+      + names.compactMap { name in
+        let dir = root.appendingPathComponent(name)
+        guard let data = try? Data(contentsOf: dir.appendingPathComponent("alacritty.recording")),
+          let sizeData = try? Data(contentsOf: dir.appendingPathComponent("size.json")),
+          let size = try? JSONSerialization.jsonObject(with: sizeData) as? [String: Int]
+        else { return nil }
+        return (name, Array(data), size["columns"] ?? 80, size["screen_lines"] ?? 24)
+      }
   }
 }

@@ -2,7 +2,11 @@
 /// program wrote them; nothing is decoded until it is rendered or exported.
 public struct SessionEvent: Sendable, Equatable {
   public enum Kind: UInt8, Sendable, CaseIterable {
-    case output = 0, input = 1, resize = 2, marker = 3, exit = 4
+    case output = 0
+    case input = 1
+    case resize = 2
+    case marker = 3
+    case exit = 4
   }
 
   /// Microseconds since the session started.
@@ -56,9 +60,10 @@ public struct SessionInfo: Sendable, Equatable {
   /// Start time, seconds since 1970.
   public var startTime: Double?
 
-  public init(cols: Int = 80, rows: Int = 24, title: String? = nil, command: String? = nil,
-    term: String? = nil, shell: String? = nil, startTime: Double? = nil)
-  {
+  public init(
+    cols: Int = 80, rows: Int = 24, title: String? = nil, command: String? = nil,
+    term: String? = nil, shell: String? = nil, startTime: Double? = nil
+  ) {
     self.cols = cols
     self.rows = rows
     self.title = title

@@ -30,8 +30,7 @@ public enum SkippableFrame {
   }
 
   /// Decodes a complete skippable frame: its variant and payload.
-  public static func decode(_ bytes: [UInt8]) throws -> (variant: UInt8, payload: [UInt8])
-  {
+  public static func decode(_ bytes: [UInt8]) throws -> (variant: UInt8, payload: [UInt8]) {
     guard let (variant, length) = header(bytes) else {
       throw ZstdError("zstd: not a skippable frame")
     }

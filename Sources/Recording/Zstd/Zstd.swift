@@ -44,8 +44,7 @@ public enum Zstd {
   ///
   /// Stops at the first byte that does not begin a complete frame and reports it in `trailing`,
   /// so a truncated tail is visible instead of fatal.
-  public static func frameRanges(_ input: [UInt8]) -> (ranges: [Range<Int>], trailing: ZstdError?)
-  {
+  public static func frameRanges(_ input: [UInt8]) -> (ranges: [Range<Int>], trailing: ZstdError?) {
     var ranges: [Range<Int>] = []
     var offset = 0
     return input.withUnsafeBytes { raw in

@@ -40,7 +40,8 @@ public struct TerminalDifference: Sendable, Equatable, CustomStringConvertible {
     if activeCellMismatches > 0 { parts.append("\(activeCellMismatches) active cells") }
     if inactiveCellMismatches > 0 { parts.append("\(inactiveCellMismatches) inactive cells") }
     if scrollbackLineMismatches > 0 { parts.append("\(scrollbackLineMismatches) scrollback lines") }
-    return parts.joined(separator: ", ") + (notes.isEmpty ? "" : " — " + notes.prefix(3).joined(separator: "; "))
+    return parts.joined(separator: ", ")
+      + (notes.isEmpty ? "" : " — " + notes.prefix(3).joined(separator: "; "))
   }
 
   mutating func add(_ c: Component, _ note: String) {
@@ -123,7 +124,7 @@ struct CellComparer {
     ] {
       switch (x, y) {
       case (nil, nil): break
-      case let (s?, t?):
+      case (let s?, let t?):
         if s.row != t.row || s.col != t.col || s.pendingWrap != t.pendingWrap || s.charsets != t.charsets
           || s.originMode != t.originMode || !samePen(s.pen, t.pen, other)
         {

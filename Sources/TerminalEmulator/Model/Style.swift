@@ -60,7 +60,8 @@ public struct TextAttributes: OptionSet, Hashable, Sendable {
 
 /// Underline styles of `SGR 4:n` (and `SGR 21` double).
 public enum UnderlineStyle: UInt8, Sendable, CaseIterable {
-  case none = 0, single, double, curly, dotted, dashed
+  case none = 0
+  case single, double, curly, dotted, dashed
 }
 
 /// Everything about how a cell is drawn, interned in a `StyleTable` so cells carry an id.

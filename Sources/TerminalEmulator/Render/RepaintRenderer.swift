@@ -129,7 +129,9 @@ struct RepaintRenderer {
       }
       if cell.isBlank {
         var n = 1
-        while c + n < end && cells[c + n].isBlank && !cells[c + n].isSpacer && cells[c + n].style == cell.style {
+        while c + n < end && cells[c + n].isBlank && !cells[c + n].isSpacer
+          && cells[c + n].style == cell.style
+        {
           n += 1
         }
         let style = state.styles[cell.style]
@@ -272,10 +274,14 @@ struct RepaintRenderer {
     emit("\u{1B}[3g")
     for (col, on) in s.tabStops.enumerated() where on { emit("\u{1B}[1;\(col + 1)H\u{1B}H") }
     // Margins (DECSTBM and DECSLRM home the cursor; the cursor is placed afterwards).
-    if s.marginTop != 0 || s.marginBottom != s.rows - 1 { emit("\u{1B}[\(s.marginTop + 1);\(s.marginBottom + 1)r") }
+    if s.marginTop != 0 || s.marginBottom != s.rows - 1 {
+      emit("\u{1B}[\(s.marginTop + 1);\(s.marginBottom + 1)r")
+    }
     if s.modes.contains(.leftRightMargins) {
       emit("\u{1B}[?69h")
-      if s.marginLeft != 0 || s.marginRight != s.cols - 1 { emit("\u{1B}[\(s.marginLeft + 1);\(s.marginRight + 1)s") }
+      if s.marginLeft != 0 || s.marginRight != s.cols - 1 {
+        emit("\u{1B}[\(s.marginLeft + 1);\(s.marginRight + 1)s")
+      }
     }
     // Titles.
     emit("\u{1B}]1;\(s.iconName)\u{1B}\\\u{1B}]2;\(s.title)\u{1B}\\")

@@ -87,7 +87,9 @@ extension Terminal {
       let s = state.styles[spanStyle]
       if !s.foreground.isDefault { fields.append(("fg", .string(s.foreground.description))) }
       if !s.background.isDefault { fields.append(("bg", .string(s.background.description))) }
-      if !s.underlineColor.isDefault { fields.append(("underlineColor", .string(s.underlineColor.description))) }
+      if !s.underlineColor.isDefault {
+        fields.append(("underlineColor", .string(s.underlineColor.description)))
+      }
       let a = s.attributes
       for (flag, name) in [
         (TextAttributes.bold, "bold"), (.faint, "faint"), (.italic, "italic"), (.blink, "blink"),

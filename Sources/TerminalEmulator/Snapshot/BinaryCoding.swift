@@ -16,7 +16,9 @@ public struct BinaryWriter: Sendable {
   }
 
   public mutating func u64(_ v: UInt64) {
-    for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
+    for shift in stride(from: 0, to: 64, by: 8) {
+      bytes.append(UInt8(truncatingIfNeeded: v >> UInt64(shift)))
+    }
   }
 
   /// Unsigned LEB128.

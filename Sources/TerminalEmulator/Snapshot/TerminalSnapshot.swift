@@ -316,11 +316,15 @@ struct SnapshotDecoder {
       }
       _ = index
       grids.append(
-        Grid(cols: cols, rows: rows, scrollbackLimit: gridLimit, lines: lines, lineFlags: flags, droppedLines: dropped))
+        Grid(
+          cols: cols, rows: rows, scrollbackLimit: gridLimit, lines: lines, lineFlags: flags,
+          droppedLines: dropped))
     }
     st.screen = grids[0]
     st.inactive = grids[1]
-    guard reader.isAtEnd else { throw BinaryFormatError("\(reader.remaining) unexpected bytes after snapshot") }
+    guard reader.isAtEnd else {
+      throw BinaryFormatError("\(reader.remaining) unexpected bytes after snapshot")
+    }
     return (parser, st)
   }
 

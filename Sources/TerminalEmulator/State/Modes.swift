@@ -40,23 +40,30 @@ public struct TerminalModes: OptionSet, Hashable, Sendable {
 
 /// Which mouse events the application asked for (?9, ?1000, ?1002, ?1003).
 public enum MouseTracking: UInt8, Sendable, CaseIterable {
-  case none = 0, x10 = 9, normal = 10, buttonEvent = 12, anyEvent = 13
+  case none = 0
+  case x10 = 9
+  case normal = 10
+  case buttonEvent = 12
+  case anyEvent = 13
 }
 
 /// How mouse reports are encoded (?1005, ?1006, ?1015, ?1016).
 public enum MouseEncoding: UInt8, Sendable, CaseIterable {
-  case `default` = 0, utf8, sgr, urxvt, sgrPixels
+  case `default` = 0
+  case utf8, sgr, urxvt, sgrPixels
 }
 
 /// DECSCUSR cursor shapes (0–6).
 public enum CursorShape: UInt8, Sendable, CaseIterable {
-  case `default` = 0, blinkingBlock, steadyBlock, blinkingUnderline, steadyUnderline, blinkingBar,
+  case `default` = 0
+  case blinkingBlock, steadyBlock, blinkingUnderline, steadyUnderline, blinkingBar,
     steadyBar
 }
 
 /// A character set designated into G0–G3 (SCS).
 public enum Charset: UInt8, Sendable, CaseIterable {
-  case ascii = 0, decSpecialGraphics, uk
+  case ascii = 0
+  case decSpecialGraphics, uk
 
   /// Maps a GL byte (0x20...0x7E) through this set.
   @inline(__always)

@@ -22,7 +22,9 @@ extension TerminalState {
     }
     let p1 = seq.param(0, default: 1)
     switch seq.final {
-    case UInt8(ascii: "@"): insertBlanks(p1, at: cursor.col, right: rightEdge); cursor.pendingWrap = false
+    case UInt8(ascii: "@"):
+      insertBlanks(p1, at: cursor.col, right: rightEdge)
+      cursor.pendingWrap = false
     case UInt8(ascii: "A"): cursorUp(p1)
     case UInt8(ascii: "B"), UInt8(ascii: "e"): cursorDown(p1)
     case UInt8(ascii: "C"), UInt8(ascii: "a"): cursorForward(p1)
@@ -86,7 +88,9 @@ extension TerminalState {
   /// Cursor position as reported by CPR: 1-based, relative to the origin when DECOM is set.
   func reportedPosition() -> (Int, Int) {
     if modes.contains(.origin) {
-      return (cursor.row - marginTop + 1, cursor.col - (modes.contains(.leftRightMargins) ? marginLeft : 0) + 1)
+      return (
+        cursor.row - marginTop + 1, cursor.col - (modes.contains(.leftRightMargins) ? marginLeft : 0) + 1
+      )
     }
     return (cursor.row + 1, cursor.col + 1)
   }
@@ -284,7 +288,8 @@ extension TerminalState {
   /// ECH: blank `n` cells from the cursor without moving it.
   mutating func eraseCharacters(_ n: Int) {
     cursor.pendingWrap = false
-    eraseCells(row: cursor.row, from: cursor.col, to: min(cols, cursor.col + n), selective: false, keepsWrap: true)
+    eraseCells(
+      row: cursor.row, from: cursor.col, to: min(cols, cursor.col + n), selective: false, keepsWrap: true)
   }
 
   /// Blanks cells `from..<to` of a row. EL/ED reaching the end of the line also end its soft

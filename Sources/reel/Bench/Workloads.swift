@@ -23,8 +23,11 @@ enum Workloads {
     func add(_ s: String) { out.append(contentsOf: s.utf8) }
     switch name {
     case "ascii":
-      let words = ["let", "var", "func", "return", "if", "else", "for", "in", "while", "struct", "self",
-        "count", "index", "value", "buffer", "terminal", "= 0", "+= 1", "{", "}", "(", ")", "->", "//", "0x1F"]
+      let words = [
+        "let", "var", "func", "return", "if", "else", "for", "in", "while", "struct", "self",
+        "count", "index", "value", "buffer", "terminal", "= 0", "+= 1", "{", "}", "(", ")", "->", "//",
+        "0x1F",
+      ]
       while out.count < size {
         add(String(repeating: " ", count: 2 * rng.below(5)))
         for _ in 0..<(3 + rng.below(12)) { add(words[rng.below(words.count)] + " ") }
@@ -54,8 +57,10 @@ enum Workloads {
         add("\u{1B}[0m\r\n")
       }
     case "unicode":
-      let pieces = ["中文字符", "日本語のテキスト", "한국어", "e\u{301}", "a\u{308}\u{304}", "👨‍👩‍👧‍👦", "👍🏽", "❤️",
-        "╔══╦══╗", "║  ║  ║", "╚══╩══╝", "─│┌┐└┘├┤┬┴┼", "Ωmega λ", " ", "\r\n"]
+      let pieces = [
+        "中文字符", "日本語のテキスト", "한국어", "e\u{301}", "a\u{308}\u{304}", "👨‍👩‍👧‍👦", "👍🏽", "❤️",
+        "╔══╦══╗", "║  ║  ║", "╚══╩══╝", "─│┌┐└┘├┤┬┴┼", "Ωmega λ", " ", "\r\n",
+      ]
       while out.count < size { add(pieces[rng.below(pieces.count)]) }
     case "cursor_motion":
       // What full-screen programs send: mostly positioned updates (CUP + text + EL), with

@@ -35,7 +35,9 @@ struct BenchCommand: ParsableCommand {
     #endif
     var rows: [JSONValue] = []
     if !json {
-      Output.line("emulator throughput, \(size) MiB per workload, \(Self.chunkSize / 1024) KiB chunks, best of \(repeats)")
+      Output.line(
+        "emulator throughput, \(size) MiB per workload, \(Self.chunkSize / 1024) KiB chunks, best of \(repeats)"
+      )
       Output.line(
         "workload        size      MiB/s   read-loop MiB/s   peak RSS MiB")
     }
@@ -53,12 +55,13 @@ struct BenchCommand: ParsableCommand {
         let peak = max(Measure.peakRSS(), before)
         let mibs = Measure.mib(data.count) / seconds
         if json {
-          rows.append(.object([
-            ("workload", .string(name)), ("cols", .int(cols)), ("rows", .int(lines)),
-            ("mibPerSecond", .double((mibs * 10).rounded() / 10)),
-            ("readLoopMibPerSecond", .double((ceiling * 10).rounded() / 10)),
-            ("peakRSSMiB", .double((Measure.mib(peak) * 10).rounded() / 10)),
-          ]))
+          rows.append(
+            .object([
+              ("workload", .string(name)), ("cols", .int(cols)), ("rows", .int(lines)),
+              ("mibPerSecond", .double((mibs * 10).rounded() / 10)),
+              ("readLoopMibPerSecond", .double((ceiling * 10).rounded() / 10)),
+              ("peakRSSMiB", .double((Measure.mib(peak) * 10).rounded() / 10)),
+            ]))
         } else {
           Output.line(
             name.padding(toLength: 15, withPad: " ", startingAt: 0) + " "
@@ -69,15 +72,17 @@ struct BenchCommand: ParsableCommand {
     }
     let memory = scrollbackMemory()
     if json {
-      Output.line(JSONValue.object([
-        ("throughput", .array(rows)),
-        ("scrollbackBytesPerCell", .double((memory.structure * 100).rounded() / 100)),
-        ("scrollbackResidentBytesPerCell", .double((memory.resident * 100).rounded() / 100)),
-      ]).serialized())
+      Output.line(
+        JSONValue.object([
+          ("throughput", .array(rows)),
+          ("scrollbackBytesPerCell", .double((memory.structure * 100).rounded() / 100)),
+          ("scrollbackResidentBytesPerCell", .double((memory.resident * 100).rounded() / 100)),
+        ]).serialized())
     } else {
       Output.line(
         String(
-          format: "scrollback memory (10,000 lines x 200 columns, full): %.2f bytes per cell held by the emulator, %.2f resident-set growth",
+          format:
+            "scrollback memory (10,000 lines x 200 columns, full): %.2f bytes per cell held by the emulator, %.2f resident-set growth",
           memory.structure, memory.resident))
     }
   }

@@ -30,11 +30,15 @@ struct DumpCommand: ParsableCommand {
 
   func run() throws {
     guard let fmt = InputFormat(rawValue: inputFormat) else {
-      throw CLIError("unknown --input-format '\(inputFormat)' (use \(InputFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+      throw CLIError(
+        "unknown --input-format '\(inputFormat)' (use \(InputFormat.allCases.map(\.rawValue).joined(separator: ", ")))"
+      )
     }
     var parsedSize: (cols: Int, rows: Int)? = nil
     if let size {
-      guard let s = parseSize(size) else { throw CLIError("invalid --size '\(size)', expected COLSxROWS like 80x24") }
+      guard let s = parseSize(size) else {
+        throw CLIError("invalid --size '\(size)', expected COLSxROWS like 80x24")
+      }
       parsedSize = s
     }
     if let at, !(at >= 0 && at.isFinite) { throw CLIError("--at must be a non-negative number of seconds") }

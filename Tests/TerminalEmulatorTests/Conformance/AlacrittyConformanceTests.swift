@@ -14,7 +14,9 @@ final class AlacrittyConformanceTests: XCTestCase {
   }
 
   static func expected(_ dir: URL) throws -> Expected {
-    let grid = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("grid.json"))) as! [String: Any]
+    let grid =
+      try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("grid.json")))
+      as! [String: Any]
     let raw = grid["raw"] as! [String: Any]
     let inner = raw["inner"] as! [[String: Any]]
     let zero = raw["zero"] as! Int
@@ -52,9 +54,14 @@ final class AlacrittyConformanceTests: XCTestCase {
     var unexpected: [String] = []
     for name in cases {
       let dir = root.appendingPathComponent(name)
-      let size = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("size.json"))) as! [String: Int]
-      let config = (try? JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("config.json")))) as? [String: Int]
-      var term = Terminal(cols: size["columns"]!, rows: size["screen_lines"]!, scrollback: config?["history_size"] ?? 0)
+      let size =
+        try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("size.json")))
+        as! [String: Int]
+      let config =
+        (try? JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("config.json"))))
+        as? [String: Int]
+      var term = Terminal(
+        cols: size["columns"]!, rows: size["screen_lines"]!, scrollback: config?["history_size"] ?? 0)
       term.feed(Array(try Data(contentsOf: dir.appendingPathComponent("alacritty.recording"))))
       let want = try Self.expected(dir)
       var problems: [String] = []

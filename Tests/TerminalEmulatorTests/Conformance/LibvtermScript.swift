@@ -136,9 +136,12 @@ struct LibvtermScript {
       guard let row = nums.first, row < term.rows else { return "bad row" }
       let want: String
       if rhs.hasPrefix("0x") {
-        want = String(String.UnicodeScalarView(rhs.split(separator: ",").compactMap {
-          UInt32($0.trimmingCharacters(in: .whitespaces).dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init)
-        }))
+        want = String(
+          String.UnicodeScalarView(
+            rhs.split(separator: ",").compactMap {
+              UInt32($0.trimmingCharacters(in: .whitespaces).dropFirst(2), radix: 16).flatMap(
+                Unicode.Scalar.init)
+            }))
       } else {
         want = rhs.isEmpty ? "" : String(decoding: Self.unquote(rhs), as: UTF8.self)
       }
@@ -153,7 +156,9 @@ struct LibvtermScript {
         return got == want ? nil : "got \"\(got)\""
       }
       // screen_text lists UTF-8 bytes.
-      let want = rhs.split(separator: ",").compactMap { UInt8($0.trimmingCharacters(in: .whitespaces).dropFirst(2), radix: 16) }
+      let want = rhs.split(separator: ",").compactMap {
+        UInt8($0.trimmingCharacters(in: .whitespaces).dropFirst(2), radix: 16)
+      }
       let gotBytes = Array(got.utf8)
       return gotBytes == want ? nil : "got \(gotBytes.map { String($0, radix: 16) })"
     case "?screen_cell":
@@ -240,7 +245,9 @@ struct LibvtermScript {
     case "italic": got = onOff(pen.attributes.contains(.italic))
     case "blink": got = onOff(pen.attributes.contains(.blink))
     case "reverse": got = onOff(pen.attributes.contains(.inverse))
-    case "underline": got = "\(pen.underline == .dotted || pen.underline == .dashed ? 3 : min(Int(pen.underline.rawValue), 3))"
+    case "underline":
+      got =
+        "\(pen.underline == .dotted || pen.underline == .dashed ? 3 : min(Int(pen.underline.rawValue), 3))"
     case "foreground": got = Self.penColor(pen.foreground, isForeground: true)
     case "background": got = Self.penColor(pen.background, isForeground: false)
     case "font", "small", "baseline": return "font/size/baseline attributes not supported"
@@ -363,8 +370,9 @@ struct LibvtermScript {
   }
 
   static func show(_ bytes: [UInt8]) -> String {
-    "\"" + bytes.map { b in
-      b == 0x1B ? "\\e" : (b >= 0x20 && b < 0x7F ? String(UnicodeScalar(b)) : "\\x" + String(b, radix: 16))
-    }.joined() + "\""
+    "\""
+      + bytes.map { b in
+        b == 0x1B ? "\\e" : (b >= 0x20 && b < 0x7F ? String(UnicodeScalar(b)) : "\\x" + String(b, radix: 16))
+      }.joined() + "\""
   }
 }
