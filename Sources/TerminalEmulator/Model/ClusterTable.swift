@@ -1,13 +1,13 @@
 /// Interned grapheme clusters: a base scalar plus combining marks, variation selectors or a
 /// ZWJ sequence. A cell whose content has the cluster flag stores an index here.
 struct ClusterTable: Sendable, Equatable {
-  private(set) var clusters: [[UInt32]] = []
-  private var ids: [[UInt32]: UInt32] = [:]
+  private var table = InternTable<[UInt32]>()
 
-  var count: Int { clusters.count }
+  var count: Int { table.count }
+  var clusters: [[UInt32]] { table.elements }
 
   @inline(__always)
-  subscript(id: UInt32) -> [UInt32] { clusters[Int(id)] }
+  subscript(id: UInt32) -> [UInt32] { table[id] }
 
   /// Recently extended clusters: (cell payload incl. cluster flag, added scalar) → cluster id.
   /// Text with combining marks repeats the same few pairs; this skips building and hashing
@@ -28,31 +28,13 @@ struct ClusterTable: Sendable, Equatable {
     return id
   }
 
-  mutating func intern(_ scalars: [UInt32]) -> UInt32 {
-    if let id = ids[scalars] { return id }
-    let id = UInt32(clusters.count)
-    clusters.append(scalars)
-    ids[scalars] = id
-    return id
-  }
+  mutating func intern(_ scalars: [UInt32]) -> UInt32 { table.intern(scalars) }
 
-  /// Rebuilds the table with only the ids in `used`; returns old→new map.
+  /// Keeps only the ids in `used`; returns old → new ids.
   mutating func compact(keeping used: [UInt32]) -> [UInt32: UInt32] {
-    var newClusters: [[UInt32]] = []
-    var newIds: [[UInt32]: UInt32] = [:]
-    var remap: [UInt32: UInt32] = [:]
-    for old in used {
-      let c = clusters[Int(old)]
-      let id = UInt32(newClusters.count)
-      newClusters.append(c)
-      newIds[c] = id
-      remap[old] = id
-    }
-    clusters = newClusters
-    ids = newIds
     recent = Array(repeating: (0, 0, 0), count: 256)
-    return remap
+    return table.compact(keeping: used)
   }
 
-  static func == (a: ClusterTable, b: ClusterTable) -> Bool { a.clusters == b.clusters }
+  static func == (a: ClusterTable, b: ClusterTable) -> Bool { a.table == b.table }
 }

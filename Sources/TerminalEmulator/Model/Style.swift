@@ -99,18 +99,15 @@ public struct Style: Hashable, Sendable {
   }
 }
 
-/// Interning table: `Style` ↔ dense `UInt32` id. Id 0 is always the plain style.
-///
-/// Grows only with distinct styles; `compact(keeping:)` drops styles no cell uses any more,
-/// so hostile colour streams cannot grow it without bound.
+/// Interned styles: `Style` ↔ dense `UInt32` id. Id 0 is always the plain style.
 struct StyleTable: Sendable, Equatable {
-  private(set) var styles: [Style] = [.plain]
-  private var ids: [Style: UInt32] = [.plain: 0]
+  private var table = InternTable<Style>([.plain])
 
-  var count: Int { styles.count }
+  var count: Int { table.count }
+  var styles: [Style] { table.elements }
 
   @inline(__always)
-  subscript(id: UInt32) -> Style { styles[Int(id)] }
+  subscript(id: UInt32) -> Style { table[id] }
 
   /// Direct-mapped cache in front of the dictionary: SGR-heavy output cycles through a few
   /// styles, and a compare of 20 bytes is cheaper than hashing.
@@ -129,35 +126,16 @@ struct StyleTable: Sendable, Equatable {
     let slot = StyleTable.slot(style)
     let cached = cache[slot]
     if cached.0 == style { return cached.1 }
-    let id: UInt32
-    if let existing = ids[style] {
-      id = existing
-    } else {
-      id = UInt32(styles.count)
-      styles.append(style)
-      ids[style] = id
-    }
+    let id = table.intern(style)
     cache[slot] = (style, id)
     return id
   }
 
-  /// Rebuilds the table with only the ids in `used` (sorted, includes 0); returns old→new map.
+  /// Keeps only the ids in `used` (sorted, including 0); returns old → new ids.
   mutating func compact(keeping used: [UInt32]) -> [UInt32: UInt32] {
-    var newStyles: [Style] = []
-    var newIds: [Style: UInt32] = [:]
-    var remap: [UInt32: UInt32] = [:]
-    for old in used {
-      let s = styles[Int(old)]
-      let id = UInt32(newStyles.count)
-      newStyles.append(s)
-      newIds[s] = id
-      remap[old] = id
-    }
-    styles = newStyles
-    ids = newIds
     cache = Array(repeating: (.plain, 0), count: 1024)
-    return remap
+    return table.compact(keeping: used)
   }
 
-  static func == (a: StyleTable, b: StyleTable) -> Bool { a.styles == b.styles }
+  static func == (a: StyleTable, b: StyleTable) -> Bool { a.table == b.table }
 }
