@@ -33,6 +33,8 @@ struct BenchCommand: ParsableCommand {
     #if DEBUG
       Output.warn("this is a debug build; run `swift build -c release` and .build/release/reel bench")
     #endif
+    // Memory first, while the heap holds nothing freed that could hide the growth.
+    let memory = scrollbackMemory()
     var rows: [JSONValue] = []
     if !json {
       Output.line(
@@ -70,7 +72,6 @@ struct BenchCommand: ParsableCommand {
         }
       }
     }
-    let memory = scrollbackMemory()
     if json {
       Output.line(
         JSONValue.object([
