@@ -7,6 +7,7 @@ let package = Package(
   products: [
     .library(name: "TerminalEmulator", targets: ["TerminalEmulator"]),
     .library(name: "Recording", targets: ["Recording"]),
+    .library(name: "Capture", targets: ["Capture"]),
     .executable(name: "reel", targets: ["reel"]),
   ],
   dependencies: [
@@ -20,10 +21,12 @@ let package = Package(
     ),
     .target(name: "TerminalEmulator"),
     .target(name: "Recording", dependencies: ["CZstd", "TerminalEmulator"]),
+    .target(name: "CPTY"),
+    .target(name: "Capture", dependencies: ["CPTY"]),
     .executableTarget(
       name: "reel",
       dependencies: [
-        "TerminalEmulator", "Recording",
+        "TerminalEmulator", "Recording", "Capture",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -32,6 +35,7 @@ let package = Package(
       exclude: ["Conformance/libvterm-accepted.txt", "Conformance/alacritty-accepted.txt"]
     ),
     .testTarget(name: "RecordingTests", dependencies: ["Recording", "TerminalEmulator"]),
+    .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
     .testTarget(name: "ReelCLITests", dependencies: ["reel"]),
   ],
   swiftLanguageModes: [.v6]

@@ -143,6 +143,21 @@ public struct Terminal: Sendable {
 }
 
 extension Terminal {
+  /// Changes how many scrollback lines are kept (e.g. for a terminal restored from a keyframe
+  /// that carried none). Keeps the most recent lines that fit.
+  public mutating func setScrollbackLimit(_ limit: Int) {
+    let limit = max(0, limit)
+    guard limit != state.scrollbackLimit else { return }
+    let old = state.primary
+    let lines = (0..<old.lineCount).map { Array(old.line($0)) }
+    let flags = (0..<old.lineCount).map { old.flags(line: $0) }
+    let rebuilt = Grid(
+      cols: old.cols, rows: old.rows, scrollbackLimit: limit, lines: lines, lineFlags: flags,
+      droppedLines: old.droppedLines)
+    if state.isAlternateScreen { state.inactive = rebuilt } else { state.screen = rebuilt }
+    state.scrollbackLimit = limit
+  }
+
   /// Resizes to `cols`×`rows`, reflowing soft-wrapped lines of the primary screen.
   public mutating func resize(cols: Int, rows: Int) {
     state.resize(cols: max(1, cols), rows: max(1, rows))

@@ -17,7 +17,9 @@ public enum InputFormat: String, CaseIterable, Sendable {
         throw RecordingError("\(path): raw terminal output has no size; pass --size COLSxROWS")
       }
       return try RawReader(path: path, cols: size.cols, rows: size.rows)
-    case .reel, .ttyrec, .script:
+    case .reel:
+      return try ReelReader(path: path)
+    case .ttyrec, .script:
       throw RecordingError("\(path): reading \(chosen.rawValue) recordings is not available in this build")
     case .auto:
       throw RecordingError("\(path): cannot tell the format")

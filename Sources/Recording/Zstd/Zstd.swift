@@ -40,6 +40,22 @@ public enum Zstd {
     return try zstdCheck(ZSTD_findFrameCompressedSize(base, input.count))
   }
 
+  /// What is at the start of a buffer: a complete frame of some size, the beginning of a frame
+  /// that needs more bytes, or something that is not a frame.
+  public enum FrameProbe: Equatable, Sendable {
+    case complete(Int)
+    case needMore
+    case notAFrame(String)
+  }
+
+  public static func probeFrame(_ input: UnsafeRawBufferPointer) -> FrameProbe {
+    guard let base = input.baseAddress, input.count >= 4 else { return .needMore }
+    let size = ZSTD_findFrameCompressedSize(base, input.count)
+    if ZSTD_isError(size) == 0 { return .complete(size) }
+    if ZSTD_getErrorCode(size) == ZSTD_error_srcSize_wrong { return .needMore }
+    return .notAFrame(String(cString: ZSTD_getErrorName(size)))
+  }
+
   /// Splits a buffer holding consecutive frames into their byte ranges.
   ///
   /// Stops at the first byte that does not begin a complete frame and reports it in `trailing`,

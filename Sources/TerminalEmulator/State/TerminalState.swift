@@ -43,7 +43,7 @@ public struct TerminalState: Sendable {
   var replies: [UInt8] = []
   /// BEL count since creation.
   public internal(set) var bellCount = 0
-  let scrollbackLimit: Int
+  var scrollbackLimit: Int
 
   static let maxReplyBytes = 1 << 16
   static let maxClusterScalars = 32

@@ -1,0 +1,47 @@
+#define _GNU_SOURCE
+#include "cpty.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int reel_pty_open(char *name, unsigned long len) {
+  int fd = posix_openpt(O_RDWR | O_NOCTTY);
+  if (fd < 0) return -1;
+  if (grantpt(fd) != 0 || unlockpt(fd) != 0 || ptsname_r(fd, name, len) != 0) {
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+  }
+  fcntl(fd, F_SETFD, FD_CLOEXEC);
+  return fd;
+}
+
+int reel_pty_spawn(const char *tty_path, char *const argv[], char *const envp[], pid_t *pid) {
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  sigset_t none, all;
+  int rc;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawnattr_init(&attr);
+  /* After setsid, the first terminal a session leader opens becomes its controlling tty. */
+  posix_spawn_file_actions_addopen(&actions, 0, tty_path, O_RDWR, 0);
+  posix_spawn_file_actions_adddup2(&actions, 0, 1);
+  posix_spawn_file_actions_adddup2(&actions, 0, 2);
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &all);
+#ifdef POSIX_SPAWN_SETSID
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+#else
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+#endif
+  rc = posix_spawnp(pid, argv[0], &actions, &attr, argv, envp);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  return rc;
+}

@@ -1,0 +1,255 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+import TerminalEmulator
+
+/// Reads a `.reel` file one segment at a time (never the whole file), recovering every
+/// complete segment of a truncated or damaged file and saying what it skipped.
+public struct ReelReader: EventSource {
+  public let path: String
+  public private(set) var info: SessionInfo
+  public private(set) var warnings: [String] = []
+  /// File offset just after the last good data frame read so far (where appending resumes).
+  public private(set) var dataEnd = 0
+  private let file: FileWindow
+  private var offset = 0
+  private var pending: [SessionEvent] = []
+  private var pendingIndex = 0
+  private var decompressor = ZstdDecompressor()
+  private(set) var scannedIndex = RecordingIndex()
+  private var storedIndex: RecordingIndex?
+
+  public init(path: String) throws {
+    self.path = path
+    file = try FileWindow(path: path)
+    let head = try file.bytes(at: 0, count: SkippableFrame.headerSize)
+    guard let (variant, length) = SkippableFrame.header(head), variant == ReelFormat.metadataVariant,
+      length < 1 << 20
+    else { throw RecordingError("\(path): not a reel recording") }
+    let payload = try file.bytes(at: SkippableFrame.headerSize, count: length)
+    guard payload.count == length else { throw RecordingError("\(path): truncated metadata") }
+    info = try ReelMetadata.decode(payload)
+    offset = SkippableFrame.headerSize + length
+    dataEnd = offset
+    storedIndex = try? readStoredIndex()
+  }
+
+  /// The index written at a clean close, or one rebuilt by scanning the whole file.
+  public var index: RecordingIndex {
+    mutating get {
+      if let storedIndex { return storedIndex }
+      var copy = try? ReelReader(path: path)
+      if var c = copy {
+        while (try? c.next()) != nil {}
+        copy = c
+        return c.scannedIndex
+      }
+      return scannedIndex
+    }
+  }
+
+  /// True when the file ended cleanly with an index.
+  public var hasStoredIndex: Bool { storedIndex != nil }
+
+  private func readStoredIndex() throws -> RecordingIndex? {
+    let size = file.size
+    let trailerSize = SkippableFrame.headerSize + 12
+    guard size >= trailerSize else { return nil }
+    let tail = try file.bytes(at: size - trailerSize, count: trailerSize)
+    guard let (variant, length) = SkippableFrame.header(tail), variant == ReelFormat.trailerVariant, length == 12,
+      Array(tail[8..<12]) == ReelFormat.trailerMagic
+    else { return nil }
+    var r = BinaryReader(Array(tail[12...]))
+    let indexOffset = Int(try r.u64())
+    guard indexOffset < size else { return nil }
+    let head = try file.bytes(at: indexOffset, count: SkippableFrame.headerSize)
+    guard let (iv, ilen) = SkippableFrame.header(head), iv == ReelFormat.indexVariant,
+      indexOffset + SkippableFrame.headerSize + ilen <= size
+    else { return nil }
+    return try RecordingIndex.decode(try file.bytes(at: indexOffset + SkippableFrame.headerSize, count: ilen))
+  }
+
+  public mutating func next() throws -> SessionEvent? {
+    while pendingIndex >= pending.count {
+      guard try loadNextSegment() else { return nil }
+    }
+    defer { pendingIndex += 1 }
+    return pending[pendingIndex]
+  }
+
+  /// The next decoded segment (keyframe included), or nil at the end.
+  mutating func nextSegment() throws -> SegmentCodec.Decoded? {
+    while true {
+      guard let frame = try nextDataFrame() else { return nil }
+      do {
+        let bytes = try decompressor.decompressFrame(frame.bytes, maxOutput: ReelFormat.maxSegmentBytes)
+        let segment = try SegmentCodec.decode(bytes)
+        dataEnd = frame.offset + frame.bytes.count
+        record(segment, at: frame.offset, length: frame.bytes.count)
+        return segment
+      } catch {
+        warn("damaged segment at byte \(frame.offset) skipped (\(error))")
+      }
+    }
+  }
+
+  private mutating func loadNextSegment() throws -> Bool {
+    guard let segment = try nextSegment() else { return false }
+    pending = segment.events
+    pendingIndex = 0
+    return true
+  }
+
+  private mutating func record(_ s: SegmentCodec.Decoded, at offset: Int, length: Int) {
+    let output = s.events.reduce(0) { $0 + ($1.kind == .output ? $1.data.count : 0) }
+    scannedIndex.segments.append(
+      SegmentEntry(
+        fileOffset: offset, frameLength: length, startTime: s.startTime, endTime: s.events.last?.time ?? s.startTime,
+        startOutput: s.startOutput, outputBytes: output, events: s.events.count, hasKeyframe: s.keyframe != nil))
+    for e in s.events {
+      switch e.kind {
+      case .marker: scannedIndex.markers.append((e.time, String(decoding: e.data, as: UTF8.self)))
+      case .exit: scannedIndex.exitStatus = e.status
+      case .resize:
+        scannedIndex.finalCols = e.cols
+        scannedIndex.finalRows = e.rows
+      default: break
+      }
+    }
+    if scannedIndex.finalCols == 0 {
+      scannedIndex.finalCols = info.cols
+      scannedIndex.finalRows = info.rows
+    }
+  }
+
+  private mutating func warn(_ message: String) {
+    if warnings.count < 5 { warnings.append(message) } else if warnings.count == 5 { warnings.append("more damage skipped") }
+  }
+
+  /// The next zstd data frame, skipping skippable frames and resynchronising after garbage.
+  private mutating func nextDataFrame() throws -> (offset: Int, bytes: [UInt8])? {
+    let size = file.size
+    while offset < size {
+      let head = try file.bytes(at: offset, count: 8)
+      if let (_, length) = SkippableFrame.header(head) {
+        offset += SkippableFrame.headerSize + length
+        continue
+      }
+      var want = 1 << 17
+      while true {
+        let window = try file.bytes(at: offset, count: want)
+        let probe = window.withUnsafeBytes { Zstd.probeFrame($0) }
+        switch probe {
+        case .complete(let n):
+          let frameOffset = offset
+          offset += n
+          return (frameOffset, Array(window[0..<n]))
+        case .needMore where offset + window.count < size && want < ReelFormat.maxSegmentBytes:
+          want *= 4
+          continue
+        case .needMore:
+          warn("truncated segment at byte \(offset) skipped (\(size - offset) bytes)")
+          offset = size
+          return nil
+        case .notAFrame:
+          let resume = try resynchronise(from: offset + 1)
+          warn("unreadable bytes \(offset)..<\(resume) skipped")
+          offset = resume
+        }
+        break
+      }
+    }
+    return nil
+  }
+
+  /// The offset of the next zstd frame magic at or after `start`, or the end of the file.
+  private func resynchronise(from start: Int) throws -> Int {
+    var position = start
+    let size = file.size
+    while position < size {
+      let chunk = try file.bytes(at: position, count: 1 << 16)
+      if chunk.count < 4 { return size }
+      for i in 0..<(chunk.count - 3)
+      where chunk[i] == 0x28 && chunk[i + 1] == 0xB5 && chunk[i + 2] == 0x2F && chunk[i + 3] == 0xFD {
+        return position + i
+      }
+      position += chunk.count - 3
+    }
+    return size
+  }
+
+  // MARK: - Seeking
+
+  /// The terminal at `time` µs, starting from the nearest keyframe at or before it rather than
+  /// from the beginning (bounded work however long the recording). Keyframes carry no
+  /// scrollback, so history before the keyframe is not part of the result.
+  public static func terminal(at time: UInt64, path: String, scrollback: Int = Terminal.defaultScrollback) throws
+    -> Terminal
+  {
+    var reader = try ReelReader(path: path)
+    let index = reader.index
+    var startOffset: Int? = nil
+    for s in index.segments where s.hasKeyframe && s.startTime <= time { startOffset = s.fileOffset }
+    var terminal = Terminal(cols: reader.info.cols, rows: reader.info.rows, scrollback: scrollback)
+    if let startOffset {
+      reader.offset = startOffset
+      reader.pending = []
+    }
+    var first = true
+    while let segment = try reader.nextSegment() {
+      if first, let keyframe = segment.keyframe, startOffset != nil {
+        terminal = try Terminal(snapshot: keyframe)
+        terminal.setScrollbackLimit(scrollback)
+      }
+      first = false
+      for e in segment.events {
+        if e.time > time { return terminal }
+        switch e.kind {
+        case .output: terminal.feed(e.data)
+        case .resize: terminal.resize(cols: e.cols, rows: e.rows)
+        default: break
+        }
+      }
+      _ = terminal.takeReplies()
+    }
+    return terminal
+  }
+}
+
+/// Random-access reads of a file through `pread`, for readers that must not load a whole file.
+final class FileWindow {
+  let fd: Int32
+  let size: Int
+
+  init(path: String) throws {
+    var st = stat()
+    guard stat(path, &st) == 0 else { throw RecordingError("\(path): \(String(cString: strerror(errno)))") }
+    if (st.st_mode & S_IFMT) == S_IFDIR { throw RecordingError("\(path): is a directory, expected a file") }
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw RecordingError("\(path): \(String(cString: strerror(errno)))") }
+    self.fd = fd
+    size = Int(st.st_size)
+  }
+
+  deinit { closeDescriptor(fd) }
+
+  /// Up to `count` bytes at `offset` (fewer at the end of the file).
+  func bytes(at offset: Int, count: Int) throws -> [UInt8] {
+    let n = max(0, min(count, size - offset))
+    guard n > 0 else { return [] }
+    var out = [UInt8](repeating: 0, count: n)
+    var got = 0
+    while got < n {
+      let r = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, n - got, off_t(offset + got)) }
+      if r < 0 {
+        if errno == EINTR { continue }
+        throw RecordingError("read failed: \(String(cString: strerror(errno)))")
+      }
+      if r == 0 { break }
+      got += r
+    }
+    return got == n ? out : Array(out[0..<got])
+  }
+}

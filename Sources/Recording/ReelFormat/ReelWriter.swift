@@ -1,0 +1,200 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+import TerminalEmulator
+
+/// Writes a `.reel` file as events arrive. Each segment is compressed and written with one
+/// `write(2)` when it closes (every second or 256 KiB of output), so a killed recorder loses
+/// at most the segment in progress. An emulator follows the output so segments can start with
+/// keyframes (at least every 1 MiB of output). `close()` appends the index and trailer.
+public final class ReelWriter {
+  public enum Mode: Sendable { case create, overwrite, append }
+
+  public let path: String
+  public private(set) var info: SessionInfo
+  public private(set) var index = RecordingIndex()
+  private let fd: Int32
+  private var fileOffset: Int
+  private let compressor = ZstdCompressor(level: 3)
+  private var terminal: Terminal
+  private var segment = BinaryWriter()
+  private var segmentStart: UInt64 = 0
+  private var segmentStartOutput = 0
+  private var segmentOutput = 0
+  private var segmentEvents = 0
+  private var segmentHasKeyframe = false
+  private var lastTime: UInt64 = 0
+  private var outputTotal = 0
+  private var outputAtKeyframe: Int? = nil
+  private var timeOffset: UInt64 = 0
+  private var closed = false
+  public let segmentMicros: UInt64
+  public let segmentBytes: Int
+  public let keyframeBytes: Int
+
+  public init(
+    path: String, info: SessionInfo, mode: Mode = .create, segmentMicros: UInt64 = ReelFormat.segmentMicros,
+    segmentBytes: Int = ReelFormat.segmentBytes, keyframeBytes: Int = ReelFormat.keyframeBytes
+  ) throws {
+    self.path = path
+    self.info = info
+    self.segmentMicros = segmentMicros
+    self.segmentBytes = segmentBytes
+    self.keyframeBytes = keyframeBytes
+    terminal = Terminal(cols: info.cols, rows: info.rows, scrollback: 0)
+    switch mode {
+    case .create, .overwrite:
+      let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (mode == .create ? O_EXCL : O_TRUNC)
+      let fd = open(path, flags, 0o644)
+      guard fd >= 0 else {
+        if errno == EEXIST { throw RecordingError("\(path): already exists (use --overwrite or --append)") }
+        throw RecordingError("\(path): \(String(cString: strerror(errno)))")
+      }
+      self.fd = fd
+      fileOffset = 0
+      try writeAll(ReelMetadata.encode(info))
+    case .append:
+      // Replay what is there to know the time, output offset, size and screen to continue from.
+      var reader = try ReelReader(path: path)
+      self.info = reader.info
+      var t = Terminal(cols: reader.info.cols, rows: reader.info.rows, scrollback: 0)
+      var last: UInt64 = 0
+      var output = 0
+      while let e = try reader.next() {
+        last = e.time
+        switch e.kind {
+        case .output:
+          t.feed(e.data)
+          output += e.data.count
+        case .resize: t.resize(cols: e.cols, rows: e.rows)
+        default: break
+        }
+      }
+      terminal = t
+      let keep = reader.dataEnd
+      let fd = open(path, O_WRONLY | O_CLOEXEC)
+      guard fd >= 0 else { throw RecordingError("\(path): \(String(cString: strerror(errno)))") }
+      // Drop the old index and trailer (and any damaged tail); segments continue after the data.
+      guard ftruncate(fd, off_t(keep)) == 0, lseek(fd, off_t(keep), SEEK_SET) >= 0 else {
+        closeDescriptor(fd)
+        throw RecordingError("\(path): \(String(cString: strerror(errno)))")
+      }
+      self.fd = fd
+      fileOffset = keep
+      index = reader.index
+      index.exitStatus = nil
+      timeOffset = last
+      lastTime = last
+      outputTotal = output
+      outputAtKeyframe = nil  // the first appended segment starts with a keyframe
+    }
+  }
+
+  deinit {
+    if !closed { try? close() }
+  }
+
+  /// Current session size (after resizes).
+  public var size: (cols: Int, rows: Int) { (terminal.cols, terminal.rows) }
+
+  /// Adds an event. Times are microseconds since this writer's session started (for an
+  /// appended recording they continue after the existing ones).
+  public func append(_ event: SessionEvent) throws {
+    var e = event
+    e.time = max(lastTime, event.time &+ timeOffset)
+    if segmentEvents == 0 { startSegment(at: e.time) }
+    SegmentCodec.encode(e, previousTime: segmentEvents == 0 ? segmentStart : lastTime, into: &segment)
+    segmentEvents += 1
+    lastTime = e.time
+    switch e.kind {
+    case .output:
+      terminal.feed(e.data)
+      _ = terminal.takeReplies()
+      outputTotal += e.data.count
+      segmentOutput += e.data.count
+    case .resize:
+      terminal.resize(cols: e.cols, rows: e.rows)
+    case .marker:
+      index.markers.append((e.time, String(decoding: e.data, as: UTF8.self)))
+    case .exit:
+      index.exitStatus = e.status
+    case .input:
+      break
+    }
+    if segmentOutput >= segmentBytes || e.time - segmentStart >= segmentMicros { try flush() }
+  }
+
+  /// Closes the segment in progress if it is older than the segment duration (call on a timer).
+  public func tick(at time: UInt64) throws {
+    if segmentEvents > 0 && time &+ timeOffset >= segmentStart &+ segmentMicros { try flush() }
+  }
+
+  private func startSegment(at time: UInt64) {
+    segment = BinaryWriter(capacity: segmentBytes + 4096)
+    segmentStart = time
+    segmentStartOutput = outputTotal
+    segmentOutput = 0
+    var keyframe: [UInt8]? = nil
+    if outputAtKeyframe.map({ outputTotal - $0 >= keyframeBytes }) ?? true {
+      keyframe = terminal.snapshot(scrollbackLines: 0)
+      outputAtKeyframe = outputTotal
+    }
+    segmentHasKeyframe = keyframe != nil
+    SegmentCodec.encodeHeader(into: &segment, startTime: time, startOutput: outputTotal, keyframe: keyframe)
+  }
+
+  /// Compresses and writes the segment in progress.
+  public func flush() throws {
+    guard segmentEvents > 0 else { return }
+    let frame = try compressor.compressFrame(segment.bytes)
+    let offset = fileOffset
+    try writeAll(frame)
+    index.segments.append(
+      SegmentEntry(
+        fileOffset: offset, frameLength: frame.count, startTime: segmentStart, endTime: lastTime,
+        startOutput: segmentStartOutput, outputBytes: segmentOutput, events: segmentEvents,
+        hasKeyframe: segmentHasKeyframe))
+    segmentEvents = 0
+    segment = BinaryWriter()
+  }
+
+  /// Flushes, then writes the index and the trailer that points at it.
+  public func close() throws {
+    guard !closed else { return }
+    closed = true
+    defer { closeDescriptor(fd) }
+    try flush()
+    index.finalCols = terminal.cols
+    index.finalRows = terminal.rows
+    let indexOffset = fileOffset
+    try writeAll(SkippableFrame.encode(variant: ReelFormat.indexVariant, payload: index.encoded()))
+    var trailer = BinaryWriter()
+    trailer.raw(ReelFormat.trailerMagic)
+    trailer.u64(UInt64(indexOffset))
+    try writeAll(SkippableFrame.encode(variant: ReelFormat.trailerVariant, payload: trailer.bytes))
+  }
+
+  private func writeAll(_ bytes: [UInt8]) throws {
+    var written = 0
+    while written < bytes.count {
+      let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw RecordingError("\(path): write failed: \(String(cString: strerror(errno)))")
+      }
+      written += n
+    }
+    fileOffset += bytes.count
+  }
+}
+
+@inline(__always)
+func closeDescriptor(_ fd: Int32) {
+  #if canImport(Glibc)
+    _ = Glibc.close(fd)
+  #else
+    _ = Darwin.close(fd)
+  #endif
+}

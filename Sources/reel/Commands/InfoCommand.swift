@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import Recording
+import TerminalEmulator
+
+/// `reel info`: duration, size, events and structure of a recording.
+struct InfoCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "info", abstract: "Describe a recording (use --json for scripts).")
+
+  @Argument(help: "Recording (.reel, asciicast).")
+  var input: String
+
+  @Flag(help: "Print JSON.")
+  var json = false
+
+  func run() throws {
+    let fields: [(String, JSONValue)]
+    do {
+      fields = try Self.describe(input)
+    } catch let e as RecordingError {
+      throw CLIError(e.message)
+    }
+    if json {
+      Output.line(JSONValue.object(fields).serialized())
+    } else {
+      for (key, value) in fields {
+        let text: String
+        switch value {
+        case .string(let s): text = s
+        case .null: text = "-"
+        default: text = value.serialized()
+        }
+        Output.line(key.padding(toLength: 12, withPad: " ", startingAt: 0) + text)
+      }
+    }
+  }
+
+  static func describe(_ path: String) throws -> [(String, JSONValue)] {
+    let fileBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    var source = try InputFormat.open(path)
+    var events = 0
+    var output = 0
+    var markers = 0
+    var last: UInt64 = 0
+    var exit: Int32? = nil
+    var cols = source.info.cols
+    var rows = source.info.rows
+    while let e = try source.next() {
+      events += 1
+      last = max(last, e.time)
+      switch e.kind {
+      case .output: output += e.data.count
+      case .marker: markers += 1
+      case .exit: exit = e.status
+      case .resize:
+        cols = e.cols
+        rows = e.rows
+      case .input: break
+      }
+    }
+    for w in source.warnings { Output.warn("\(path): \(w)") }
+    var segments = 0
+    var keyframes = 0
+    if var reel = source as? ReelReader {
+      let index = reel.index
+      segments = index.segments.count
+      keyframes = index.keyframes
+    }
+    _ = (cols, rows)
+    return [
+      ("duration", .double((Double(last) / 1000).rounded() / 1000)),
+      ("events", .int(events)),
+      ("outputBytes", .int(output)),
+      ("exitStatus", exit.map { .int(Int($0)) } ?? .null),
+      ("cols", .int(source.info.cols)),
+      ("rows", .int(source.info.rows)),
+      ("segments", .int(segments)),
+      ("keyframes", .int(keyframes)),
+      ("markers", .int(markers)),
+      ("fileBytes", .int(fileBytes)),
+      ("command", source.info.command.map { .string($0) } ?? .null),
+      ("title", source.info.title.map { .string($0) } ?? .null),
+    ]
+  }
+}

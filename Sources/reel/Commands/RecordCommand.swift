@@ -1,0 +1,138 @@
+import ArgumentParser
+import Capture
+import Foundation
+import Recording
+
+/// `reel record`: run a command under a real PTY and save its output as a `.reel` file.
+struct RecordCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "record",
+    abstract: "Record a terminal session (default: your shell) to a .reel file.",
+    discussion: """
+      While recording in a terminal, press Ctrl-] then m to add a marker (Ctrl-] twice sends \
+      a literal Ctrl-]). Without a terminal on stdin reel records headless at --size. reel \
+      exits with the recorded program's exit status.
+      """)
+
+  @Argument(help: "Output file (default: reel-<date>-<time>.reel).")
+  var file: String?
+
+  @Option(name: [.short, .long], help: "Command to record (run with /bin/sh -c; default: $SHELL).")
+  var command: String?
+
+  @Option(help: "Title stored in the recording.")
+  var title: String?
+
+  @Option(name: .customLong("idle-time-limit"), help: "Shorten pauses longer than this many seconds.")
+  var idleTimeLimit: Double?
+
+  @Flag(name: .customLong("capture-input"), help: "Also record keystrokes (off by default, for privacy).")
+  var captureInput = false
+
+  @Option(help: "Terminal size COLSxROWS when not recording in a terminal (default 80x24).")
+  var size: String?
+
+  @Flag(help: "Replace FILE if it exists.")
+  var overwrite = false
+
+  @Flag(help: "Continue an existing recording in FILE.")
+  var append = false
+
+  @Flag(name: .shortAndLong, help: "Do not copy the program's output to stdout.")
+  var quiet = false
+
+  func run() throws {
+    if overwrite && append { throw CLIError("--overwrite and --append cannot be used together") }
+    var parsedSize = WindowSize(cols: 80, rows: 24)
+    if let size {
+      guard let s = parseSize(size) else { throw CLIError("invalid --size '\(size)', expected COLSxROWS like 80x24") }
+      parsedSize = WindowSize(cols: s.cols, rows: s.rows)
+    }
+    if let idleTimeLimit, !(idleTimeLimit > 0) { throw CLIError("--idle-time-limit must be positive") }
+    let env = ProcessInfo.processInfo.environment
+    let shell = env["SHELL"].flatMap { $0.isEmpty ? nil : $0 } ?? "/bin/sh"
+    let arguments = command.map { ["/bin/sh", "-c", $0] } ?? [shell]
+    let path = file ?? Self.defaultFileName()
+    let interactive = isatty(0) == 1
+    if interactive, let s = WindowSize.of(fd: 0), size == nil { parsedSize = s }
+    var environment = env
+    if (environment["TERM"] ?? "").isEmpty || environment["TERM"] == "dumb" { environment["TERM"] = "xterm-256color" }
+    environment["REEL_RECORDING"] = "1"
+    environment["COLUMNS"] = nil
+    environment["LINES"] = nil
+    let info = SessionInfo(
+      cols: parsedSize.cols, rows: parsedSize.rows, title: title, command: command ?? shell,
+      term: environment["TERM"], shell: shell, startTime: Date().timeIntervalSince1970)
+    let writer: ReelWriter
+    do {
+      writer = try ReelWriter(path: path, info: info, mode: append ? .append : (overwrite ? .overwrite : .create))
+    } catch let e as RecordingError {
+      throw CLIError(e.message)
+    }
+    var options = PTYSession.Options(
+      arguments: arguments, environment: environment.map { "\($0.key)=\($0.value)" }.sorted(),
+      size: parsedSize)
+    options.captureInput = captureInput
+    options.echo = !quiet
+    options.followTerminalSize = size == nil
+    let sink = RecordingSink(writer: writer, idleLimit: idleTimeLimit.map { UInt64($0 * 1_000_000) })
+    if interactive { Output.print("reel: recording to \(path); exit the program to stop\r\n", to: 2) }
+    let status: Int32
+    do {
+      status = try PTYSession(options: options).run(sink: sink)
+      try writer.append(.exit(sink.adjusted(sink.lastTime), status: status))
+      try writer.close()
+    } catch let e as CaptureError {
+      try? writer.close()
+      throw CLIError(e.message)
+    } catch let e as RecordingError {
+      throw CLIError(e.message)
+    }
+    if interactive { Output.print("reel: recording saved to \(path)\r\n", to: 2) }
+    Output.exit(status)
+  }
+
+  static func defaultFileName() -> String {
+    let f = DateFormatter()
+    f.dateFormat = "yyyyMMdd-HHmmss"
+    return "reel-\(f.string(from: Date())).reel"
+  }
+}
+
+/// Adapts captured events to the writer, shortening idle pauses when asked.
+final class RecordingSink: CaptureSink {
+  let writer: ReelWriter
+  let idleLimit: UInt64?
+  private(set) var lastTime: UInt64 = 0
+  private var removed: UInt64 = 0
+  private var lastRaw: UInt64 = 0
+  private var markers = 0
+
+  init(writer: ReelWriter, idleLimit: UInt64?) {
+    self.writer = writer
+    self.idleLimit = idleLimit
+  }
+
+  /// Maps capture time to recorded time, removing pause time beyond the idle limit.
+  func adjusted(_ raw: UInt64) -> UInt64 {
+    if let idleLimit, raw > lastRaw, raw - lastRaw > idleLimit { removed += raw - lastRaw - idleLimit }
+    lastRaw = max(lastRaw, raw)
+    lastTime = raw - min(raw, removed)
+    return lastTime
+  }
+
+  func output(_ bytes: UnsafeRawBufferPointer, at time: UInt64) throws {
+    try writer.append(.output(adjusted(time), Array(bytes)))
+  }
+  func input(_ bytes: UnsafeRawBufferPointer, at time: UInt64) throws {
+    try writer.append(.input(adjusted(time), Array(bytes)))
+  }
+  func resize(_ size: WindowSize, at time: UInt64) throws {
+    try writer.append(.resize(adjusted(time), cols: size.cols, rows: size.rows))
+  }
+  func marker(at time: UInt64) throws {
+    markers += 1
+    try writer.append(.marker(adjusted(time), "marker \(markers)"))
+  }
+  func tick(at time: UInt64) throws { try writer.tick(at: time - min(time, removed)) }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import TerminalEmulator
+import XCTest
+
+@testable import Recording
+
+final class ReelFormatTests: XCTestCase {
+  var dir: URL!
+
+  override func setUpWithError() throws {
+    dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-fmt-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+  }
+
+  override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+
+  /// Real program output (the fixtures captured from vim, htop, man…) as timed events.
+  func realEvents() throws -> [SessionEvent] {
+    let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Fixtures")
+    var events: [SessionEvent] = []
+    var t: UInt64 = 0
+    for name in ["shell", "vim", "less", "man", "htop", "mc", "nano"] {
+      let data = Array(try Data(contentsOf: fixtures.appendingPathComponent("\(name)/output.raw")))
+      var i = 0
+      while i < data.count {
+        let n = min(data.count - i, 97 + (i % 300))
+        events.append(.output(t, Array(data[i..<i + n])))
+        t += 40_000
+        i += n
+      }
+      events.append(.marker(t, name))
+    }
+    return events
+  }
+
+  func write(_ events: [SessionEvent], to path: String, segmentBytes: Int = ReelFormat.segmentBytes,
+             keyframeBytes: Int = ReelFormat.keyframeBytes) throws {
+    let w = try ReelWriter(path: path, info: SessionInfo(cols: 80, rows: 24, title: "t"),
+                           segmentBytes: segmentBytes, keyframeBytes: keyframeBytes)
+    for e in events { try w.append(e) }
+    try w.append(.exit(events.last?.time ?? 0, status: 7))
+    try w.close()
+  }
+
+  func readAll(_ path: String) throws -> ([SessionEvent], ReelReader) {
+    var r = try ReelReader(path: path)
+    var out: [SessionEvent] = []
+    while let e = try r.next() { out.append(e) }
+    return (out, r)
+  }
+
+  func testRoundTripSegmentsKeyframesAndIndex() throws {
+    let events = try realEvents()
+    let path = dir.appendingPathComponent("a.reel").path
+    try write(events, to: path, segmentBytes: 4096, keyframeBytes: 8192)
+    var (back, reader) = try readAll(path)
+    XCTAssertEqual(back.dropLast(), events[...])
+    XCTAssertEqual(back.last?.kind, .exit)
+    XCTAssertEqual(back.last?.status, 7)
+    XCTAssertTrue(reader.warnings.isEmpty)
+    XCTAssertTrue(reader.hasStoredIndex)
+    let index = reader.index
+    XCTAssertGreaterThan(index.segments.count, 5)
+    XCTAssertGreaterThan(index.keyframes, 2)
+    XCTAssertEqual(index.markers.map(\.label), ["shell", "vim", "less", "man", "htop", "mc", "nano"])
+    XCTAssertEqual(index.outputBytes, events.reduce(0) { $0 + $1.data.count * ($1.kind == .output ? 1 : 0) })
+    XCTAssertEqual(index.exitStatus, 7)
+    // The stored index equals the one a scan rebuilds.
+    var scan = try ReelReader(path: path)
+    while try scan.next() != nil {}
+    XCTAssertEqual(scan.scannedIndex, index)
+  }
+
+  func testSeekThroughKeyframesMatchesFullReplay() throws {
+    let events = try realEvents()
+    let path = dir.appendingPathComponent("seek.reel").path
+    try write(events, to: path, segmentBytes: 2048, keyframeBytes: 4096)
+    let end = events.last!.time
+    for time in stride(from: UInt64(0), to: end, by: Int(end / 9)) {
+      var full = Terminal(cols: 80, rows: 24, scrollback: 0)
+      for e in events where e.time <= time && e.kind == .output { full.feed(e.data) }
+      let seeked = try ReelReader.terminal(at: time, path: path, scrollback: 0)
+      XCTAssertTrue(seeked.isEquivalent(to: full), "at \(time): \(seeked.difference(from: full))")
+    }
+  }
+
+  func testTruncatedFileYieldsCompleteSegmentsAndOneWarning() throws {
+    let events = try realEvents()
+    let path = dir.appendingPathComponent("t.reel").path
+    try write(events, to: path, segmentBytes: 4096)
+    let full = try Data(contentsOf: URL(fileURLWithPath: path))
+    var reader = try ReelReader(path: path)
+    let index = reader.index
+    let cutSegment = index.segments[index.segments.count / 2]
+    let cut = cutSegment.fileOffset + cutSegment.frameLength / 2
+    try full.prefix(cut).write(to: URL(fileURLWithPath: path))
+    let (back, r) = try readAll(path)
+    let expected = index.segments.prefix(index.segments.count / 2).reduce(0) { $0 + $1.events }
+    XCTAssertEqual(back.count, expected)
+    XCTAssertEqual(r.warnings.count, 1)
+    XCTAssertTrue(r.warnings[0].contains("truncated"), r.warnings[0])
+    XCTAssertEqual(Array(back), Array(events.prefix(expected)))
+  }
+
+  func testDamagedSegmentIsSkippedOthersSurvive() throws {
+    let events = try realEvents()
+    let path = dir.appendingPathComponent("d.reel").path
+    try write(events, to: path, segmentBytes: 4096)
+    var reader = try ReelReader(path: path)
+    let index = reader.index
+    var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    let victim = index.segments[3]
+    for k in stride(from: victim.fileOffset + 12, to: victim.fileOffset + victim.frameLength - 4, by: 7) { bytes[k] ^= 0xA5 }
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    let (back, r) = try readAll(path)
+    XCTAssertEqual(back.count, index.events - victim.events + 0)
+    XCTAssertEqual(r.warnings.count, 1, "\(r.warnings)")
+    XCTAssertTrue(r.warnings[0].contains("damaged") || r.warnings[0].contains("unreadable"), r.warnings[0])
+  }
+
+  func testGarbageAndWrongFilesGiveErrors() throws {
+    let junk = dir.appendingPathComponent("junk.reel").path
+    try Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: junk))
+    XCTAssertThrowsError(try ReelReader(path: junk))
+    XCTAssertThrowsError(try ReelReader(path: dir.path))
+    XCTAssertThrowsError(try ReelReader(path: dir.appendingPathComponent("missing").path))
+  }
+
+  func testCreateRefusesToOverwriteAndAppendContinues() throws {
+    let path = dir.appendingPathComponent("ap.reel").path
+    let w = try ReelWriter(path: path, info: SessionInfo(cols: 20, rows: 5))
+    try w.append(.output(0, Array("first\r\n".utf8)))
+    try w.append(.output(500_000, Array("second\r\n".utf8)))
+    try w.close()
+    XCTAssertThrowsError(try ReelWriter(path: path, info: SessionInfo())) { XCTAssertTrue("\($0)".contains("exists")) }
+    let a = try ReelWriter(path: path, info: SessionInfo(), mode: .append)
+    try a.append(.output(100_000, Array("third\r\n".utf8)))
+    try a.close()
+    let (back, r) = try readAll(path)
+    XCTAssertEqual(back.map { String(decoding: $0.data, as: UTF8.self) }, ["first\r\n", "second\r\n", "third\r\n"])
+    XCTAssertEqual(back.map(\.time), [0, 500_000, 600_000])
+    XCTAssertTrue(r.warnings.isEmpty)
+    XCTAssertEqual(r.info.cols, 20)
+  }
+}
