@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Regenerates recordings/demo.cast: a real shell session (coloured ls, vim, htop, CJK/emoji)
-# recorded through a real PTY by the Debian `asciinema` package.
+# Regenerates recordings/demo.reel: a real shell session (coloured ls, vim, htop, CJK/emoji)
+# recorded by reel itself through a real PTY, headless at 80x24.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-command -v asciinema >/dev/null || { echo "install asciinema (apt-get install asciinema)" >&2; exit 1; }
-TERM=xterm-256color asciinema rec --overwrite -q -c "bash scripts/demo-session.sh" recordings/demo.cast
+swift build -c release
+TERM=xterm-256color .build/release/reel record recordings/demo.reel --overwrite --quiet --size 80x24 \
+  --title "reel demo" -c 'bash scripts/demo-session.sh' </dev/null

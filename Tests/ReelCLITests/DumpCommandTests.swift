@@ -12,23 +12,27 @@ final class DumpCommandTests: XCTestCase {
   }
 
   func testDumpOfShippedRecordingShowsFinalScreen() throws {
-    let r = try ReelCLI.run(["dump", "recordings/demo.cast"])
+    for file in ["recordings/demo.reel", "Tests/Fixtures/asciicast/demo.cast"] {
+    let r = try ReelCLI.run(["dump", file])
     XCTAssertEqual(r.status, 0, r.stderr)
     let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false)
     XCTAssertEqual(lines.count, 25)  // 24 rows and the final newline
     XCTAssertTrue(lines[0].hasPrefix("reel demo — colours, CJK 中文字, emoji 👍🏽"))
     XCTAssertTrue(r.stdout.contains("┌──┐"))
     XCTAssertTrue(r.stdout.contains("step 3 of 3"))
+    }
   }
 
   func testDumpAtTimeShowsTheFullScreenApp() throws {
-    let r = try ReelCLI.run(["dump", "recordings/demo.cast", "--at", "0.6"])
-    XCTAssertEqual(r.status, 0, r.stderr)
-    XCTAssertTrue(r.stdout.hasPrefix("  1 # Network services, Internet style"), r.stdout)
+    for file in ["recordings/demo.reel", "Tests/Fixtures/asciicast/demo.cast"] {
+      let r = try ReelCLI.run(["dump", file, "--at", "0.7"])
+      XCTAssertEqual(r.status, 0, r.stderr)
+      XCTAssertTrue(r.stdout.hasPrefix("  1 # Network services, Internet style"), "\(file): \(r.stdout)")
+    }
   }
 
   func testJSONDump() throws {
-    let r = try ReelCLI.run(["dump", "recordings/demo.cast", "--format", "json"])
+    let r = try ReelCLI.run(["dump", "recordings/demo.reel", "--format", "json"])
     XCTAssertEqual(r.status, 0, r.stderr)
     let obj = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
     XCTAssertEqual(obj["cols"] as? Int, 80)
@@ -54,8 +58,8 @@ final class DumpCommandTests: XCTestCase {
   func testBadInputsGiveOneLineErrors() throws {
     for args in [
       ["dump", "/nonexistent/file.cast"], ["dump", "/tmp"],
-      ["dump", "recordings/demo.cast", "--size", "abc"],
-      ["dump", "recordings/demo.cast", "--format", "xml"], ["dump", "recordings/demo.cast", "--at", "-1"],
+      ["dump", "recordings/demo.reel", "--size", "abc"],
+      ["dump", "recordings/demo.reel", "--format", "xml"], ["dump", "recordings/demo.reel", "--at", "-1"],
       ["dump"], ["nosuchcommand"],
     ] {
       let r = try ReelCLI.run(args)

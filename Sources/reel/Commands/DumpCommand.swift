@@ -10,7 +10,7 @@ struct DumpCommand: ParsableCommand {
 
   enum Format: String, ExpressibleByArgument, CaseIterable { case text, ansi, json }
 
-  @Argument(help: "Recording: asciicast v1/v2/v3 or raw terminal output.")
+  @Argument(help: "Recording: .reel, asciicast v1/v2/v3, or raw terminal output.")
   var input: String
 
   @Option(help: "Stop at this many seconds into the recording.")
@@ -25,7 +25,7 @@ struct DumpCommand: ParsableCommand {
   @Option(help: "Terminal size COLSxROWS (required for raw input; overrides the recorded size).")
   var size: String?
 
-  @Option(name: .customLong("input-format"), help: "auto, asciicast or raw.")
+  @Option(name: .customLong("input-format"), help: "auto, reel, asciicast or raw.")
   var inputFormat: String = "auto"
 
   func run() throws {
@@ -45,8 +45,13 @@ struct DumpCommand: ParsableCommand {
     let terminal: Terminal
     do {
       var source = try InputFormat.open(input, format: fmt, size: parsedSize)
-      terminal = try ScreenReplay.terminal(
-        from: &source, until: at.map { UInt64($0 * 1_000_000) }, size: parsedSize)
+      if let at, source is ReelReader, parsedSize == nil, !scrollback {
+        // Seek through the nearest keyframe instead of replaying from the start.
+        terminal = try ReelReader.terminal(at: UInt64(at * 1_000_000), path: input)
+      } else {
+        terminal = try ScreenReplay.terminal(
+          from: &source, until: at.map { UInt64($0 * 1_000_000) }, size: parsedSize)
+      }
       for w in source.warnings { Output.warn("\(input): \(w)") }
     } catch let e as RecordingError {
       throw CLIError(e.message)
