@@ -59,7 +59,8 @@ public final class PTYSession {
     let stdinIsTTY = isatty(0) == 1
     if stdinIsTTY && options.followTerminalSize, let s = WindowSize.of(fd: 0) { size = s }
     let pty = try PseudoTerminal(size: size)
-    let child = try ChildProcess(arguments: options.arguments, environment: options.environment, terminal: pty)
+    let child = try ChildProcess(
+      arguments: options.arguments, environment: options.environment, terminal: pty)
     if stdinIsTTY { try TerminalMode.enterRaw(fd: 0) }
     defer { TerminalMode.restore() }
     _ = fcntl(pty.controller, F_SETFL, fcntl(pty.controller, F_GETFL) | O_NONBLOCK)

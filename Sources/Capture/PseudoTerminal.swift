@@ -33,7 +33,8 @@ public struct WindowSize: Equatable, Sendable {
   }
 
   var systemValue: SystemWindowSize {
-    SystemWindowSize(ws_row: UInt16(clamping: rows), ws_col: UInt16(clamping: cols), ws_xpixel: 0, ws_ypixel: 0)
+    SystemWindowSize(
+      ws_row: UInt16(clamping: rows), ws_col: UInt16(clamping: cols), ws_xpixel: 0, ws_ypixel: 0)
   }
 
   /// The size of the terminal on `fd`, or nil when it is not a terminal.

@@ -15,7 +15,10 @@ struct Reel: ParsableCommand {
     commandName: "reel",
     abstract: "Record terminal sessions, replay them exactly, and measure reconnects.",
     version: version,
-    subcommands: [RecordCommand.self, CatCommand.self, InfoCommand.self, DumpCommand.self, BenchCommand.self]
+    subcommands: [
+      RecordCommand.self, PlayCommand.self, CatCommand.self, InfoCommand.self, DumpCommand.self,
+      ConvertCommand.self, BenchCommand.self,
+    ]
   )
 
   /// Runs the command; every failure becomes one line on stderr and a non-zero exit.

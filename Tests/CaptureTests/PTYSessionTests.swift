@@ -19,9 +19,12 @@ final class CollectingSink: CaptureSink {
 }
 
 final class PTYSessionTests: XCTestCase {
-  func run(_ script: String, size: WindowSize = WindowSize(cols: 100, rows: 30)) throws -> (Int32, CollectingSink) {
+  func run(_ script: String, size: WindowSize = WindowSize(cols: 100, rows: 30)) throws -> (
+    Int32, CollectingSink
+  ) {
     var options = PTYSession.Options(
-      arguments: ["/bin/sh", "-c", script], environment: ["PATH=/usr/bin:/bin", "TERM=xterm-256color"], size: size)
+      arguments: ["/bin/sh", "-c", script], environment: ["PATH=/usr/bin:/bin", "TERM=xterm-256color"],
+      size: size)
     options.echo = false
     options.followTerminalSize = false
     let sink = CollectingSink()
@@ -58,7 +61,8 @@ final class PTYSessionTests: XCTestCase {
   }
 
   func testMissingProgramIsAnError() throws {
-    var options = PTYSession.Options(arguments: ["/nonexistent/program"], environment: [], size: WindowSize(cols: 80, rows: 24))
+    var options = PTYSession.Options(
+      arguments: ["/nonexistent/program"], environment: [], size: WindowSize(cols: 80, rows: 24))
     options.echo = false
     XCTAssertThrowsError(try PTYSession(options: options).run(sink: CollectingSink()))
   }

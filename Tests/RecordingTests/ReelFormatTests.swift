@@ -34,10 +34,13 @@ final class ReelFormatTests: XCTestCase {
     return events
   }
 
-  func write(_ events: [SessionEvent], to path: String, segmentBytes: Int = ReelFormat.segmentBytes,
-             keyframeBytes: Int = ReelFormat.keyframeBytes) throws {
-    let w = try ReelWriter(path: path, info: SessionInfo(cols: 80, rows: 24, title: "t"),
-                           segmentBytes: segmentBytes, keyframeBytes: keyframeBytes)
+  func write(
+    _ events: [SessionEvent], to path: String, segmentBytes: Int = ReelFormat.segmentBytes,
+    keyframeBytes: Int = ReelFormat.keyframeBytes
+  ) throws {
+    let w = try ReelWriter(
+      path: path, info: SessionInfo(cols: 80, rows: 24, title: "t"),
+      segmentBytes: segmentBytes, keyframeBytes: keyframeBytes)
     for e in events { try w.append(e) }
     try w.append(.exit(events.last?.time ?? 0, status: 7))
     try w.close()
@@ -111,7 +114,9 @@ final class ReelFormatTests: XCTestCase {
     let index = reader.index
     var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
     let victim = index.segments[3]
-    for k in stride(from: victim.fileOffset + 12, to: victim.fileOffset + victim.frameLength - 4, by: 7) { bytes[k] ^= 0xA5 }
+    for k in stride(from: victim.fileOffset + 12, to: victim.fileOffset + victim.frameLength - 4, by: 7) {
+      bytes[k] ^= 0xA5
+    }
     try Data(bytes).write(to: URL(fileURLWithPath: path))
     let (back, r) = try readAll(path)
     XCTAssertEqual(back.count, index.events - victim.events + 0)
@@ -133,12 +138,15 @@ final class ReelFormatTests: XCTestCase {
     try w.append(.output(0, Array("first\r\n".utf8)))
     try w.append(.output(500_000, Array("second\r\n".utf8)))
     try w.close()
-    XCTAssertThrowsError(try ReelWriter(path: path, info: SessionInfo())) { XCTAssertTrue("\($0)".contains("exists")) }
+    XCTAssertThrowsError(try ReelWriter(path: path, info: SessionInfo())) {
+      XCTAssertTrue("\($0)".contains("exists"))
+    }
     let a = try ReelWriter(path: path, info: SessionInfo(), mode: .append)
     try a.append(.output(100_000, Array("third\r\n".utf8)))
     try a.close()
     let (back, r) = try readAll(path)
-    XCTAssertEqual(back.map { String(decoding: $0.data, as: UTF8.self) }, ["first\r\n", "second\r\n", "third\r\n"])
+    XCTAssertEqual(
+      back.map { String(decoding: $0.data, as: UTF8.self) }, ["first\r\n", "second\r\n", "third\r\n"])
     XCTAssertEqual(back.map(\.time), [0, 500_000, 600_000])
     XCTAssertTrue(r.warnings.isEmpty)
     XCTAssertEqual(r.info.cols, 20)

@@ -13,13 +13,13 @@ final class DumpCommandTests: XCTestCase {
 
   func testDumpOfShippedRecordingShowsFinalScreen() throws {
     for file in ["recordings/demo.reel", "Tests/Fixtures/asciicast/demo.cast"] {
-    let r = try ReelCLI.run(["dump", file])
-    XCTAssertEqual(r.status, 0, r.stderr)
-    let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-    XCTAssertEqual(lines.count, 25)  // 24 rows and the final newline
-    XCTAssertTrue(lines[0].hasPrefix("reel demo — colours, CJK 中文字, emoji 👍🏽"))
-    XCTAssertTrue(r.stdout.contains("┌──┐"))
-    XCTAssertTrue(r.stdout.contains("step 3 of 3"))
+      let r = try ReelCLI.run(["dump", file])
+      XCTAssertEqual(r.status, 0, r.stderr)
+      let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+      XCTAssertEqual(lines.count, 25)  // 24 rows and the final newline
+      XCTAssertTrue(lines[0].hasPrefix("reel demo — colours, CJK 中文字, emoji 👍🏽"))
+      XCTAssertTrue(r.stdout.contains("┌──┐"))
+      XCTAssertTrue(r.stdout.contains("step 3 of 3"))
     }
   }
 

@@ -37,7 +37,9 @@ final class RecordCommandTests: XCTestCase {
     let cat = try ReelCLI.run(["cat", file])
     XCTAssertEqual(cat.stdout, "\u{1B}[1;32mgreen\u{1B}[0m 中文\r\n1\r\n2\r\n3\r\n")
     let dump = try ReelCLI.run(["dump", file])
-    XCTAssertEqual(dump.stdout.split(separator: "\n", omittingEmptySubsequences: false).prefix(4), ["green 中文", "1", "2", "3"])
+    XCTAssertEqual(
+      dump.stdout.split(separator: "\n", omittingEmptySubsequences: false).prefix(4),
+      ["green 中文", "1", "2", "3"])
   }
 
   func testRefusesToOverwriteWithoutFlag() throws {
@@ -59,7 +61,9 @@ final class RecordCommandTests: XCTestCase {
     let file = dir.appendingPathComponent("k.reel").path
     let p = Process()
     p.executableURL = ReelCLI.executable
-    p.arguments = ["record", file, "-q", "-c", "i=0; while true; do i=$((i+1)); echo line $i; sleep 0.02; done"]
+    p.arguments = [
+      "record", file, "-q", "-c", "i=0; while true; do i=$((i+1)); echo line $i; sleep 0.02; done",
+    ]
     p.standardInput = FileHandle.nullDevice
     p.standardOutput = FileHandle.nullDevice
     p.standardError = FileHandle.nullDevice

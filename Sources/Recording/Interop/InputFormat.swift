@@ -4,11 +4,11 @@ public enum InputFormat: String, CaseIterable, Sendable {
 
   /// Opens `path` as an event source. `size` is required for formats that do not record it
   /// (raw); it overrides the recorded size otherwise.
-  public static func open(_ path: String, format: InputFormat = .auto, size: (cols: Int, rows: Int)? = nil)
-    throws -> any EventSource
-  {
+  public static func open(
+    _ path: String, format: InputFormat = .auto, size: (cols: Int, rows: Int)? = nil, timing: String? = nil
+  ) throws -> any EventSource {
     var chosen = format
-    if chosen == .auto { chosen = try detect(path) }
+    if chosen == .auto { chosen = timing != nil ? .script : try detect(path) }
     switch chosen {
     case .asciicast:
       return try AsciicastReader(path: path)
@@ -19,15 +19,21 @@ public enum InputFormat: String, CaseIterable, Sendable {
       return try RawReader(path: path, cols: size.cols, rows: size.rows)
     case .reel:
       return try ReelReader(path: path)
-    case .ttyrec, .script:
-      throw RecordingError("\(path): reading \(chosen.rawValue) recordings is not available in this build")
+    case .ttyrec:
+      guard let size else {
+        throw RecordingError("\(path): ttyrec files have no size; pass --size COLSxROWS")
+      }
+      return try TtyrecReader(path: path, cols: size.cols, rows: size.rows)
+    case .script:
+      guard let timing else { throw RecordingError("\(path): a script typescript needs its --timing file") }
+      return try ScriptReader(path: path, timingPath: timing, size: size)
     case .auto:
       throw RecordingError("\(path): cannot tell the format")
     }
   }
 
   /// Guesses the format from the first bytes: a JSON object is asciicast, a zstd or skippable
-  /// frame is reel, anything else is raw output.
+  /// frame is reel, a `.ttyrec` name is ttyrec, anything else is raw output.
   public static func detect(_ path: String) throws -> InputFormat {
     let reader = try ChunkedFileReader(path: path)
     let head = try reader.peek(16)
@@ -38,6 +44,7 @@ public enum InputFormat: String, CaseIterable, Sendable {
     }
     let firstNonSpace = head.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
     if firstNonSpace == UInt8(ascii: "{") { return .asciicast }
+    if path.hasSuffix(".ttyrec") || path.hasSuffix(".tty") { return .ttyrec }
     return .raw
   }
 }

@@ -155,7 +155,9 @@ enum SegmentCodec {
       throw BinaryFormatError("not a reel segment")
     }
     let version = try r.u8()
-    guard version == ReelFormat.version else { throw BinaryFormatError("unsupported segment version \(version)") }
+    guard version == ReelFormat.version else {
+      throw BinaryFormatError("unsupported segment version \(version)")
+    }
     let start = try r.varint()
     let startOutput = Int(try r.varint())
     let keyframe = try r.bool() ? try r.blob() : nil

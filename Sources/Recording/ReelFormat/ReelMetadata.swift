@@ -9,8 +9,10 @@ enum ReelMetadata {
     if let v = info.term { object["term"] = v }
     if let v = info.shell { object["shell"] = v }
     if let v = info.startTime { object["startTime"] = v }
-    let json = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-    return SkippableFrame.encode(variant: ReelFormat.metadataVariant, payload: ReelFormat.metadataMagic + Array(json))
+    let json =
+      (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+    return SkippableFrame.encode(
+      variant: ReelFormat.metadataVariant, payload: ReelFormat.metadataMagic + Array(json))
   }
 
   static func decode(_ payload: [UInt8]) throws -> SessionInfo {

@@ -1,9 +1,10 @@
+import TerminalEmulator
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-import TerminalEmulator
 
 /// Reads a `.reel` file one segment at a time (never the whole file), recovering every
 /// complete segment of a truncated or damaged file and saying what it skipped.
@@ -58,7 +59,8 @@ public struct ReelReader: EventSource {
     let trailerSize = SkippableFrame.headerSize + 12
     guard size >= trailerSize else { return nil }
     let tail = try file.bytes(at: size - trailerSize, count: trailerSize)
-    guard let (variant, length) = SkippableFrame.header(tail), variant == ReelFormat.trailerVariant, length == 12,
+    guard let (variant, length) = SkippableFrame.header(tail), variant == ReelFormat.trailerVariant,
+      length == 12,
       Array(tail[8..<12]) == ReelFormat.trailerMagic
     else { return nil }
     var r = BinaryReader(Array(tail[12...]))
@@ -106,8 +108,10 @@ public struct ReelReader: EventSource {
     let output = s.events.reduce(0) { $0 + ($1.kind == .output ? $1.data.count : 0) }
     scannedIndex.segments.append(
       SegmentEntry(
-        fileOffset: offset, frameLength: length, startTime: s.startTime, endTime: s.events.last?.time ?? s.startTime,
-        startOutput: s.startOutput, outputBytes: output, events: s.events.count, hasKeyframe: s.keyframe != nil))
+        fileOffset: offset, frameLength: length, startTime: s.startTime,
+        endTime: s.events.last?.time ?? s.startTime,
+        startOutput: s.startOutput, outputBytes: output, events: s.events.count,
+        hasKeyframe: s.keyframe != nil))
     for e in s.events {
       switch e.kind {
       case .marker: scannedIndex.markers.append((e.time, String(decoding: e.data, as: UTF8.self)))
@@ -125,7 +129,11 @@ public struct ReelReader: EventSource {
   }
 
   private mutating func warn(_ message: String) {
-    if warnings.count < 5 { warnings.append(message) } else if warnings.count == 5 { warnings.append("more damage skipped") }
+    if warnings.count < 5 {
+      warnings.append(message)
+    } else if warnings.count == 5 {
+      warnings.append("more damage skipped")
+    }
   }
 
   /// The next zstd data frame, skipping skippable frames and resynchronising after garbage.
@@ -185,7 +193,8 @@ public struct ReelReader: EventSource {
   /// The terminal at `time` µs, starting from the nearest keyframe at or before it rather than
   /// from the beginning (bounded work however long the recording). Keyframes carry no
   /// scrollback, so history before the keyframe is not part of the result.
-  public static func terminal(at time: UInt64, path: String, scrollback: Int = Terminal.defaultScrollback) throws
+  public static func terminal(at time: UInt64, path: String, scrollback: Int = Terminal.defaultScrollback)
+    throws
     -> Terminal
   {
     var reader = try ReelReader(path: path)

@@ -1,9 +1,10 @@
+import TerminalEmulator
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-import TerminalEmulator
 
 /// Writes a `.reel` file as events arrive. Each segment is compressed and written with one
 /// `write(2)` when it closes (every second or 256 KiB of output), so a killed recorder loses

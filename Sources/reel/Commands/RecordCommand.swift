@@ -45,7 +45,9 @@ struct RecordCommand: ParsableCommand {
     if overwrite && append { throw CLIError("--overwrite and --append cannot be used together") }
     var parsedSize = WindowSize(cols: 80, rows: 24)
     if let size {
-      guard let s = parseSize(size) else { throw CLIError("invalid --size '\(size)', expected COLSxROWS like 80x24") }
+      guard let s = parseSize(size) else {
+        throw CLIError("invalid --size '\(size)', expected COLSxROWS like 80x24")
+      }
       parsedSize = WindowSize(cols: s.cols, rows: s.rows)
     }
     if let idleTimeLimit, !(idleTimeLimit > 0) { throw CLIError("--idle-time-limit must be positive") }
@@ -56,7 +58,9 @@ struct RecordCommand: ParsableCommand {
     let interactive = isatty(0) == 1
     if interactive, let s = WindowSize.of(fd: 0), size == nil { parsedSize = s }
     var environment = env
-    if (environment["TERM"] ?? "").isEmpty || environment["TERM"] == "dumb" { environment["TERM"] = "xterm-256color" }
+    if (environment["TERM"] ?? "").isEmpty || environment["TERM"] == "dumb" {
+      environment["TERM"] = "xterm-256color"
+    }
     environment["REEL_RECORDING"] = "1"
     environment["COLUMNS"] = nil
     environment["LINES"] = nil
@@ -65,7 +69,8 @@ struct RecordCommand: ParsableCommand {
       term: environment["TERM"], shell: shell, startTime: Date().timeIntervalSince1970)
     let writer: ReelWriter
     do {
-      writer = try ReelWriter(path: path, info: info, mode: append ? .append : (overwrite ? .overwrite : .create))
+      writer = try ReelWriter(
+        path: path, info: info, mode: append ? .append : (overwrite ? .overwrite : .create))
     } catch let e as RecordingError {
       throw CLIError(e.message)
     }

@@ -1,0 +1,169 @@
+import Foundation
+import TerminalEmulator
+
+/// The formats `reel convert` writes.
+public enum OutputFormat: String, CaseIterable, Sendable {
+  case reel
+  case asciicastV2 = "asciicast-v2"
+  case asciicastV3 = "asciicast-v3"
+  case ttyrec, raw, txt
+
+  /// The format implied by a file name's extension.
+  public static func from(path: String) -> OutputFormat? {
+    let lower = path.lowercased()
+    if lower.hasSuffix(".reel") { return .reel }
+    if lower.hasSuffix(".cast") { return .asciicastV2 }
+    if lower.hasSuffix(".ttyrec") { return .ttyrec }
+    if lower.hasSuffix(".txt") { return .txt }
+    if lower.hasSuffix(".raw") || lower.hasSuffix(".log") || lower.hasSuffix(".typescript") { return .raw }
+    return nil
+  }
+}
+
+/// Converts a stream of events into another format, writing atomically.
+public enum SessionExport {
+  /// Reads `source` to its end and writes `destination` in `format`. `progress` is called with
+  /// the number of events done, now and then.
+  public static func convert(
+    _ source: inout some EventSource, to destination: String, format: OutputFormat,
+    progress: ((Int) -> Void)? = nil
+  ) throws {
+    switch format {
+    case .reel:
+      let temp = destination + ".reel-tmp-\(ProcessInfo.processInfo.processIdentifier)"
+      unlink(temp)
+      do {
+        let writer = try ReelWriter(path: temp, info: source.info, mode: .create)
+        var n = 0
+        while let e = try source.next() {
+          try writer.append(e)
+          n += 1
+          if n % 10_000 == 0 { progress?(n) }
+        }
+        try writer.close()
+        guard rename(temp, destination) == 0 else {
+          throw RecordingError("\(destination): \(String(cString: strerror(errno)))")
+        }
+      } catch {
+        unlink(temp)
+        throw error
+      }
+    default:
+      let file = try AtomicFile(destination: destination)
+      try write(&source, format: format, to: file, progress: progress)
+      try file.commit()
+    }
+  }
+
+  static func write(
+    _ source: inout some EventSource, format: OutputFormat, to file: AtomicFile, progress: ((Int) -> Void)?
+  ) throws {
+    var count = 0
+    func tick() {
+      count += 1
+      if count % 10_000 == 0 { progress?(count) }
+    }
+    switch format {
+    case .raw:
+      while let e = try source.next() {
+        if e.kind == .output { try file.write(e.data) }
+        tick()
+      }
+    case .ttyrec:
+      let base = UInt64((source.info.startTime ?? 0) * 1_000_000)
+      while let e = try source.next() {
+        tick()
+        guard e.kind == .output else { continue }
+        let t = base + e.time
+        var header: [UInt8] = []
+        for v in [UInt32(truncatingIfNeeded: t / 1_000_000), UInt32(t % 1_000_000), UInt32(e.data.count)] {
+          for s in 0..<4 { header.append(UInt8(truncatingIfNeeded: v >> (8 * UInt32(s)))) }
+        }
+        try file.write(header)
+        try file.write(e.data)
+      }
+    case .txt:
+      var terminal = Terminal(cols: source.info.cols, rows: source.info.rows, scrollback: 1_000_000)
+      while let e = try source.next() {
+        tick()
+        switch e.kind {
+        case .output: terminal.feed(e.data)
+        case .resize: terminal.resize(cols: e.cols, rows: e.rows)
+        default: break
+        }
+        _ = terminal.takeReplies()
+      }
+      var lines = terminal.scrollbackLines() + terminal.screenLines()
+      while lines.last == "" { lines.removeLast() }
+      try file.write(lines.joined(separator: "\n") + "\n")
+    case .asciicastV2, .asciicastV3:
+      let v3 = format == .asciicastV3
+      let info = source.info
+      var header: [(String, JSONValue)] = [("version", .int(v3 ? 3 : 2))]
+      if v3 {
+        var term: [(String, JSONValue)] = [("cols", .int(info.cols)), ("rows", .int(info.rows))]
+        if let t = info.term { term.append(("type", .string(t))) }
+        header.append(("term", .object(term)))
+      } else {
+        header += [("width", .int(info.cols)), ("height", .int(info.rows))]
+      }
+      if let t = info.startTime { header.append(("timestamp", .int(Int(t)))) }
+      if let t = info.title { header.append(("title", .string(t))) }
+      if let c = info.command { header.append(("command", .string(c))) }
+      var env: [(String, JSONValue)] = []
+      if let t = info.term, !v3 { env.append(("TERM", .string(t))) }
+      if let s = info.shell { env.append(("SHELL", .string(s))) }
+      if !env.isEmpty { header.append(("env", .object(env))) }
+      try file.write(JSONValue.object(header).serialized() + "\n")
+      var previous: UInt64 = 0
+      var outputDecoder = UTF8Carry()
+      var inputDecoder = UTF8Carry()
+      while let e = try source.next() {
+        tick()
+        let time: Double = v3 ? Double(e.time - min(previous, e.time)) / 1e6 : Double(e.time) / 1e6
+        let stamp = JSONValue.double((time * 1e6).rounded() / 1e6)
+        var line: JSONValue?
+        switch e.kind {
+        case .output: line = .array([stamp, .string("o"), .string(outputDecoder.decode(e.data))])
+        case .input: line = .array([stamp, .string("i"), .string(inputDecoder.decode(e.data))])
+        case .resize: line = .array([stamp, .string("r"), .string("\(e.cols)x\(e.rows)")])
+        case .marker: line = .array([stamp, .string("m"), .string(String(decoding: e.data, as: UTF8.self))])
+        case .exit: line = v3 ? .array([stamp, .string("x"), .string("\(e.status)")]) : nil
+        }
+        if let line {
+          try file.write(line.serialized() + "\n")
+          previous = e.time
+        }
+      }
+    case .reel:
+      break
+    }
+  }
+}
+
+/// Decodes UTF-8 across event boundaries: an incomplete trailing sequence waits for the next
+/// chunk instead of becoming U+FFFD (asciicast stores text, reel stores bytes).
+struct UTF8Carry {
+  var carry: [UInt8] = []
+
+  mutating func decode(_ bytes: [UInt8]) -> String {
+    var all = carry + bytes
+    carry = []
+    // Hold back up to 3 bytes of an unfinished sequence at the end.
+    var i = all.count - 1
+    var back = 0
+    while i >= 0 && back < 3 && all[i] & 0xC0 == 0x80 {
+      i -= 1
+      back += 1
+    }
+    if i >= 0 {
+      let lead = all[i]
+      let need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
+      if need > 1 && all.count - i < need {
+        carry = Array(all[i...])
+        all.removeSubrange(i...)
+      }
+    }
+    return String(decoding: all, as: UTF8.self)
+  }
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import Recording
+
+/// `reel convert`: between reel, asciicast, ttyrec, script, raw and rendered text.
+struct ConvertCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "convert",
+    abstract: "Convert a recording to another format (written to a temporary file, then renamed).")
+
+  @Argument(help: "Input: .reel, asciicast v1/v2/v3, ttyrec, script typescript (with --timing), raw.")
+  var input: String
+
+  @Argument(help: "Output file; its extension picks the format unless --format is given.")
+  var output: String
+
+  @Option(help: "reel, asciicast-v2, asciicast-v3, ttyrec, raw or txt.")
+  var format: String?
+
+  @Option(help: "The timing file of a util-linux script recording.")
+  var timing: String?
+
+  @Option(help: "Terminal size COLSxROWS (required for ttyrec and raw input).")
+  var size: String?
+
+  @Option(name: .customLong("input-format"), help: "auto, reel, asciicast, ttyrec, script or raw.")
+  var inputFormat: String = "auto"
+
+  func run() throws {
+    let outFormat: OutputFormat
+    if let format {
+      guard let f = OutputFormat(rawValue: format) else {
+        throw CLIError(
+          "unknown --format '\(format)' (use \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")))"
+        )
+      }
+      outFormat = f
+    } else {
+      guard let f = OutputFormat.from(path: output) else {
+        throw CLIError("cannot tell the output format from '\(output)'; pass --format")
+      }
+      outFormat = f
+    }
+    guard let inFormat = InputFormat(rawValue: inputFormat) else {
+      throw CLIError("unknown --input-format '\(inputFormat)'")
+    }
+    var parsedSize: (cols: Int, rows: Int)? = nil
+    if let size {
+      guard let s = parseSize(size) else {
+        throw CLIError("invalid --size '\(size)', expected COLSxROWS like 80x24")
+      }
+      parsedSize = s
+    }
+    if input == output { throw CLIError("input and output are the same file") }
+    do {
+      var source = try InputFormat.open(input, format: inFormat, size: parsedSize, timing: timing)
+      let showProgress = Output.stderrIsTerminal
+      try SessionExport.convert(&source, to: output, format: outFormat) { n in
+        if showProgress { Output.print("\rreel: converting… \(n) events", to: 2) }
+      }
+      if showProgress { Output.print("\r\u{1B}[K", to: 2) }
+      for w in source.warnings { Output.warn("\(input): \(w)") }
+    } catch let e as RecordingError {
+      throw CLIError(e.message)
+    }
+  }
+}
