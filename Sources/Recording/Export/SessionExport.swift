@@ -28,6 +28,18 @@ public enum SessionExport {
     _ source: inout some EventSource, to destination: String, format: OutputFormat,
     progress: ((Int) -> Void)? = nil
   ) throws {
+    // A recording that starts mid-session (a ring window) begins with a repaint of its state.
+    var wrapped = StartingState(source: source)
+    if let snapshot = try source.initialSnapshot() {
+      wrapped = StartingState(source: source, repaint: try Terminal(snapshot: snapshot).repaintSequence())
+    }
+    defer { source = wrapped.base }
+    try convertFromStart(&wrapped, to: destination, format: format, progress: progress)
+  }
+
+  static func convertFromStart(
+    _ source: inout some EventSource, to destination: String, format: OutputFormat, progress: ((Int) -> Void)?
+  ) throws {
     switch format {
     case .reel:
       let temp = destination + ".reel-tmp-\(ProcessInfo.processInfo.processIdentifier)"
@@ -139,6 +151,30 @@ public enum SessionExport {
       break
     }
   }
+}
+
+/// Wraps a source so that its first event is preceded by a repaint of the state it starts in.
+struct StartingState<Base: EventSource>: EventSource {
+  var base: Base
+  var repaint: [UInt8]?
+  init(source: Base, repaint: [UInt8]? = nil) {
+    base = source
+    self.repaint = repaint
+  }
+  var info: SessionInfo { base.info }
+  var warnings: [String] { base.warnings }
+  mutating func next() throws -> SessionEvent? {
+    if let p = pendingFirst {
+      pendingFirst = nil
+      return p
+    }
+    guard let r = repaint else { return try base.next() }
+    repaint = nil
+    guard let first = try base.next() else { return .output(0, r) }
+    pendingFirst = first
+    return .output(first.time, r)
+  }
+  var pendingFirst: SessionEvent? = nil
 }
 
 /// Decodes UTF-8 across event boundaries: an incomplete trailing sequence waits for the next

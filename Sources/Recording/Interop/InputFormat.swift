@@ -1,3 +1,5 @@
+import Foundation
+
 /// The recording formats reel reads, and detection from a file's first bytes.
 public enum InputFormat: String, CaseIterable, Sendable {
   case auto, reel, asciicast, ttyrec, script, raw
@@ -8,6 +10,12 @@ public enum InputFormat: String, CaseIterable, Sendable {
     _ path: String, format: InputFormat = .auto, size: (cols: Int, rows: Int)? = nil, timing: String? = nil
   ) throws -> any EventSource {
     var chosen = format
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue,
+      format == .auto || format == .reel
+    {
+      return try ReelRingReader(directory: path)
+    }
     if chosen == .auto { chosen = timing != nil ? .script : try detect(path) }
     switch chosen {
     case .asciicast:

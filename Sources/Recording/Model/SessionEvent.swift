@@ -82,6 +82,13 @@ public protocol EventSource {
   var warnings: [String] { get }
   /// The next event, or nil at the end. Throws only when nothing more can be read.
   mutating func next() throws -> SessionEvent?
+  /// A terminal snapshot the events continue from, when the recording does not start at the
+  /// beginning of the session (a ring buffer's oldest retained file). Nil: start blank.
+  mutating func initialSnapshot() throws -> [UInt8]?
+}
+
+extension EventSource {
+  public mutating func initialSnapshot() throws -> [UInt8]? { nil }
 }
 
 /// A one-line, user-facing error about a recording or an input file.

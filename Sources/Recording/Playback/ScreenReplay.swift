@@ -11,6 +11,10 @@ public enum ScreenReplay {
     let cols = size?.cols ?? source.info.cols
     let rows = size?.rows ?? source.info.rows
     var terminal = Terminal(cols: cols, rows: rows, scrollback: scrollback)
+    if size == nil, let snapshot = try source.initialSnapshot() {
+      terminal = try Terminal(snapshot: snapshot)
+      terminal.setScrollbackLimit(scrollback)
+    }
     while let event = try source.next() {
       if let until, event.time > until { break }
       switch event.kind {

@@ -73,6 +73,24 @@ public struct ReelReader: EventSource {
     return try RecordingIndex.decode(try file.bytes(at: indexOffset + SkippableFrame.headerSize, count: ilen))
   }
 
+  /// The keyframe this file starts from when it begins mid-session (a ring member).
+  public mutating func initialSnapshot() throws -> [UInt8]? {
+    if let firstKeyframe { return firstKeyframe.snapshot }
+    var probe = self
+    probe.offset = SkippableFrame.headerSize + (try metadataLength())
+    let segment = try probe.nextSegment()
+    let snapshot = segment.flatMap { $0.startOutput > 0 ? $0.keyframe : nil }
+    firstKeyframe = (snapshot, 0)
+    return snapshot
+  }
+
+  private var firstKeyframe: (snapshot: [UInt8]?, unused: Int)? = nil
+
+  private func metadataLength() throws -> Int {
+    let head = try file.bytes(at: 0, count: SkippableFrame.headerSize)
+    return SkippableFrame.header(head)?.length ?? 0
+  }
+
   public mutating func next() throws -> SessionEvent? {
     while pendingIndex >= pending.count {
       guard try loadNextSegment() else { return nil }

@@ -10,7 +10,14 @@ import TerminalEmulator
 /// `write(2)` when it closes (every second or 256 KiB of output), so a killed recorder loses
 /// at most the segment in progress. An emulator follows the output so segments can start with
 /// keyframes (at least every 1 MiB of output). `close()` appends the index and trailer.
-public final class ReelWriter {
+/// Where a recorder sends events: one `.reel` file or a ring directory.
+public protocol EventWriter: AnyObject {
+  func append(_ event: SessionEvent) throws
+  func tick(at time: UInt64) throws
+  func close() throws
+}
+
+public final class ReelWriter: EventWriter {
   public enum Mode: Sendable { case create, overwrite, append }
 
   public let path: String
@@ -34,6 +41,21 @@ public final class ReelWriter {
   public let segmentMicros: UInt64
   public let segmentBytes: Int
   public let keyframeBytes: Int
+
+  /// Continues a session in a new file (ring mode): the emulator state, time and output offset
+  /// carry over, and the file's first segment starts with a keyframe of that state.
+  public convenience init(path: String, continuing previous: ReelWriter) throws {
+    var info = previous.info
+    info.cols = previous.terminal.cols
+    info.rows = previous.terminal.rows
+    try self.init(
+      path: path, info: info, mode: .create, segmentMicros: previous.segmentMicros,
+      segmentBytes: previous.segmentBytes, keyframeBytes: previous.keyframeBytes)
+    terminal = previous.terminal
+    lastTime = previous.lastTime
+    outputTotal = previous.outputTotal
+    outputAtKeyframe = nil
+  }
 
   public init(
     path: String, info: SessionInfo, mode: Mode = .create, segmentMicros: UInt64 = ReelFormat.segmentMicros,
@@ -96,6 +118,9 @@ public final class ReelWriter {
   deinit {
     if !closed { try? close() }
   }
+
+  /// Output bytes written in this session so far (across ring files).
+  public var totalOutput: Int { outputTotal }
 
   /// Current session size (after resizes).
   public var size: (cols: Int, rows: Int) { (terminal.cols, terminal.rows) }

@@ -37,7 +37,14 @@ struct InfoCommand: ParsableCommand {
   }
 
   static func describe(_ path: String) throws -> [(String, JSONValue)] {
-    let fileBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    var fileBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+      fileBytes = names.reduce(0) {
+        $0 + ((try? FileManager.default.attributesOfItem(atPath: path + "/" + $1)[.size] as? Int) ?? 0)
+      }
+    }
     var source = try InputFormat.open(path)
     var events = 0
     var output = 0
@@ -66,6 +73,9 @@ struct InfoCommand: ParsableCommand {
       let index = reel.index
       segments = index.segments.count
       keyframes = index.keyframes
+    } else if let ring = source as? ReelRingReader {
+      segments = ring.segments
+      keyframes = ring.keyframes
     }
     _ = (cols, rows)
     return [

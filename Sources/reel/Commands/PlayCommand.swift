@@ -50,11 +50,13 @@ struct PlayCommand: ParsableCommand {
     do {
       // Load the timeline once (events only; output stays as bytes).
       var source = try InputFormat.open(input, size: parsedSize, timing: timing)
+      let initial = try source.initialSnapshot().map { try Terminal(snapshot: $0) }
       var events: [SessionEvent] = []
       while let e = try source.next() { events.append(e) }
       for w in source.warnings { Output.warn("\(input): \(w)") }
       var player = Player(
-        events: events, info: source.info, reelPath: source is ReelReader ? input : nil, speed: speed,
+        events: events, info: source.info, initial: initial, reelPath: source is ReelReader ? input : nil,
+        speed: speed,
         idleLimit: idleTimeLimit.map { UInt64($0 * 1_000_000) },
         from: UInt64(max(0, from ?? 0) * 1_000_000), to: to.map { UInt64($0 * 1_000_000) })
       repeat {
@@ -74,6 +76,8 @@ struct Player {
 
   let events: [SessionEvent]
   let info: SessionInfo
+  /// The state the events continue from (a ring window), or nil for a blank start.
+  let initial: Terminal?
   /// For `.reel` input: seek by keyframes instead of replaying from the start.
   let reelPath: String?
   let speed: Double
@@ -84,12 +88,12 @@ struct Player {
   let times: [UInt64]
 
   init(
-    events: [SessionEvent], info: SessionInfo, reelPath: String?, speed: Double, idleLimit: UInt64?,
-    from: UInt64,
-    to: UInt64?
+    events: [SessionEvent], info: SessionInfo, initial: Terminal?, reelPath: String?, speed: Double,
+    idleLimit: UInt64?, from: UInt64, to: UInt64?
   ) {
     self.events = events
     self.info = info
+    self.initial = initial
     self.reelPath = reelPath
     self.speed = speed
     self.idleLimit = idleLimit
@@ -110,14 +114,14 @@ struct Player {
 
   /// The screen at event index `i` (exclusive), repainted for the terminal.
   func repaint(upTo i: Int) -> [UInt8] {
-    if let reelPath, i > 0, i <= events.count,
+    if let reelPath, initial == nil, i > 0, i <= events.count,
       var t = try? ReelReader.terminal(at: events[i - 1].time, path: reelPath, scrollback: 0)
     {
       // Events sharing that timestamp after index i must not be shown yet: rare; accept.
       _ = t.takeReplies()
       return t.repaintSequence()
     }
-    var t = Terminal(cols: info.cols, rows: info.rows, scrollback: 0)
+    var t = initial ?? Terminal(cols: info.cols, rows: info.rows, scrollback: 0)
     for e in events[0..<i] {
       switch e.kind {
       case .output: t.feed(e.data)
@@ -138,7 +142,7 @@ struct Player {
       }
     }
     var index = events.firstIndex { $0.time >= from } ?? events.count
-    if index > 0 { Output.write(repaint(upTo: index)) }
+    if index > 0 || initial != nil { Output.write(repaint(upTo: index)) }
     let base = index < times.count ? times[index] : 0
     var clockStart = Player.now()
     var position = base  // recorded time at clockStart

@@ -32,6 +32,9 @@ struct RecordCommand: ParsableCommand {
   @Option(help: "Terminal size COLSxROWS when not recording in a terminal (default 80x24).")
   var size: String?
 
+  @Option(help: "Keep only the most recent SIZE of output (e.g. 64K, 16M) as a directory of rotating files.")
+  var ring: String?
+
   @Flag(help: "Replace FILE if it exists.")
   var overwrite = false
 
@@ -54,7 +57,15 @@ struct RecordCommand: ParsableCommand {
     let env = ProcessInfo.processInfo.environment
     let shell = env["SHELL"].flatMap { $0.isEmpty ? nil : $0 } ?? "/bin/sh"
     let arguments = command.map { ["/bin/sh", "-c", $0] } ?? [shell]
-    let path = file ?? Self.defaultFileName()
+    let path = file ?? Self.defaultFileName(ring: ring != nil)
+    var ringBytes: Int? = nil
+    if let ring {
+      guard let bytes = parseByteSize(ring), bytes >= 4096 else {
+        throw CLIError("invalid --ring '\(ring)', expected a size of at least 4K like 64K, 16M or 1G")
+      }
+      if append { throw CLIError("--append is not supported with --ring") }
+      ringBytes = bytes
+    }
     let interactive = isatty(0) == 1
     if interactive, let s = WindowSize.of(fd: 0), size == nil { parsedSize = s }
     var environment = env
@@ -67,10 +78,15 @@ struct RecordCommand: ParsableCommand {
     let info = SessionInfo(
       cols: parsedSize.cols, rows: parsedSize.rows, title: title, command: command ?? shell,
       term: environment["TERM"], shell: shell, startTime: Date().timeIntervalSince1970)
-    let writer: ReelWriter
+    let writer: EventWriter
     do {
-      writer = try ReelWriter(
-        path: path, info: info, mode: append ? .append : (overwrite ? .overwrite : .create))
+      if let ringBytes {
+        if overwrite { try? FileManager.default.removeItem(atPath: path) }
+        writer = try ReelRingWriter(directory: path, capacity: ringBytes, info: info)
+      } else {
+        writer = try ReelWriter(
+          path: path, info: info, mode: append ? .append : (overwrite ? .overwrite : .create))
+      }
     } catch let e as RecordingError {
       throw CLIError(e.message)
     }
@@ -97,23 +113,23 @@ struct RecordCommand: ParsableCommand {
     Output.exit(status)
   }
 
-  static func defaultFileName() -> String {
+  static func defaultFileName(ring: Bool) -> String {
     let f = DateFormatter()
     f.dateFormat = "yyyyMMdd-HHmmss"
-    return "reel-\(f.string(from: Date())).reel"
+    return "reel-\(f.string(from: Date()))" + (ring ? "" : ".reel")
   }
 }
 
 /// Adapts captured events to the writer, shortening idle pauses when asked.
 final class RecordingSink: CaptureSink {
-  let writer: ReelWriter
+  let writer: EventWriter
   let idleLimit: UInt64?
   private(set) var lastTime: UInt64 = 0
   private var removed: UInt64 = 0
   private var lastRaw: UInt64 = 0
   private var markers = 0
 
-  init(writer: ReelWriter, idleLimit: UInt64?) {
+  init(writer: EventWriter, idleLimit: UInt64?) {
     self.writer = writer
     self.idleLimit = idleLimit
   }
@@ -140,4 +156,17 @@ final class RecordingSink: CaptureSink {
     try writer.append(.marker(adjusted(time), "marker \(markers)"))
   }
   func tick(at time: UInt64) throws { try writer.tick(at: time - min(time, removed)) }
+}
+
+/// Parses "4096", "64K", "64KiB", "16M", "1G" (binary multiples).
+func parseByteSize(_ text: String) -> Int? {
+  var t = text.uppercased()
+  for suffix in ["IB", "B"] where t.hasSuffix(suffix) { t.removeLast(suffix.count) }
+  var multiplier = 1
+  if let last = t.last, let shift = ["K": 10, "M": 20, "G": 30][String(last)] {
+    multiplier = 1 << shift
+    t.removeLast()
+  }
+  guard let value = Double(t), value > 0, value * Double(multiplier) < 1e15 else { return nil }
+  return Int(value * Double(multiplier))
 }

@@ -1,0 +1,132 @@
+import Foundation
+import TerminalEmulator
+
+/// Ring mode: a bounded directory of rotating `.reel` files ("ring-buffer snapshot files").
+///
+/// Files are named `00000001.reel`, `00000002.reel`, …; each starts with a keyframe of the
+/// session state, so any retained window replays exactly. When the retained output exceeds the
+/// capacity, the oldest files are deleted. Times and output offsets stay those of the session.
+public final class ReelRingWriter: EventWriter {
+  public let directory: String
+  public let capacity: Int
+  /// Output bytes per file: an eighth of the capacity (at least 4 KiB).
+  public let fileBytes: Int
+  private var current: ReelWriter
+  private var currentNumber = 1
+  private var files: [(number: Int, output: Int)] = []
+  private var currentStartOutput = 0
+
+  public init(directory: String, capacity: Int, info: SessionInfo) throws {
+    self.directory = directory
+    self.capacity = max(capacity, 4096)
+    fileBytes = max(4096, capacity / 8)
+    var isDir: ObjCBool = false
+    if FileManager.default.fileExists(atPath: directory, isDirectory: &isDir) {
+      guard isDir.boolValue else { throw RecordingError("\(directory): exists and is not a directory") }
+      let existing = try FileManager.default.contentsOfDirectory(atPath: directory).filter {
+        $0.hasSuffix(".reel")
+      }
+      guard existing.isEmpty else {
+        throw RecordingError("\(directory): already holds a recording (use --overwrite to replace it)")
+      }
+    } else {
+      do {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+      } catch {
+        throw RecordingError("\(directory): cannot create the ring directory")
+      }
+    }
+    current = try ReelWriter(
+      path: ReelRingWriter.path(directory, 1), info: info,
+      segmentBytes: min(ReelFormat.segmentBytes, fileBytes))
+  }
+
+  static func path(_ directory: String, _ number: Int) -> String {
+    (directory as NSString).appendingPathComponent(String(format: "%08d.reel", number))
+  }
+
+  public func append(_ event: SessionEvent) throws {
+    try current.append(event)
+    if current.totalOutput - currentStartOutput >= fileBytes { try rotate() }
+  }
+
+  public func tick(at time: UInt64) throws { try current.tick(at: time) }
+
+  private func rotate() throws {
+    try current.close()
+    files.append((currentNumber, current.totalOutput - currentStartOutput))
+    currentStartOutput = current.totalOutput
+    currentNumber += 1
+    current = try ReelWriter(path: ReelRingWriter.path(directory, currentNumber), continuing: current)
+    // Drop the oldest files while the rest still hold at least `capacity` bytes of output.
+    while let oldest = files.first, files.dropFirst().reduce(0, { $0 + $1.output }) >= capacity {
+      unlink(ReelRingWriter.path(directory, oldest.number))
+      files.removeFirst()
+    }
+  }
+
+  public func close() throws { try current.close() }
+}
+
+/// Reads a ring directory as one recording: the retained files in order, starting from the
+/// keyframe of the oldest.
+public struct ReelRingReader: EventSource {
+  public let directory: String
+  public private(set) var info: SessionInfo
+  public private(set) var warnings: [String] = []
+  private let files: [String]
+  private var position = 0
+  private var reader: ReelReader?
+  public private(set) var segments = 0
+  public private(set) var keyframes = 0
+
+  public init(directory: String) throws {
+    self.directory = directory
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    files = names.filter { $0.hasSuffix(".reel") }.sorted().map {
+      (directory as NSString).appendingPathComponent($0)
+    }
+    guard let first = files.first else {
+      throw RecordingError("\(directory): no .reel files in this directory")
+    }
+    var firstReader = try ReelReader(path: first)
+    info = firstReader.info
+    if let kf = try firstReader.initialSnapshot(), let size = ReelRingReader.size(of: kf) {
+      info.cols = size.0
+      info.rows = size.1
+    }
+    reader = firstReader
+  }
+
+  static func size(of snapshot: [UInt8]) -> (Int, Int)? {
+    (try? Terminal(snapshot: snapshot)).map { ($0.cols, $0.rows) }
+  }
+
+  public mutating func initialSnapshot() throws -> [UInt8]? {
+    var first = try ReelReader(path: files[0])
+    return try first.initialSnapshot()
+  }
+
+  public mutating func next() throws -> SessionEvent? {
+    while position < files.count {
+      if reader == nil {
+        do {
+          reader = try ReelReader(path: files[position])
+        } catch {
+          warnings.append("\(files[position]): skipped (\(error))")
+          position += 1
+          continue
+        }
+      }
+      if let e = try reader!.next() { return e }
+      var done = reader!
+      warnings += done.warnings
+      let index = done.index
+      segments += index.segments.count
+      keyframes += index.keyframes
+      reader = nil
+      position += 1
+    }
+    return nil
+  }
+}

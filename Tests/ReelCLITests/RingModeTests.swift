@@ -1,0 +1,56 @@
+import Foundation
+import XCTest
+
+final class RingModeTests: XCTestCase {
+  var dir: URL!
+
+  override func setUpWithError() throws {
+    dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-ring-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+  }
+
+  override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+
+  /// A program with deterministic output recorded twice — whole and as a small ring — must end
+  /// on the same screen, and the ring must hold only about its capacity.
+  func testRingKeepsTheRecentWindowAndReplaysItExactly() throws {
+    let command =
+      "for i in $(seq 1 3000); do printf '\\033[3%dmline %05d\\033[0m %s\\n' $((i % 8)) $i 'x x x x x x x x'; done"
+    let whole = dir.appendingPathComponent("whole.reel").path
+    let ring = dir.appendingPathComponent("ring").path
+    XCTAssertEqual(try ReelCLI.run(["record", whole, "-q", "-c", command]).status, 0)
+    let r = try ReelCLI.run(["record", ring, "-q", "--ring", "16K", "-c", command])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    let files = try FileManager.default.contentsOfDirectory(atPath: ring).filter { $0.hasSuffix(".reel") }
+      .sorted()
+    XCTAssertGreaterThan(files.count, 1)
+    XCTAssertFalse(files.contains("00000001.reel"), "oldest files are rotated away")
+    let output = try ReelCLI.run(["cat", ring]).stdout.utf8.count
+    XCTAssertGreaterThanOrEqual(output, 16 * 1024)
+    // At most the capacity plus the oldest and the current file (each an eighth of the capacity
+    // plus at most one PTY read).
+    XCTAssertLessThan(output, 16 * 1024 + 2 * (2048 + 4096))
+    let expected = try ReelCLI.run(["dump", whole]).stdout
+    XCTAssertEqual(try ReelCLI.run(["dump", ring]).stdout, expected)
+    // Every command takes the directory: info, convert, play.
+    let info = try ReelCLI.run(["info", ring, "--json"])
+    XCTAssertEqual(info.status, 0, info.stderr)
+    let obj = try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as! [String: Any]
+    XCTAssertEqual(obj["keyframes"] as? Int ?? 0 >= files.count, true)
+    let cast = dir.appendingPathComponent("ring.cast").path
+    XCTAssertEqual(try ReelCLI.run(["convert", ring, cast]).status, 0)
+    XCTAssertEqual(try ReelCLI.run(["dump", cast]).stdout, expected)
+    let played = try ReelCLI.run(["play", ring, "--speed", "1000"])
+    XCTAssertEqual(played.status, 0, played.stderr)
+  }
+
+  func testRingRejectsBadSizesAndNonEmptyDirectories() throws {
+    XCTAssertNotEqual(try ReelCLI.run(["record", dir.path + "/r", "--ring", "tiny", "-c", "true"]).status, 0)
+    XCTAssertNotEqual(try ReelCLI.run(["record", dir.path + "/r", "--ring", "1K", "-c", "true"]).status, 0)
+    let ring = dir.appendingPathComponent("r2").path
+    XCTAssertEqual(try ReelCLI.run(["record", ring, "-q", "--ring", "8K", "-c", "echo hi"]).status, 0)
+    let again = try ReelCLI.run(["record", ring, "-q", "--ring", "8K", "-c", "echo hi"])
+    XCTAssertNotEqual(again.status, 0)
+    XCTAssertTrue(again.stderr.contains("already holds"), again.stderr)
+  }
+}
