@@ -21,6 +21,9 @@ struct BenchCommand: ParsableCommand {
   @Flag(help: "Print JSON instead of a table.")
   var json = false
 
+  @Flag(name: .customLong("skip-recording"), help: "Leave out the recording-overhead section.")
+  var skipRecording = false
+
   static let chunkSize = 64 * 1024
   static let sizes = [(80, 24), (200, 50)]
 
@@ -72,9 +75,38 @@ struct BenchCommand: ParsableCommand {
         }
       }
     }
+    var recording: [(String, JSONValue)] = []
+    if !skipRecording {
+      let r = try RecordingBench.run(sizeMiB: size, repeats: repeats)
+      let ratio = r.scriptSeconds.map { r.reelSeconds / $0 }
+      let sizeRatio = Double(r.castBytes) / Double(max(1, r.reelBytes))
+      recording = [
+        ("inputBytes", .int(r.inputBytes)), ("reelSeconds", .double(r.reelSeconds)),
+        ("scriptSeconds", r.scriptSeconds.map { .double($0) } ?? .null),
+        ("asciinemaSeconds", r.asciinemaSeconds.map { .double($0) } ?? .null),
+        ("reelOverScript", ratio.map { .double(($0 * 100).rounded() / 100) } ?? .null),
+        ("reelBytes", .int(r.reelBytes)), ("castBytes", .int(r.castBytes)),
+        ("castSmallerBy", .double((sizeRatio * 10).rounded() / 10)),
+        ("castFrom", .string(r.castFromAsciinema ? "asciinema" : "reel convert")),
+      ]
+      if !json {
+        Output.line("recording `cat` of \(size) MiB of real output through a PTY (best of \(repeats), wall time)")
+        Output.line(String(format: "  reel record       %7.3f s", r.reelSeconds))
+        if let s = r.scriptSeconds {
+          Output.line(String(format: "  script (baseline) %7.3f s   reel/script = %.2fx", s, r.reelSeconds / s))
+        }
+        if let a = r.asciinemaSeconds { Output.line(String(format: "  asciinema rec     %7.3f s", a)) }
+        Output.line(
+          String(
+            format: "  file size: .reel %.2f MiB, .cast %.2f MiB (%@): %.1fx smaller",
+            Measure.mib(r.reelBytes), Measure.mib(r.castBytes), r.castFromAsciinema ? "asciinema" : "converted",
+            sizeRatio))
+      }
+    }
     if json {
       Output.line(
         JSONValue.object([
+          ("recording", .object(recording)),
           ("throughput", .array(rows)),
           ("scrollbackBytesPerCell", .double((memory.structure * 100).rounded() / 100)),
           ("scrollbackResidentBytesPerCell", .double((memory.resident * 100).rounded() / 100)),

@@ -96,15 +96,16 @@ struct RecordCommand: ParsableCommand {
     options.captureInput = captureInput
     options.echo = !quiet
     options.followTerminalSize = size == nil
-    let sink = RecordingSink(writer: writer, idleLimit: idleTimeLimit.map { UInt64($0 * 1_000_000) })
+    let sink = RecordingSink(
+      writer: BackgroundEventWriter(wrapping: writer), idleLimit: idleTimeLimit.map { UInt64($0 * 1_000_000) })
     if interactive { Output.print("reel: recording to \(path); exit the program to stop\r\n", to: 2) }
     let status: Int32
     do {
       status = try PTYSession(options: options).run(sink: sink)
-      try writer.append(.exit(sink.adjusted(sink.lastTime), status: status))
-      try writer.close()
+      try sink.writer.append(.exit(sink.adjusted(sink.lastTime), status: status))
+      try sink.writer.close()
     } catch let e as CaptureError {
-      try? writer.close()
+      try? sink.writer.close()
       throw CLIError(e.message)
     } catch let e as RecordingError {
       throw CLIError(e.message)

@@ -1,0 +1,96 @@
+import Foundation
+
+/// Moves compression and keyframe work off the recorder's read loop: events are queued and a
+/// worker thread hands them to the wrapped writer. The queue is bounded (the reader waits when
+/// it is full), and an error on the worker is reported by the next `append` or by `close`.
+public final class BackgroundEventWriter: EventWriter, @unchecked Sendable {
+  private let base: EventWriter
+  private let condition = NSCondition()
+  private var queue: [Item] = []
+  private var queuedBytes = 0
+  private var failure: Error?
+  private var finished = false
+  private var worker: Thread?
+  public let maxQueuedBytes: Int
+
+  enum Item {
+    case event(SessionEvent)
+    case tick(UInt64)
+  }
+
+  public init(wrapping base: EventWriter, maxQueuedBytes: Int = 32 << 20) {
+    self.base = base
+    self.maxQueuedBytes = maxQueuedBytes
+    let thread = Thread { [unowned self] in self.run() }
+    thread.name = "reel-writer"
+    worker = thread
+    thread.start()
+  }
+
+  public func append(_ event: SessionEvent) throws {
+    try enqueue(.event(event), bytes: event.data.count)
+  }
+
+  public func tick(at time: UInt64) throws { try enqueue(.tick(time), bytes: 0) }
+
+  private func enqueue(_ item: Item, bytes: Int) throws {
+    condition.lock()
+    defer { condition.unlock() }
+    while queuedBytes > maxQueuedBytes && failure == nil { condition.wait() }
+    if let failure { throw failure }
+    queue.append(item)
+    queuedBytes += bytes
+    condition.broadcast()
+  }
+
+  private func run() {
+    while true {
+      condition.lock()
+      while queue.isEmpty && !finished { condition.wait() }
+      if queue.isEmpty && finished {
+        condition.unlock()
+        return
+      }
+      let batch = queue
+      queue.removeAll(keepingCapacity: true)
+      queuedBytes = 0
+      condition.broadcast()
+      condition.unlock()
+      do {
+        for item in batch {
+          switch item {
+          case .event(let e): try base.append(e)
+          case .tick(let t): try base.tick(at: t)
+          }
+        }
+      } catch {
+        condition.lock()
+        failure = error
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+        return
+      }
+    }
+  }
+
+  /// Waits for the queue to drain, then closes the wrapped writer.
+  public func close() throws {
+    condition.lock()
+    finished = true
+    condition.broadcast()
+    condition.unlock()
+    while true {
+      condition.lock()
+      let drained = queue.isEmpty
+      let error = failure
+      condition.unlock()
+      if let error { throw error }
+      if drained { break }
+      usleep(1000)
+    }
+    // The worker exits once the queue is empty and `finished` is set.
+    while worker?.isExecuting == true { usleep(500) }
+    try base.close()
+  }
+}
