@@ -22,14 +22,17 @@ final class BadInputTests: XCTestCase {
   func testUnusableInputsFailWithOneLine() throws {
     var rng = UInt64(99)
     let random = (0..<20_000).map { _ -> UInt8 in
-      rng = rng &* 6364136223846793005 &+ 1
+      rng = rng &* 6_364_136_223_846_793_005 &+ 1
       return UInt8(truncatingIfNeeded: rng >> 33)
     }
     let inputs = [
       try make("empty.reel", []),
       try make("random.reel", [0x28, 0xB5, 0x2F] + random),
       try make("json.cast", Array("{\"not\": \"a cast\"}\n".utf8)),
-      try make("truncated-header.reel", Array(try Data(contentsOf: ReelCLI.projectRoot.appendingPathComponent("recordings/demo.reel")).prefix(6))),
+      try make(
+        "truncated-header.reel",
+        Array(
+          try Data(contentsOf: ReelCLI.projectRoot.appendingPathComponent("recordings/demo.reel")).prefix(6))),
       dir.appendingPathComponent("missing.reel").path,
       dir.path + "/emptydir",
     ]
@@ -52,9 +55,11 @@ final class BadInputTests: XCTestCase {
     let demo = Array(try Data(contentsOf: ReelCLI.projectRoot.appendingPathComponent("recordings/demo.reel")))
     var flipped = demo
     for i in stride(from: demo.count / 3, to: demo.count / 3 + 40, by: 3) { flipped[i] ^= 0xFF }
-    let cast = Array(try Data(contentsOf: ReelCLI.projectRoot.appendingPathComponent("Tests/Fixtures/asciicast/demo.cast")))
+    let cast = Array(
+      try Data(contentsOf: ReelCLI.projectRoot.appendingPathComponent("Tests/Fixtures/asciicast/demo.cast")))
     var brokenCast = cast
-    brokenCast.insert(contentsOf: Array("[1.0, \"o\", \"unterminated\n".utf8), at: cast.firstIndex(of: 0x0A)! + 1)
+    brokenCast.insert(
+      contentsOf: Array("[1.0, \"o\", \"unterminated\n".utf8), at: cast.firstIndex(of: 0x0A)! + 1)
     for input in [
       try make("truncated.reel", Array(demo.prefix(demo.count * 2 / 3))),
       try make("flipped.reel", flipped),
@@ -77,7 +82,10 @@ final class BadInputTests: XCTestCase {
     XCTAssertEqual(r.status, 0, r.stderr)
     XCTAssertEqual(r.stdout, "ok\n\n\n")
     // An asciicast "line" of 10 MB without a newline is still read (or refused) cleanly.
-    let cast = try make("long.cast", Array("{\"version\": 2, \"width\": 20, \"height\": 3}\n[0.1, \"o\", \"".utf8) + [UInt8](repeating: 0x42, count: 10_000_000))
+    let cast = try make(
+      "long.cast",
+      Array("{\"version\": 2, \"width\": 20, \"height\": 3}\n[0.1, \"o\", \"".utf8)
+        + [UInt8](repeating: 0x42, count: 10_000_000))
     let c = try ReelCLI.run(["info", cast])
     XCTAssertLessThanOrEqual(c.stderr.split(separator: "\n").count, 1, c.stderr)
     XCTAssertFalse(c.stderr.contains("Fatal"))

@@ -38,9 +38,10 @@ public final class BackgroundEventWriter: EventWriter, @unchecked Sendable {
     defer { condition.unlock() }
     while queuedBytes > maxQueuedBytes && failure == nil { condition.wait() }
     if let failure { throw failure }
+    let wasEmpty = queue.isEmpty
     queue.append(item)
     queuedBytes += bytes
-    condition.broadcast()
+    if wasEmpty { condition.broadcast() }  // the worker only sleeps on an empty queue
   }
 
   private func run() {

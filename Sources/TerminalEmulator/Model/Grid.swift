@@ -147,7 +147,9 @@ struct Grid: Sendable, Equatable {
   mutating func scrollUp(top: Int, bottom: Int, count: Int, fill: Cell, toHistory: Bool) {
     let height = bottom - top + 1
     guard count > 0, height > 0 else { return }
-    if toHistory && top == 0 && scrollbackLimit > 0 {
+    // From the top of the screen, scrolling is a rotation of the ring's zero: O(1) per line.
+    // Without scrollback (alternate screen, keyframe emulators) the departing line is recycled.
+    if top == 0 && (toHistory || scrollbackLimit == 0) {
       for _ in 0..<min(count, ringCapacity) { pushTopLineToHistory(fill: fill, bottom: bottom) }
       return
     }

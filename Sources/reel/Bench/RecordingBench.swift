@@ -33,7 +33,9 @@ enum RecordingBench {
   }
 
   static func which(_ tool: String) -> Bool {
-    ["/usr/bin/", "/bin/", "/usr/local/bin/"].contains { FileManager.default.isExecutableFile(atPath: $0 + tool) }
+    ["/usr/bin/", "/bin/", "/usr/local/bin/"].contains {
+      FileManager.default.isExecutableFile(atPath: $0 + tool)
+    }
   }
 
   static func run(sizeMiB: Int, repeats: Int) throws -> Result {
@@ -45,19 +47,24 @@ enum RecordingBench {
     // adds the CR as a terminal would.
     let real = Workloads.make("real", size: sizeMiB << 20).filter { $0 != 0x0D }
     try Data(real).write(to: URL(fileURLWithPath: input))
-    let reel = CommandLine.arguments[0].hasPrefix("/")
+    let reel =
+      CommandLine.arguments[0].hasPrefix("/")
       ? CommandLine.arguments[0] : FileManager.default.currentDirectoryPath + "/" + CommandLine.arguments[0]
     let reelFile = dir.appendingPathComponent("r.reel").path
     let command = "cat '\(input)'"
-    let scriptTime = which("script")
-      ? wallTime(["script", "-q", "-c", command, dir.appendingPathComponent("script.out").path], repeats: repeats)
+    let scriptTime =
+      which("script")
+      ? wallTime(
+        ["script", "-q", "-c", command, dir.appendingPathComponent("script.out").path], repeats: repeats)
       : nil
-    let reelTime = wallTime([reel, "record", reelFile, "--overwrite", "-q", "-c", command], repeats: repeats) ?? .nan
+    let reelTime =
+      wallTime([reel, "record", reelFile, "--overwrite", "-q", "-c", command], repeats: repeats) ?? .nan
     var castFile = dir.appendingPathComponent("a.cast").path
     var asciinemaTime: Double? = nil
     var fromAsciinema = false
     if which("asciinema") {
-      asciinemaTime = wallTime(["asciinema", "rec", "-q", "--overwrite", "-c", command, castFile], repeats: repeats)
+      asciinemaTime = wallTime(
+        ["asciinema", "rec", "-q", "--overwrite", "-c", command, castFile], repeats: repeats)
       fromAsciinema = asciinemaTime != nil
     }
     if !fromAsciinema {
@@ -65,9 +72,12 @@ enum RecordingBench {
       var source = try ReelReader(path: reelFile)
       try SessionExport.convert(&source, to: castFile, format: .asciicastV2)
     }
-    func size(_ p: String) -> Int { (try? FileManager.default.attributesOfItem(atPath: p)[.size] as? Int) ?? 0 }
+    func size(_ p: String) -> Int {
+      (try? FileManager.default.attributesOfItem(atPath: p)[.size] as? Int) ?? 0
+    }
     return Result(
-      scriptSeconds: scriptTime, reelSeconds: reelTime, asciinemaSeconds: asciinemaTime, inputBytes: real.count,
+      scriptSeconds: scriptTime, reelSeconds: reelTime, asciinemaSeconds: asciinemaTime,
+      inputBytes: real.count,
       reelBytes: size(reelFile), castBytes: size(castFile), castFromAsciinema: fromAsciinema)
   }
 }

@@ -90,16 +90,19 @@ struct BenchCommand: ParsableCommand {
         ("castFrom", .string(r.castFromAsciinema ? "asciinema" : "reel convert")),
       ]
       if !json {
-        Output.line("recording `cat` of \(size) MiB of real output through a PTY (best of \(repeats), wall time)")
+        Output.line(
+          "recording `cat` of \(size) MiB of real output through a PTY (best of \(repeats), wall time)")
         Output.line(String(format: "  reel record       %7.3f s", r.reelSeconds))
         if let s = r.scriptSeconds {
-          Output.line(String(format: "  script (baseline) %7.3f s   reel/script = %.2fx", s, r.reelSeconds / s))
+          Output.line(
+            String(format: "  script (baseline) %7.3f s   reel/script = %.2fx", s, r.reelSeconds / s))
         }
         if let a = r.asciinemaSeconds { Output.line(String(format: "  asciinema rec     %7.3f s", a)) }
         Output.line(
           String(
             format: "  file size: .reel %.2f MiB, .cast %.2f MiB (%@): %.1fx smaller",
-            Measure.mib(r.reelBytes), Measure.mib(r.castBytes), r.castFromAsciinema ? "asciinema" : "converted",
+            Measure.mib(r.reelBytes), Measure.mib(r.castBytes),
+            r.castFromAsciinema ? "asciinema" : "converted",
             sizeRatio))
       }
     }

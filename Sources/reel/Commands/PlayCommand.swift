@@ -171,7 +171,9 @@ struct Player {
       let n = read(0, &key, key.count)
       guard n > 0 else { continue }
       let current = index < times.count ? times[index] : (times.last ?? 0)
-      let pressed = Array(key[0..<n])
+      var pressed = Array(key[0..<n])
+      // The recording may have switched the terminal to application cursor keys (ESC O x).
+      if pressed.count == 3 && pressed[0] == 0x1B && pressed[1] == UInt8(ascii: "O") { pressed[1] = 0x5B }
       switch pressed {
       case [UInt8(ascii: "q")], [0x03]: return .quit
       case [UInt8(ascii: " ")]:

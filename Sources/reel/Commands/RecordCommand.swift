@@ -97,7 +97,8 @@ struct RecordCommand: ParsableCommand {
     options.echo = !quiet
     options.followTerminalSize = size == nil
     let sink = RecordingSink(
-      writer: BackgroundEventWriter(wrapping: writer), idleLimit: idleTimeLimit.map { UInt64($0 * 1_000_000) })
+      writer: BackgroundEventWriter(wrapping: writer), idleLimit: idleTimeLimit.map { UInt64($0 * 1_000_000) }
+    )
     if interactive { Output.print("reel: recording to \(path); exit the program to stop\r\n", to: 2) }
     let status: Int32
     do {
