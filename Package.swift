@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "TerminalEmulator", targets: ["TerminalEmulator"]),
     .library(name: "Recording", targets: ["Recording"]),
     .library(name: "Capture", targets: ["Capture"]),
+    .library(name: "Replay", targets: ["Replay"]),
     .executable(name: "reel", targets: ["reel"]),
   ],
   dependencies: [
@@ -23,10 +24,11 @@ let package = Package(
     .target(name: "Recording", dependencies: ["CZstd", "TerminalEmulator"]),
     .target(name: "CPTY"),
     .target(name: "Capture", dependencies: ["CPTY"]),
+    .target(name: "Replay", dependencies: ["TerminalEmulator", "Recording", "Capture"]),
     .executableTarget(
       name: "reel",
       dependencies: [
-        "TerminalEmulator", "Recording", "Capture",
+        "TerminalEmulator", "Recording", "Capture", "Replay",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -36,6 +38,7 @@ let package = Package(
     ),
     .testTarget(name: "RecordingTests", dependencies: ["Recording", "TerminalEmulator"]),
     .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
+    .testTarget(name: "ReplayTests", dependencies: ["Replay", "Recording", "TerminalEmulator"]),
     .testTarget(name: "ReelCLITests", dependencies: ["reel"]),
   ],
   swiftLanguageModes: [.v6]

@@ -17,7 +17,7 @@ struct Reel: ParsableCommand {
     version: version,
     subcommands: [
       RecordCommand.self, PlayCommand.self, CatCommand.self, InfoCommand.self, DumpCommand.self,
-      ConvertCommand.self, BenchCommand.self,
+      ConvertCommand.self, SimulateCommand.self, BenchCommand.self,
     ]
   )
 

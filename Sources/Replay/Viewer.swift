@@ -1,0 +1,96 @@
+import Recording
+import TerminalEmulator
+
+/// The viewer side: an emulator, a queue of received-but-not-rendered bytes flushed on frame
+/// ticks, and a viewport that can be scrolled up into the scrollback.
+public struct Viewer: Sendable {
+  public private(set) var terminal: Terminal
+  public private(set) var pending: [UInt8] = []
+  /// Absolute output offset of the bytes rendered so far.
+  public private(set) var renderedOffset = 0
+  /// Absolute offset of the bytes received (rendered or pending).
+  public private(set) var receivedOffset = 0
+  /// Lines the viewport is scrolled up from the bottom (0 = following live output).
+  public private(set) var scrolledUp = 0
+
+  public init(cols: Int, rows: Int, scrollback: Int = Terminal.defaultScrollback) {
+    terminal = Terminal(cols: cols, rows: rows, scrollback: scrollback)
+  }
+
+  public var userIsScrolledUp: Bool { scrolledUp > 0 }
+
+  /// Scroll range: how far up the viewport can go.
+  public var maxScroll: Int { terminal.isAlternateScreen ? 0 : terminal.scrollbackCount }
+
+  /// Stable id of the line at the top of the viewport.
+  public var viewportTopLineID: Int { terminal.screenTopLineID - scrolledUp }
+
+  public mutating func scroll(upBy lines: Int) { scrolledUp = min(maxScroll, max(0, scrolledUp + lines)) }
+
+  public mutating func receive(_ bytes: [UInt8]) {
+    pending += bytes
+    receivedOffset += bytes.count
+  }
+
+  /// A frame tick: render what is queued. A scrolled-up viewport stays on its lines.
+  public mutating func renderFrame() {
+    guard !pending.isEmpty else { return }
+    let before = terminal.screenTopLineID
+    terminal.feed(pending)
+    _ = terminal.takeReplies()  // replies go to the host in a real app; none are re-sent here
+    renderedOffset += pending.count
+    pending.removeAll(keepingCapacity: true)
+    if scrolledUp > 0 { scroll(upBy: terminal.screenTopLineID - before) }
+  }
+
+  public mutating func resize(cols: Int, rows: Int) {
+    terminal.resize(cols: cols, rows: rows)
+    scrolledUp = min(scrolledUp, maxScroll)
+  }
+
+  /// How the reading position is put back after a reset.
+  public enum ScrollRestore: String, Sendable { case ratio, lineID }
+
+  /// The reconnect sequence: remember the reading position if scrolled up, clear pending data,
+  /// reset (unless resuming), apply the payload, restore the position, clamp the viewport.
+  /// Returns the viewport top line id before reconnecting (nil when not scrolled up).
+  @discardableResult
+  public mutating func reconnect(with payload: ReconnectPayload, restore: ScrollRestore) throws -> Int? {
+    let wasScrolledUp = userIsScrolledUp
+    let rememberedID = wasScrolledUp ? viewportTopLineID : nil
+    let ratio = maxScroll > 0 ? Double(maxScroll - scrolledUp) / Double(maxScroll) : 1
+    pending.removeAll()
+    switch payload.kind {
+    case .replay:
+      terminal = Terminal(cols: terminal.cols, rows: terminal.rows, scrollback: terminal.scrollbackLimit)
+    case .keyframe:
+      let snapshot = try Zstd.decompress(payload.keyframe)
+      var restored = try Terminal(snapshot: snapshot)
+      restored.setScrollbackLimit(terminal.scrollbackLimit)
+      terminal = restored
+    case .resume:
+      break
+    }
+    terminal.feed(payload.tail)
+    _ = terminal.takeReplies()
+    renderedOffset = payload.endOffset
+    receivedOffset = payload.endOffset
+    scrolledUp = 0
+    if wasScrolledUp {
+      var restoredByID = false
+      if restore == .lineID, let id = rememberedID {
+        let top = terminal.screenTopLineID
+        let oldest = terminal.firstRetainedLineID
+        if id >= oldest && id <= top {
+          scrolledUp = top - id
+          restoredByID = true
+        }
+      }
+      if !restoredByID {
+        scrolledUp = maxScroll - Int((ratio * Double(maxScroll)).rounded())
+      }
+      scrolledUp = min(max(0, scrolledUp), maxScroll)
+    }
+    return rememberedID
+  }
+}
