@@ -10,8 +10,11 @@ public struct Host: Sendable {
   public private(set) var ring: OutputRing
   public private(set) var shadow: Terminal
   public var delivery: Delivery = .live
-  /// Periodic keyframe: a copy of the shadow at an absolute output offset (copy-on-write).
+  /// Periodic keyframe: a copy of the shadow at an absolute output offset (copy-on-write),
+  /// with its compressed snapshot prepared when it is first needed and kept for later
+  /// reconnects.
   public private(set) var keyframe: (offset: Int, terminal: Terminal)
+  private var keyframeBytes: (offset: Int, bytes: [UInt8])?
   public let keyframeInterval: Int
   /// Scrollback lines a keyframe payload carries.
   public let keyframeScrollback: Int
@@ -50,11 +53,13 @@ public struct Host: Sendable {
     switch strategy {
     case .naive:
       return ReconnectPayload(
-        kind: .replay, keyframe: [], tail: ring.contents, endOffset: ring.endOffset, promisedScrollback: 0)
+        kind: .replay, keyframe: [], tail: ring.contents, endOffset: ring.endOffset)
     case .resume, .auto:
-      if let tail = ring.bytes(from: viewerOffset) {
+      // auto resumes only while the missed bytes cost less to replay than a keyframe would.
+      let limit = strategy == .auto ? keyframeInterval : Int.max
+      if ring.endOffset - viewerOffset <= limit, let tail = ring.bytes(from: viewerOffset) {
         return ReconnectPayload(
-          kind: .resume, keyframe: [], tail: tail, endOffset: ring.endOffset, promisedScrollback: Int.max)
+          kind: .resume, keyframe: [], tail: tail, endOffset: ring.endOffset)
       }
       return try keyframePayload()
     case .keyframe:
@@ -68,10 +73,16 @@ public struct Host: Sendable {
     if keyframe.offset < ring.startOffset || !keyframe.terminal.parserIsIdle {
       keyframe = (ring.endOffset, shadow)
     }
-    let snapshot = keyframe.terminal.snapshot(scrollbackLines: keyframeScrollback)
-    let compressed = try Zstd.compress(snapshot, level: 1)
+    let compressed: [UInt8]
+    if let cached = keyframeBytes, cached.offset == keyframe.offset {
+      compressed = cached.bytes
+    } else {
+      let snapshot = keyframe.terminal.snapshot(scrollbackLines: keyframeScrollback)
+      compressed = try Zstd.compress(snapshot, level: 1)
+      keyframeBytes = (keyframe.offset, compressed)
+    }
     return ReconnectPayload(
       kind: .keyframe, keyframe: compressed, tail: ring.bytes(from: keyframe.offset) ?? [],
-      endOffset: ring.endOffset, promisedScrollback: keyframeScrollback)
+      endOffset: ring.endOffset)
   }
 }

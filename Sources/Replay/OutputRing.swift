@@ -40,8 +40,14 @@ public struct OutputRing: Sendable {
     guard offset >= startOffset, offset <= endOffset else { return nil }
     let skip = offset - startOffset
     if storage.count < capacity || head == 0 { return Array(storage[skip...]) }
-    let ordered = storage[head...] + storage[..<head]
-    return Array(ordered.dropFirst(skip))
+    // Oldest bytes start at `head`; copy only the requested span (in at most two pieces).
+    let first = head + skip
+    if first < capacity {
+      var out = Array(storage[first...])
+      out.append(contentsOf: storage[..<head])
+      return out
+    }
+    return Array(storage[(first - capacity)..<head])
   }
 
   /// Everything retained.

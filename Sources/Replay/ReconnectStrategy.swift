@@ -24,8 +24,6 @@ public struct ReconnectPayload: Sendable {
   public var tail: [UInt8]
   /// Absolute output offset the viewer is at after applying the payload.
   public var endOffset: Int
-  /// Scrollback lines this payload promises to reproduce exactly.
-  public var promisedScrollback: Int
 
   /// Bytes on the wire.
   public var size: Int { keyframe.count + tail.count }

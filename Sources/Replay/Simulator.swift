@@ -150,7 +150,7 @@ public struct ReconnectSimulator {
     try viewer.reconnect(with: payload, restore: restore)
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     host.delivery = .live
-    let promised = min(payload.promisedScrollback, reference.scrollbackCount)
+    let promised = viewer.promisedScrollback(matching: reference)
     let difference = viewer.terminal.difference(from: reference, scrollbackLines: promised)
     var probedViewer = viewer.terminal
     var probedReference = reference

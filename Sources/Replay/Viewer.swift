@@ -12,12 +12,21 @@ public struct Viewer: Sendable {
   public private(set) var receivedOffset = 0
   /// Lines the viewport is scrolled up from the bottom (0 = following live output).
   public private(set) var scrolledUp = 0
+  /// Stable id of the oldest line this viewer holds exactly as the host had it (nil after a
+  /// raw replay, which promises no scrollback). Scrollback from here down is comparable.
+  public private(set) var exactFromLineID: Int? = 0
 
   public init(cols: Int, rows: Int, scrollback: Int = Terminal.defaultScrollback) {
     terminal = Terminal(cols: cols, rows: rows, scrollback: scrollback)
   }
 
   public var userIsScrolledUp: Bool { scrolledUp > 0 }
+
+  /// Scrollback lines of `reference` this viewer must reproduce: those from `exactFromLineID`.
+  public func promisedScrollback(matching reference: Terminal) -> Int {
+    guard let exact = exactFromLineID else { return 0 }
+    return max(0, reference.screenTopLineID - max(exact, reference.firstRetainedLineID))
+  }
 
   /// Scroll range: how far up the viewport can go.
   public var maxScroll: Int { terminal.isAlternateScreen ? 0 : terminal.scrollbackCount }
@@ -63,11 +72,13 @@ public struct Viewer: Sendable {
     switch payload.kind {
     case .replay:
       terminal = Terminal(cols: terminal.cols, rows: terminal.rows, scrollback: terminal.scrollbackLimit)
+      exactFromLineID = nil
     case .keyframe:
       let snapshot = try Zstd.decompress(payload.keyframe)
       var restored = try Terminal(snapshot: snapshot)
       restored.setScrollbackLimit(terminal.scrollbackLimit)
       terminal = restored
+      exactFromLineID = restored.firstRetainedLineID
     case .resume:
       break
     }

@@ -56,8 +56,13 @@ final class DumpCommandTests: XCTestCase {
   }
 
   func testBadInputsGiveOneLineErrors() throws {
+    let emptyDir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "reel-empty-\(UUID().uuidString)"
+    ).path
+    try FileManager.default.createDirectory(atPath: emptyDir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: emptyDir) }
     for args in [
-      ["dump", "/nonexistent/file.cast"], ["dump", "/tmp"],
+      ["dump", "/nonexistent/file.cast"], ["dump", emptyDir],
       ["dump", "recordings/demo.reel", "--size", "abc"],
       ["dump", "recordings/demo.reel", "--format", "xml"], ["dump", "recordings/demo.reel", "--at", "-1"],
       ["dump"], ["nosuchcommand"],

@@ -24,7 +24,7 @@ public final class ReelRingWriter: EventWriter {
     if FileManager.default.fileExists(atPath: directory, isDirectory: &isDir) {
       guard isDir.boolValue else { throw RecordingError("\(directory): exists and is not a directory") }
       let existing = try FileManager.default.contentsOfDirectory(atPath: directory).filter {
-        $0.hasSuffix(".reel")
+        ReelRingReader.isMember($0)
       }
       guard existing.isEmpty else {
         throw RecordingError("\(directory): already holds a recording (use --overwrite to replace it)")
@@ -46,8 +46,19 @@ public final class ReelRingWriter: EventWriter {
   }
 
   public func append(_ event: SessionEvent) throws {
-    try current.append(event)
-    if current.totalOutput - currentStartOutput >= fileBytes { try rotate() }
+    guard event.kind == .output else {
+      try current.append(event)
+      return
+    }
+    // Split output at file boundaries so every file holds at most `fileBytes` of output.
+    var data = event.data[...]
+    repeat {
+      let room = fileBytes - (current.totalOutput - currentStartOutput)
+      let piece = data.prefix(max(0, room))
+      if !piece.isEmpty || data.isEmpty { try current.append(.output(event.time, Array(piece))) }
+      data = data.dropFirst(piece.count)
+      if current.totalOutput - currentStartOutput >= fileBytes { try rotate() }
+    } while !data.isEmpty
   }
 
   public func tick(at time: UInt64) throws { try current.tick(at: time) }
@@ -83,11 +94,12 @@ public struct ReelRingReader: EventSource {
   public init(directory: String) throws {
     self.directory = directory
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-    files = names.filter { $0.hasSuffix(".reel") }.sorted().map {
+    // Ring members are named NNNNNNNN.reel; other files in the directory are not part of it.
+    files = names.filter { ReelRingReader.isMember($0) }.sorted().map {
       (directory as NSString).appendingPathComponent($0)
     }
     guard let first = files.first else {
-      throw RecordingError("\(directory): no .reel files in this directory")
+      throw RecordingError("\(directory): a directory, and not a reel ring (no NNNNNNNN.reel files)")
     }
     var firstReader = try ReelReader(path: first)
     info = firstReader.info
@@ -96,6 +108,10 @@ public struct ReelRingReader: EventSource {
       info.rows = size.1
     }
     reader = firstReader
+  }
+
+  static func isMember(_ name: String) -> Bool {
+    name.count == 13 && name.hasSuffix(".reel") && name.prefix(8).allSatisfy(\.isNumber)
   }
 
   static func size(of snapshot: [UInt8]) -> (Int, Int)? {

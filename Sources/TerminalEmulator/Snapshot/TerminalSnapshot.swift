@@ -59,6 +59,7 @@ struct SnapshotEncoder {
     return s
   }
 
+  @inline(__always)
   mutating func cell(_ c: Cell) -> Cell {
     var out = c
     let sid = Int(c.style)
@@ -87,13 +88,20 @@ struct SnapshotEncoder {
       cells.varint(grid.scrollbackLimit)
       cells.varint(grid.droppedLines + first)
       cells.varint(keep)
+      var row = [UInt8](repeating: 0, count: grid.cols * 8)
       for line in first..<grid.lineCount {
         cells.u8(grid.flags(line: line).rawValue)
-        for c in grid.line(line) {
-          let m = cell(c)
-          cells.u32(m.content)
-          cells.u32(m.style)
+        let base = grid.lineBase(line)
+        row.withUnsafeMutableBytes { out in
+          grid.cells.withUnsafeBufferPointer { src in
+            for c in 0..<grid.cols {
+              let m = cell(src[base &+ c])
+              out.storeBytes(of: m.content.littleEndian, toByteOffset: c &* 8, as: UInt32.self)
+              out.storeBytes(of: m.style.littleEndian, toByteOffset: c &* 8 &+ 4, as: UInt32.self)
+            }
+          }
         }
+        cells.raw(row)
       }
     }
     let pen = canonical(state.cursor.pen)

@@ -24,6 +24,9 @@ struct BenchCommand: ParsableCommand {
   @Flag(name: .customLong("skip-recording"), help: "Leave out the recording-overhead section.")
   var skipRecording = false
 
+  @Flag(name: .customLong("skip-reconnect"), help: "Leave out the reconnect section.")
+  var skipReconnect = false
+
   static let chunkSize = 64 * 1024
   static let sizes = [(80, 24), (200, 50)]
 
@@ -106,9 +109,41 @@ struct BenchCommand: ParsableCommand {
             sizeRatio))
       }
     }
+    var reconnect: [JSONValue] = []
+    if !skipReconnect {
+      let results = try ReconnectBench.run(sizeMiB: size, outagesPerRun: 20)
+      if !json {
+        Output.line(
+          "reconnect: time to a consistent screen and payload per strategy (20 outages of 4-128 KiB each)")
+        Output.line("size     ring     strategy   consistent   ms p50   ms p95   payload mean   payload p95")
+      }
+      for r in results {
+        let s = r.summary
+        if json {
+          reconnect.append(
+            .object([
+              ("cols", .int(r.cols)), ("rows", .int(r.rows)), ("ring", .int(r.ring)), ("summary", s.json),
+            ]))
+        } else {
+          Output.line(
+            "\(r.cols)x\(r.rows)".padding(toLength: 9, withPad: " ", startingAt: 0)
+              + "\(r.ring >> 10) KiB".padding(toLength: 9, withPad: " ", startingAt: 0)
+              + s.strategy.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
+              + String(
+                format: " %5d/%-5d %8.3f %8.3f %14.0f %13d", s.consistent, s.reconnects, s.reconnectMillisP50,
+                s.reconnectMillisP95, s.payloadBytesMean, s.payloadBytesP95)
+              + (s.componentMismatches.isEmpty
+                ? ""
+                : "   "
+                  + s.componentMismatches.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(
+                    separator: " ")))
+        }
+      }
+    }
     if json {
       Output.line(
         JSONValue.object([
+          ("reconnect", .array(reconnect)),
           ("recording", .object(recording)),
           ("throughput", .array(rows)),
           ("scrollbackBytesPerCell", .double((memory.structure * 100).rounded() / 100)),
