@@ -1,25 +1,14 @@
 import Foundation
+import Replay
 
 /// Deterministic benchmark inputs: each generator makes the same bytes on every run.
 enum Workloads {
   static let names = ["ascii", "dense_cells", "scrolling", "unicode", "cursor_motion", "real"]
 
-  struct Random {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-  }
-
   static func make(_ name: String, size: Int) -> [UInt8] {
     var out: [UInt8] = []
     out.reserveCapacity(size + 4096)
-    var rng = Random(state: UInt64(name.hashValue & 0) &+ 12345)
+    var rng = SplitMix64(seed: 12345)
     func add(_ s: String) { out.append(contentsOf: s.utf8) }
     switch name {
     case "ascii":
@@ -118,4 +107,9 @@ enum Workloads {
     p.waitUntilExit()
     return Array(data)
   }
+}
+
+extension SplitMix64 {
+  /// A value in 0..<n.
+  mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }
