@@ -10,24 +10,26 @@ public struct Host: Sendable {
   public private(set) var ring: OutputRing
   public private(set) var shadow: Terminal
   public var delivery: Delivery = .live
-  /// Periodic keyframe: a copy of the shadow at an absolute output offset (copy-on-write),
-  /// with its compressed snapshot prepared when it is first needed and kept for later
-  /// reconnects.
-  public private(set) var keyframe: (offset: Int, terminal: Terminal)
-  private var keyframeBytes: (offset: Int, bytes: [UInt8])?
+  /// Latest keyframe: a snapshot of the shadow (with `keyframeScrollback` lines of history)
+  /// taken at an absolute output offset, and its compressed form once a reconnect needed it.
+  /// Encoding a bounded snapshot is cheaper than keeping a copy of the whole shadow (whose
+  /// copy-on-write would duplicate the full scrollback at the next write).
+  public private(set) var keyframeOffset = 0
+  private var keyframeSnapshot: [UInt8] = []
+  private var keyframeCompressed: [UInt8]? = nil
   public let keyframeInterval: Int
   /// Scrollback lines a keyframe payload carries.
   public let keyframeScrollback: Int
 
   public init(
     cols: Int, rows: Int, ringCapacity: Int, scrollback: Int = Terminal.defaultScrollback,
-    keyframeInterval: Int = 256 * 1024, keyframeScrollback: Int = 1000
+    keyframeInterval: Int = 64 * 1024, keyframeScrollback: Int = 200
   ) {
     ring = OutputRing(capacity: ringCapacity)
     shadow = Terminal(cols: cols, rows: rows, scrollback: scrollback)
-    keyframe = (0, shadow)
     self.keyframeInterval = keyframeInterval
     self.keyframeScrollback = keyframeScrollback
+    takeKeyframe()
   }
 
   /// Takes program output; returns the bytes to deliver now (empty when buffering only).
@@ -35,15 +37,21 @@ public struct Host: Sendable {
     ring.append(bytes)
     shadow.feed(bytes)
     _ = shadow.takeReplies()
-    if ring.endOffset - keyframe.offset >= keyframeInterval && shadow.parserIsIdle {
-      keyframe = (ring.endOffset, shadow)
-    }
+    if ring.endOffset - keyframeOffset >= keyframeInterval { takeKeyframe() }
     return delivery == .live ? bytes : []
   }
 
   public mutating func resize(cols: Int, rows: Int) {
     shadow.resize(cols: cols, rows: rows)
-    keyframe = (ring.endOffset, shadow)
+    takeKeyframe()
+  }
+
+  /// Snapshots the shadow now (the parser's half-read sequence included, so any byte offset
+  /// will do).
+  public mutating func takeKeyframe() {
+    keyframeOffset = ring.endOffset
+    keyframeSnapshot = shadow.snapshot(scrollbackLines: keyframeScrollback)
+    keyframeCompressed = nil
   }
 
   /// Builds the payload for `strategy`, for a viewer that rendered everything before
@@ -70,19 +78,16 @@ public struct Host: Sendable {
   /// The latest keyframe whose following bytes are all still in the ring; otherwise one taken
   /// now (on demand).
   mutating func keyframePayload() throws -> ReconnectPayload {
-    if keyframe.offset < ring.startOffset || !keyframe.terminal.parserIsIdle {
-      keyframe = (ring.endOffset, shadow)
-    }
+    if keyframeOffset < ring.startOffset { takeKeyframe() }
     let compressed: [UInt8]
-    if let cached = keyframeBytes, cached.offset == keyframe.offset {
-      compressed = cached.bytes
+    if let cached = keyframeCompressed {
+      compressed = cached
     } else {
-      let snapshot = keyframe.terminal.snapshot(scrollbackLines: keyframeScrollback)
-      compressed = try Zstd.compress(snapshot, level: 1)
-      keyframeBytes = (keyframe.offset, compressed)
+      compressed = try Zstd.compress(keyframeSnapshot, level: 1)
+      keyframeCompressed = compressed
     }
     return ReconnectPayload(
-      kind: .keyframe, keyframe: compressed, tail: ring.bytes(from: keyframe.offset) ?? [],
+      kind: .keyframe, keyframe: compressed, tail: ring.bytes(from: keyframeOffset) ?? [],
       endOffset: ring.endOffset)
   }
 }

@@ -16,8 +16,8 @@ public struct ReconnectSimulator {
     /// The viewer renders a frame every this many received bytes.
     public var frameBytes = 8 * 1024
     public var scrollback = Terminal.defaultScrollback
-    public var keyframeInterval = 256 * 1024
-    public var keyframeScrollback = 1000
+    public var keyframeInterval = 64 * 1024
+    public var keyframeScrollback = 200
     public init() {}
   }
 
