@@ -10,6 +10,10 @@ public struct Viewer: Sendable {
   public private(set) var renderedOffset = 0
   /// Absolute offset of the bytes received (rendered or pending).
   public private(set) var receivedOffset = 0
+  /// Bells the user heard: only bytes rendered for the first time ring the bell, so a replay
+  /// after reconnecting never rings again for output the viewer already showed.
+  public private(set) var bellsRung = 0
+
   /// Lines the viewport is scrolled up from the bottom (0 = following live output).
   public private(set) var scrolledUp = 0
   /// Stable id of the oldest line this viewer holds exactly as the host had it (nil after a
@@ -45,7 +49,9 @@ public struct Viewer: Sendable {
   public mutating func renderFrame() {
     guard !pending.isEmpty else { return }
     let before = terminal.screenTopLineID
+    let bells = terminal.state.bellCount
     terminal.feed(pending)
+    bellsRung += terminal.state.bellCount - bells
     _ = terminal.takeReplies()  // replies go to the host in a real app; none are re-sent here
     renderedOffset += pending.count
     pending.removeAll(keepingCapacity: true)
@@ -82,7 +88,16 @@ public struct Viewer: Sendable {
     case .resume:
       break
     }
-    terminal.feed(payload.tail)
+    // Bytes the viewer had already rendered are replayed silently (no bell, no replies);
+    // only bytes beyond its old offset are new to the user.
+    let tailStart = payload.endOffset - payload.tail.count
+    let seen = max(0, min(payload.tail.count, renderedOffset - tailStart))
+    payload.tail.withUnsafeBytes { raw in
+      terminal.feed(UnsafeRawBufferPointer(rebasing: raw[0..<seen]))
+      let bells = terminal.state.bellCount
+      terminal.feed(UnsafeRawBufferPointer(rebasing: raw[seen...]))
+      bellsRung += terminal.state.bellCount - bells
+    }
     _ = terminal.takeReplies()
     renderedOffset = payload.endOffset
     receivedOffset = payload.endOffset

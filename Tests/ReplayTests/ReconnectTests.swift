@@ -158,6 +158,25 @@ final class ReconnectTests: XCTestCase {
     }
   }
 
+  /// Replaying output the viewer already showed must not ring its bells again.
+  func testReconnectNeverReRingsBells() throws {
+    for strategy in ReconnectStrategy.allCases {
+      var host = Host(cols: 20, rows: 5, ringCapacity: 1 << 16)
+      var viewer = Viewer(cols: 20, rows: 5)
+      viewer.receive(host.receive(Array("one\u{07}\r\n".utf8)))
+      viewer.renderFrame()
+      XCTAssertEqual(viewer.bellsRung, 1)
+      host.delivery = .bufferOnly
+      _ = host.receive(Array("two\u{07}\r\n".utf8))
+      let payload = try host.payload(for: strategy, viewerOffset: viewer.renderedOffset)
+      try viewer.reconnect(with: payload, restore: .lineID)
+      // The bell in "two" is new to the user (naive replays "one" too, silently).
+      XCTAssertEqual(
+        viewer.bellsRung, payload.kind == .keyframe && payload.tail.isEmpty ? 1 : 2, "\(strategy)")
+      XCTAssertEqual(viewer.terminal.screenLines().prefix(2), ["one", "two"], "\(strategy)")
+    }
+  }
+
   func testOutputRingAddressesByAbsoluteOffset() {
     var ring = OutputRing(capacity: 8)
     ring.append(Array("abcdef".utf8))

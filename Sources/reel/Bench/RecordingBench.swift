@@ -14,22 +14,33 @@ enum RecordingBench {
     var castFromAsciinema: Bool
   }
 
-  static func wallTime(_ arguments: [String], repeats: Int) -> Double? {
-    var best = Double.infinity
-    for _ in 0..<repeats {
-      let p = Process()
-      p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-      p.arguments = arguments
-      p.standardInput = FileHandle.nullDevice
-      p.standardOutput = FileHandle.nullDevice
-      p.standardError = FileHandle.nullDevice
-      let start = Measure.now()
-      guard (try? p.run()) != nil else { return nil }
-      p.waitUntilExit()
-      guard p.terminationStatus == 0 else { return nil }
-      best = min(best, Double(Measure.now() - start) / 1e9)
+  /// Wall time of one run of `arguments`, or nil when it cannot run or fails.
+  static func wallTime(_ arguments: [String]) -> Double? {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = arguments
+    p.standardInput = FileHandle.nullDevice
+    p.standardOutput = FileHandle.nullDevice
+    p.standardError = FileHandle.nullDevice
+    let start = Measure.now()
+    guard (try? p.run()) != nil else { return nil }
+    p.waitUntilExit()
+    guard p.terminationStatus == 0 else { return nil }
+    return Double(Measure.now() - start) / 1e9
+  }
+
+  /// Median wall times of several commands, run interleaved so that drift in the machine's
+  /// load affects them alike.
+  static func medianWallTimes(_ commands: [[String]?], runs: Int) -> [Double?] {
+    var times = Array(repeating: [Double](), count: commands.count)
+    var failed = Array(repeating: false, count: commands.count)
+    for _ in 0..<runs {
+      for (i, command) in commands.enumerated() {
+        guard let command, !failed[i] else { continue }
+        if let t = wallTime(command) { times[i].append(t) } else { failed[i] = true }
+      }
     }
-    return best
+    return times.enumerated().map { i, ts in failed[i] || ts.isEmpty ? nil : ts.sorted()[ts.count / 2] }
   }
 
   static func which(_ tool: String) -> Bool {
@@ -38,7 +49,7 @@ enum RecordingBench {
     }
   }
 
-  static func run(sizeMiB: Int, repeats: Int) throws -> Result {
+  static func run(sizeMiB: Int, runs: Int) throws -> Result {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-bench-\(getpid())")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
@@ -52,21 +63,18 @@ enum RecordingBench {
       ? CommandLine.arguments[0] : FileManager.default.currentDirectoryPath + "/" + CommandLine.arguments[0]
     let reelFile = dir.appendingPathComponent("r.reel").path
     let command = "cat '\(input)'"
-    let scriptTime =
-      which("script")
-      ? wallTime(
-        ["script", "-q", "-c", command, dir.appendingPathComponent("script.out").path], repeats: repeats)
-      : nil
-    let reelTime =
-      wallTime([reel, "record", reelFile, "--overwrite", "-q", "-c", command], repeats: repeats) ?? .nan
     var castFile = dir.appendingPathComponent("a.cast").path
-    var asciinemaTime: Double? = nil
-    var fromAsciinema = false
-    if which("asciinema") {
-      asciinemaTime = wallTime(
-        ["asciinema", "rec", "-q", "--overwrite", "-c", command, castFile], repeats: repeats)
-      fromAsciinema = asciinemaTime != nil
-    }
+    let medians = medianWallTimes(
+      [
+        which("script")
+          ? ["script", "-q", "-c", command, dir.appendingPathComponent("script.out").path] : nil,
+        [reel, "record", reelFile, "--overwrite", "-q", "-c", command],
+        which("asciinema") ? ["asciinema", "rec", "-q", "--overwrite", "-c", command, castFile] : nil,
+      ], runs: runs)
+    let scriptTime = medians[0]
+    let reelTime = medians[1] ?? .nan
+    let asciinemaTime = medians[2]
+    let fromAsciinema = asciinemaTime != nil
     if !fromAsciinema {
       castFile = dir.appendingPathComponent("converted.cast").path
       var source = try ReelReader(path: reelFile)

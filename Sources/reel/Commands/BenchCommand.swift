@@ -80,7 +80,8 @@ struct BenchCommand: ParsableCommand {
     }
     var recording: [(String, JSONValue)] = []
     if !skipRecording {
-      let r = try RecordingBench.run(sizeMiB: size, repeats: repeats)
+      let runs = max(5, repeats * 2 + 1)
+      let r = try RecordingBench.run(sizeMiB: size, runs: runs)
       let ratio = r.scriptSeconds.map { r.reelSeconds / $0 }
       let sizeRatio = Double(r.castBytes) / Double(max(1, r.reelBytes))
       recording = [
@@ -94,7 +95,8 @@ struct BenchCommand: ParsableCommand {
       ]
       if !json {
         Output.line(
-          "recording `cat` of \(size) MiB of real output through a PTY (best of \(repeats), wall time)")
+          "recording `cat` of \(size) MiB of real output through a PTY (median of \(runs) interleaved runs, wall time)"
+        )
         Output.line(String(format: "  reel record       %7.3f s", r.reelSeconds))
         if let s = r.scriptSeconds {
           Output.line(
