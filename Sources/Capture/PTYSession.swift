@@ -141,7 +141,8 @@ public final class PTYSession {
         try? pty.resize(s)
         try sink.resize(s, at: elapsed())
       }
-      if !childDone, child.poll() != nil { childDone = true }
+      // Check for the child's exit only when its output pauses (saves a syscall per read).
+      if !childDone, fds[0].revents & Int16(POLLIN) == 0, child.poll() != nil { childDone = true }
       let now = PTYSession.now()
       if now - lastTick >= options.tickInterval {
         lastTick = now
