@@ -100,42 +100,77 @@ public struct Style: Hashable, Sendable {
 }
 
 /// Interned styles: `Style` ↔ dense `UInt32` id. Id 0 is always the plain style.
+///
+/// An open-addressing index with a cheap multiplicative hash stands in for `Dictionary`
+/// (whose SipHash dominated SGR-heavy output): a lookup is a few multiplies and one 20-byte
+/// compare.
 struct StyleTable: Sendable, Equatable {
-  private var table = InternTable<Style>([.plain])
+  private(set) var styles: [Style] = [.plain]
+  /// Slot → style id + 1 (0 = empty). Capacity is a power of two, kept under half full.
+  private var index: [UInt32] = Array(repeating: 0, count: 64)
 
-  var count: Int { table.count }
-  var styles: [Style] { table.elements }
+  init() { insertIntoIndex(0) }
 
-  @inline(__always)
-  subscript(id: UInt32) -> Style { table[id] }
-
-  /// Direct-mapped cache in front of the dictionary: SGR-heavy output cycles through a few
-  /// styles, and a compare of 20 bytes is cheaper than hashing.
-  private var cache: [(Style, UInt32)] = Array(repeating: (.plain, 0), count: 1024)
+  var count: Int { styles.count }
 
   @inline(__always)
-  static func slot(_ s: Style) -> Int {
-    var h = s.foreground.packed &* 0x9E37_79B1
-    h ^= s.background.packed &* 0x85EB_CA77
-    h ^= UInt32(s.attributes.rawValue) &* 0xC2B2_AE3D
-    h ^= s.underlineColor.packed ^ s.hyperlink
-    return Int((h ^ (h >> 16)) & 1023)
+  subscript(id: UInt32) -> Style { styles[Int(id)] }
+
+  @inline(__always)
+  static func hash(_ s: Style) -> Int {
+    var h = UInt64(s.foreground.packed) &* 0x9E37_79B9_7F4A_7C15
+    h ^= UInt64(s.background.packed) &* 0xC2B2_AE3D_27D4_EB4F
+    h ^= UInt64(s.attributes.rawValue) &* 0x1656_67B1_9E37_79F9
+    h ^= (UInt64(s.underlineColor.packed) << 32 | UInt64(s.hyperlink)) &* 0x85EB_CA77_C2B2_AE63
+    return Int(truncatingIfNeeded: h ^ (h >> 29))
   }
 
+  @inline(__always)
   mutating func intern(_ style: Style) -> UInt32 {
-    let slot = StyleTable.slot(style)
-    let cached = cache[slot]
-    if cached.0 == style { return cached.1 }
-    let id = table.intern(style)
-    cache[slot] = (style, id)
+    let mask = index.count - 1
+    var slot = StyleTable.hash(style) & mask
+    while true {
+      let entry = index[slot]
+      if entry == 0 { break }
+      if styles[Int(entry - 1)] == style { return entry - 1 }
+      slot = (slot + 1) & mask
+    }
+    let id = UInt32(styles.count)
+    styles.append(style)
+    if styles.count * 2 > index.count {
+      rebuildIndex(capacity: index.count * 2)
+    } else {
+      index[slot] = id + 1
+    }
     return id
+  }
+
+  private mutating func insertIntoIndex(_ id: UInt32) {
+    let mask = index.count - 1
+    var slot = StyleTable.hash(styles[Int(id)]) & mask
+    while index[slot] != 0 { slot = (slot + 1) & mask }
+    index[slot] = id + 1
+  }
+
+  private mutating func rebuildIndex(capacity: Int) {
+    index = Array(repeating: 0, count: capacity)
+    for id in 0..<UInt32(styles.count) { insertIntoIndex(id) }
   }
 
   /// Keeps only the ids in `used` (sorted, including 0); returns old → new ids.
   mutating func compact(keeping used: [UInt32]) -> [UInt32: UInt32] {
-    cache = Array(repeating: (.plain, 0), count: 1024)
-    return table.compact(keeping: used)
+    var remap: [UInt32: UInt32] = [:]
+    var kept: [Style] = []
+    for old in used {
+      remap[old] = UInt32(kept.count)
+      kept.append(styles[Int(old)])
+    }
+    styles = kept
+    var capacity = 64
+    while capacity < styles.count * 2 { capacity *= 2 }
+    rebuildIndex(capacity: capacity)
+    return remap
   }
 
-  static func == (a: StyleTable, b: StyleTable) -> Bool { a.table == b.table }
+  static func == (a: StyleTable, b: StyleTable) -> Bool { a.styles == b.styles }
 }
