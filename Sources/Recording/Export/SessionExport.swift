@@ -98,12 +98,7 @@ public enum SessionExport {
       var terminal = Terminal(cols: source.info.cols, rows: source.info.rows, scrollback: 1_000_000)
       while let e = try source.next() {
         tick()
-        switch e.kind {
-        case .output: terminal.feed(e.data)
-        case .resize: terminal.resize(cols: e.cols, rows: e.rows)
-        default: break
-        }
-        _ = terminal.takeReplies()
+        terminal.apply(e)
       }
       var lines = terminal.scrollbackLines() + terminal.screenLines()
       while lines.last == "" { lines.removeLast() }

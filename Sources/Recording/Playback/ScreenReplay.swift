@@ -17,12 +17,7 @@ public enum ScreenReplay {
     }
     while let event = try source.next() {
       if let until, event.time > until { break }
-      switch event.kind {
-      case .output: terminal.feed(event.data)
-      case .resize: if size == nil { terminal.resize(cols: event.cols, rows: event.rows) }
-      default: break
-      }
-      _ = terminal.takeReplies()
+      terminal.apply(event, resizes: size == nil)
     }
     return terminal
   }

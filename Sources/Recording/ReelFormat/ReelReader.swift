@@ -233,13 +233,8 @@ public struct ReelReader: EventSource {
       first = false
       for e in segment.events {
         if e.time > time { return terminal }
-        switch e.kind {
-        case .output: terminal.feed(e.data)
-        case .resize: terminal.resize(cols: e.cols, rows: e.rows)
-        default: break
-        }
+        terminal.apply(e)
       }
-      _ = terminal.takeReplies()
     }
     return terminal
   }

@@ -122,13 +122,7 @@ struct Player {
       return t.repaintSequence()
     }
     var t = initial ?? Terminal(cols: info.cols, rows: info.rows, scrollback: 0)
-    for e in events[0..<i] {
-      switch e.kind {
-      case .output: t.feed(e.data)
-      case .resize: t.resize(cols: e.cols, rows: e.rows)
-      default: break
-      }
-    }
+    for e in events[0..<i] { t.apply(e) }
     return t.repaintSequence()
   }
 
