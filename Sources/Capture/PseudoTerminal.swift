@@ -57,7 +57,7 @@ public final class PseudoTerminal {
     let fd = reel_pty_open(&name, UInt(name.count))
     guard fd >= 0 else { throw CaptureError.system("cannot open a pseudo-terminal") }
     controller = fd
-    devicePath = String(cString: name)
+    devicePath = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     try resize(size)
   }
 

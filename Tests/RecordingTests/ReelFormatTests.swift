@@ -57,7 +57,7 @@ final class ReelFormatTests: XCTestCase {
     let events = try realEvents()
     let path = dir.appendingPathComponent("a.reel").path
     try write(events, to: path, segmentBytes: 4096, keyframeBytes: 8192)
-    var (back, reader) = try readAll(path)
+    let (back, reader) = try readAll(path)
     XCTAssertEqual(back.dropLast(), events[...])
     XCTAssertEqual(back.last?.kind, .exit)
     XCTAssertEqual(back.last?.status, 7)
@@ -93,7 +93,7 @@ final class ReelFormatTests: XCTestCase {
     let path = dir.appendingPathComponent("t.reel").path
     try write(events, to: path, segmentBytes: 4096)
     let full = try Data(contentsOf: URL(fileURLWithPath: path))
-    var reader = try ReelReader(path: path)
+    let reader = try ReelReader(path: path)
     let index = reader.index
     let cutSegment = index.segments[index.segments.count / 2]
     let cut = cutSegment.fileOffset + cutSegment.frameLength / 2
@@ -110,7 +110,7 @@ final class ReelFormatTests: XCTestCase {
     let events = try realEvents()
     let path = dir.appendingPathComponent("d.reel").path
     try write(events, to: path, segmentBytes: 4096)
-    var reader = try ReelReader(path: path)
+    let reader = try ReelReader(path: path)
     let index = reader.index
     var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
     let victim = index.segments[3]

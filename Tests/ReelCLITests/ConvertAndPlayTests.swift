@@ -50,7 +50,7 @@ final class ConvertAndPlayTests: XCTestCase {
       p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
       if flags == ["-t"] {
         p.arguments = ["-q", "-t", "-c", "printf 'one\\n'; sleep 0.05; printf '\\033[1mtwo\\033[0m\\n'", ts]
-        FileManager.default.createFile(atPath: tm, contents: nil)
+        _ = FileManager.default.createFile(atPath: tm, contents: nil)
         p.standardError = FileHandle(forWritingAtPath: tm)
       } else {
         p.arguments =

@@ -39,16 +39,10 @@ public struct ReelReader: EventSource {
 
   /// The index written at a clean close, or one rebuilt by scanning the whole file.
   public var index: RecordingIndex {
-    mutating get {
-      if let storedIndex { return storedIndex }
-      var copy = try? ReelReader(path: path)
-      if var c = copy {
-        while (try? c.next()) != nil {}
-        copy = c
-        return c.scannedIndex
-      }
-      return scannedIndex
-    }
+    if let storedIndex { return storedIndex }
+    guard var scan = try? ReelReader(path: path) else { return scannedIndex }
+    while (try? scan.next()) != nil {}
+    return scan.scannedIndex
   }
 
   /// True when the file ended cleanly with an index.
@@ -75,16 +69,17 @@ public struct ReelReader: EventSource {
 
   /// The keyframe this file starts from when it begins mid-session (a ring member).
   public mutating func initialSnapshot() throws -> [UInt8]? {
-    if let firstKeyframe { return firstKeyframe.snapshot }
+    if let known = firstKeyframe { return known }
     var probe = self
     probe.offset = SkippableFrame.headerSize + (try metadataLength())
     let segment = try probe.nextSegment()
     let snapshot = segment.flatMap { $0.startOutput > 0 ? $0.keyframe : nil }
-    firstKeyframe = (snapshot, 0)
+    firstKeyframe = .some(snapshot)
     return snapshot
   }
 
-  private var firstKeyframe: (snapshot: [UInt8]?, unused: Int)? = nil
+  /// Cached answer of `initialSnapshot()` (outer nil: not looked up yet).
+  private var firstKeyframe: [UInt8]?? = nil
 
   private func metadataLength() throws -> Int {
     let head = try file.bytes(at: 0, count: SkippableFrame.headerSize)

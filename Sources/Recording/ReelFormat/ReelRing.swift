@@ -135,7 +135,7 @@ public struct ReelRingReader: EventSource {
         }
       }
       if let e = try reader!.next() { return e }
-      var done = reader!
+      let done = reader!
       warnings += done.warnings
       let index = done.index
       segments += index.segments.count

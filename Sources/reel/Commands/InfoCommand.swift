@@ -69,7 +69,7 @@ struct InfoCommand: ParsableCommand {
     for w in source.warnings { Output.warn("\(path): \(w)") }
     var segments = 0
     var keyframes = 0
-    if var reel = source as? ReelReader {
+    if let reel = source as? ReelReader {
       let index = reel.index
       segments = index.segments.count
       keyframes = index.keyframes
