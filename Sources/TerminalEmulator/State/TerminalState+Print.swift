@@ -83,7 +83,7 @@ extension TerminalState {
     } else if charsets.singleShift != 0 {
       charsets.singleShift = 0
     }
-    let width = CharacterWidth.of(c)
+    let width = widths.width(of: c)
     if width == 0 || (joinNext && TerminalState.isPictographic(c)) {
       attachToPreviousCell(c)
       return

@@ -44,6 +44,8 @@ public struct TerminalState: Sendable {
   /// BEL count since creation.
   public internal(set) var bellCount = 0
   var scrollbackLimit: Int
+  /// The width table, held here so the print path does not go through a lazy global.
+  let widths = CharacterWidth.table
 
   static let maxReplyBytes = 1 << 16
   static let maxClusterScalars = 32

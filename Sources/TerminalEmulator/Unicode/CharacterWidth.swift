@@ -27,6 +27,15 @@ public enum CharacterWidth {
       stage2 = Table.decodeHex(WidthTableData.stage2Hex)
     }
 
+    /// Same as `CharacterWidth.of`, without touching the lazily initialised global.
+    @inline(__always)
+    func width(of value: UInt32) -> Int {
+      if value < 0x7F { return value >= 0x20 ? 1 : 0 }
+      if value < 0xA0 { return 0 }
+      guard value < 0x11_0000 else { return 1 }
+      return width(value)
+    }
+
     @inline(__always)
     func width(_ value: UInt32) -> Int {
       let block = Int(stage1[Int(value >> 8)])
