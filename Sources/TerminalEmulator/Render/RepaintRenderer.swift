@@ -155,11 +155,9 @@ struct RepaintRenderer {
 
   mutating func printCell(_ cell: Cell) {
     select(state.styles[cell.style])
-    let scalars = terminal.scalars(of: cell)
-    var text = String.UnicodeScalarView()
-    for v in scalars { if let u = Unicode.Scalar(v) { text.append(u) } }
-    emit(String(text))
-    if scalars.last == 0x200D {
+    let text = terminal.text(of: cell)
+    emit(text)
+    if text.unicodeScalars.last == "\u{200D}" {
       // Keep the next character out of this cluster, as it was originally.
       emit("\u{1B}[m")
       currentStyle = nil
@@ -252,19 +250,18 @@ struct RepaintRenderer {
 
   /// Prints the cell at (row, col) of the active screen again, leaving the cursor in the
   /// pending-wrap state after it (used when that state must be recreated).
-  mutating func reprintCell(row: Int, col: Int, on grid: Grid) {
-    var c = col
-    if grid[row, c].isSpacer && c > 0 { c -= 1 }
-    let cell = grid[row, c]
-    emit("\u{1B}[\(row + 1);\(c + 1)H")
+  /// `at` is the position as CUP must address it (relative to the margins under DECOM).
+  mutating func reprintCell(row: Int, col: Int, on grid: Grid, at position: (row: Int, col: Int)? = nil) {
+    let target = position ?? (row, col)
+    let back = grid[row, col].isSpacer && col > 0 ? 1 : 0
+    let cell = grid[row, col - back]
+    emit("\u{1B}[\(target.row + 1);\(target.col - back + 1)H")
     select(state.styles[cell.style])
     if cell.isBlank {
       // A blank cannot carry a pending wrap; keep the cell blank and the position right.
-      emit(" \u{1B}[\(row + 1);\(col + 1)H\u{1B}[X")
+      emit(" \u{1B}[\(target.row + 1);\(target.col + 1)H\u{1B}[X")
     } else {
-      var text = String.UnicodeScalarView()
-      for v in terminal.scalars(of: cell) { if let u = Unicode.Scalar(v) { text.append(u) } }
-      emit(String(text))
+      emit(terminal.text(of: cell))
     }
   }
 
@@ -286,31 +283,19 @@ struct RepaintRenderer {
     // Titles.
     emit("\u{1B}]1;\(s.iconName)\u{1B}\\\u{1B}]2;\(s.title)\u{1B}\\")
     if !s.workingDirectory.isEmpty { emit("\u{1B}]7;\(s.workingDirectory)\u{1B}\\") }
-    // Cursor position (with pending wrap), then origin mode without moving it.
+    // Origin mode first (DECOM homes the cursor), then the cursor, addressed relative to the
+    // margins when DECOM is set, with its pending wrap.
     let row = s.cursor.row
     let col = s.cursor.col
-    if s.cursor.pendingWrap {
-      reprintCell(row: row, col: col, on: s.screen)
-    } else {
-      emit("\u{1B}[\(row + 1);\(col + 1)H")
-    }
+    var target = (row: row, col: col)
     if s.modes.contains(.origin) {
-      // DECOM homes the cursor, so position relative to the margins afterwards.
       emit("\u{1B}[?6h")
-      let relRow = row - s.marginTop + 1
-      let relCol = col - (s.modes.contains(.leftRightMargins) ? s.marginLeft : 0) + 1
-      if s.cursor.pendingWrap {
-        // Rare: pending wrap under origin mode; reprint within the margins.
-        emit("\u{1B}[\(relRow);\(relCol)H")
-        var cell = s.screen[row, col]
-        if cell.isSpacer && col > 0 { cell = s.screen[row, col - 1] }
-        select(s.styles[cell.style])
-        var text = String.UnicodeScalarView()
-        for v in terminal.scalars(of: cell) { if let u = Unicode.Scalar(v) { text.append(u) } }
-        emit(cell.isBlank ? "" : String(text))
-      } else {
-        emit("\u{1B}[\(relRow);\(relCol)H")
-      }
+      target = (row - s.marginTop, col - (s.modes.contains(.leftRightMargins) ? s.marginLeft : 0))
+    }
+    if s.cursor.pendingWrap {
+      reprintCell(row: row, col: col, on: s.screen, at: target)
+    } else {
+      emit("\u{1B}[\(target.row + 1);\(target.col + 1)H")
     }
     // Pen and charsets.
     select(s.cursor.pen)

@@ -308,7 +308,7 @@ struct SnapshotDecoder {
     st.setPen(pen)
     // Grids.
     var grids: [Grid] = []
-    for index in 0..<2 {
+    for _ in 0..<2 {
       let gridLimit = try reader.count(max: 10_000_000, "scrollback limit")
       let dropped = Int(try reader.varint())
       let history = try reader.count(max: gridLimit, "scrollback lines")
@@ -322,7 +322,6 @@ struct SnapshotDecoder {
         flags.append(LineFlags(rawValue: try reader.u8() & LineFlags.wrapped.rawValue))
         lines.append(try decodeLine(cols: cols, styleIDs: styleIDs, clusterIDs: clusterIDs))
       }
-      _ = index
       grids.append(
         Grid(
           cols: cols, rows: rows, scrollbackLimit: gridLimit, lines: lines, lineFlags: flags,

@@ -9,12 +9,7 @@ public enum CharacterWidth {
 
   /// Cell width of `scalar` (0, 1 or 2). C0/C1 controls report 0.
   @inline(__always)
-  public static func of(_ value: UInt32) -> Int {
-    if value < 0x7F { return value >= 0x20 ? 1 : 0 }
-    if value < 0xA0 { return 0 }
-    guard value < 0x11_0000 else { return 1 }
-    return table.width(value)
-  }
+  public static func of(_ value: UInt32) -> Int { table.width(of: value) }
 
   static let table = Table()
 

@@ -51,8 +51,6 @@ struct InfoCommand: ParsableCommand {
     var markers = 0
     var last: UInt64 = 0
     var exit: Int32? = nil
-    var cols = source.info.cols
-    var rows = source.info.rows
     while let e = try source.next() {
       events += 1
       last = max(last, e.time)
@@ -60,10 +58,7 @@ struct InfoCommand: ParsableCommand {
       case .output: output += e.data.count
       case .marker: markers += 1
       case .exit: exit = e.status
-      case .resize:
-        cols = e.cols
-        rows = e.rows
-      case .input: break
+      case .resize, .input: break
       }
     }
     for w in source.warnings { Output.warn("\(path): \(w)") }
@@ -77,7 +72,6 @@ struct InfoCommand: ParsableCommand {
       segments = ring.segments
       keyframes = ring.keyframes
     }
-    _ = (cols, rows)
     return [
       ("duration", .double((Double(last) / 1000).rounded() / 1000)),
       ("events", .int(events)),

@@ -114,11 +114,12 @@ struct Player {
 
   /// The screen at event index `i` (exclusive), repainted for the terminal.
   func repaint(upTo i: Int) -> [UInt8] {
+    // Seek through keyframes when the cut falls between timestamps (seeking by time cannot
+    // split events that share one).
     if let reelPath, initial == nil, i > 0, i <= events.count,
-      var t = try? ReelReader.terminal(at: events[i - 1].time, path: reelPath, scrollback: 0)
+      i == events.count || events[i].time > events[i - 1].time,
+      let t = try? ReelReader.terminal(at: events[i - 1].time, path: reelPath, scrollback: 0)
     {
-      // Events sharing that timestamp after index i must not be shown yet: rare; accept.
-      _ = t.takeReplies()
       return t.repaintSequence()
     }
     var t = initial ?? Terminal(cols: info.cols, rows: info.rows, scrollback: 0)
