@@ -1,339 +1,340 @@
-import XCTest
+import Testing
 
 @testable import TerminalEmulator
 
 /// Small scripts of bytes in, screen out — one group per control-function family.
-final class ControlFunctionTests: XCTestCase {
+struct ControlFunctionTests {
   func screen(_ t: Terminal) -> [String] { t.screenLines() }
 
   // MARK: Printing and wrapping
 
-  func testPendingWrapThenWrap() {
+  @Test func pendingWrapThenWrap() {
     var t = Terminal.fed("abcde", cols: 5, rows: 3)
-    XCTAssertEqual(t.cursor.col, 4)
-    XCTAssertTrue(t.cursor.pendingWrap)
+    #expect(t.cursor.col == 4)
+    #expect(t.cursor.pendingWrap)
     t.feed("f")
-    XCTAssertEqual(screen(t), ["abcde", "f", ""])
-    XCTAssertTrue(t.isWrapped(row: 0))
-    XCTAssertFalse(t.isWrapped(row: 1))
+    #expect(screen(t) == ["abcde", "f", ""])
+    #expect(t.isWrapped(row: 0))
+    #expect(!(t.isWrapped(row: 1)))
   }
 
-  func testCarriageReturnCancelsPendingWrap() {
+  @Test func carriageReturnCancelsPendingWrap() {
     let t = Terminal.fed("abcde\rX", cols: 5, rows: 3)
-    XCTAssertEqual(screen(t), ["Xbcde", "", ""])
+    #expect(screen(t) == ["Xbcde", "", ""])
   }
 
-  func testNoAutowrapOverwritesLastColumn() {
+  @Test func noAutowrapOverwritesLastColumn() {
     let t = Terminal.fed("\u{1B}[?7labcdefg", cols: 5, rows: 2)
-    XCTAssertEqual(screen(t), ["abcdg", ""])
-    XCTAssertEqual(t.cursor.col, 4)
+    #expect(screen(t) == ["abcdg", ""])
+    #expect(t.cursor.col == 4)
   }
 
-  func testWideCharacterAtLastColumnWraps() {
+  @Test func wideCharacterAtLastColumnWraps() {
     let t = Terminal.fed("abcd中", cols: 5, rows: 2)
-    XCTAssertEqual(screen(t), ["abcd", "中"])
-    XCTAssertTrue(t.cell(row: 1, col: 0).isWide)
-    XCTAssertTrue(t.cell(row: 1, col: 1).isSpacer)
+    #expect(screen(t) == ["abcd", "中"])
+    #expect(t.cell(row: 1, col: 0).isWide)
+    #expect(t.cell(row: 1, col: 1).isSpacer)
   }
 
-  func testOverwritingHalfOfWideCharacterClearsTheOtherHalf() {
+  @Test func overwritingHalfOfWideCharacterClearsTheOtherHalf() {
     let t = Terminal.fed("中文\u{1B}[1;2HX", cols: 6, rows: 1)
-    XCTAssertEqual(screen(t), [" X文"])
+    #expect(screen(t) == [" X文"])
     let u = Terminal.fed("中文\u{1B}[1;3HY", cols: 6, rows: 1)
-    XCTAssertEqual(screen(u), ["中Y"])
+    #expect(screen(u) == ["中Y"])
   }
 
-  func testCombiningMarksAndZWJSequencesStayInOneCell() {
+  @Test func combiningMarksAndZWJSequencesStayInOneCell() {
     let t = Terminal.fed("e\u{301}x👨\u{200D}👩\u{200D}👧y", cols: 10, rows: 1)
-    XCTAssertEqual(t.text(of: t.cell(row: 0, col: 0)), "e\u{301}")
-    XCTAssertEqual(t.text(of: t.cell(row: 0, col: 2)), "👨\u{200D}👩\u{200D}👧")
-    XCTAssertEqual(t.cell(row: 0, col: 2).width, 2)
-    XCTAssertEqual(t.text(of: t.cell(row: 0, col: 4)), "y")
+    #expect(t.text(of: t.cell(row: 0, col: 0)) == "e\u{301}")
+    #expect(t.text(of: t.cell(row: 0, col: 2)) == "👨\u{200D}👩\u{200D}👧")
+    #expect(t.cell(row: 0, col: 2).width == 2)
+    #expect(t.text(of: t.cell(row: 0, col: 4)) == "y")
   }
 
-  func testMalformedUTF8BecomesReplacementPerMaximalSubpart() {
+  @Test func malformedUTF8BecomesReplacementPerMaximalSubpart() {
     // E0 80 is not a valid prefix: two U+FFFD; F0 9F 98 followed by 'A': one U+FFFD then A.
     var t = Terminal(cols: 10, rows: 1)
     t.feed([0xE0, 0x80, 0x41, 0xF0, 0x9F, 0x98, 0x41, 0xC0])
-    XCTAssertEqual(t.rowText(0), "\u{FFFD}\u{FFFD}A\u{FFFD}A\u{FFFD}")
+    #expect(t.rowText(0) == "\u{FFFD}\u{FFFD}A\u{FFFD}A\u{FFFD}")
   }
 
-  func testUTF8SplitAcrossFeeds() {
+  @Test func uTF8SplitAcrossFeeds() {
     var t = Terminal(cols: 10, rows: 1)
     let bytes = Array("中€".utf8)
     for b in bytes { t.feed([b]) }
-    XCTAssertEqual(t.rowText(0), "中€")
+    #expect(t.rowText(0) == "中€")
   }
 
-  func testDECSpecialGraphicsAndShiftOut() {
+  @Test func dECSpecialGraphicsAndShiftOut() {
     let t = Terminal.fed("\u{1B}(0lqk\u{1B}(Bx\u{1B})0\u{0E}x\u{0F}x", cols: 10, rows: 1)
-    XCTAssertEqual(t.rowText(0), "┌─┐x│x")
+    #expect(t.rowText(0) == "┌─┐x│x")
   }
 
-  func testSingleShiftAffectsOneCharacter() {
+  @Test func singleShiftAffectsOneCharacter() {
     let t = Terminal.fed("\u{1B}*0\u{1B}Nqq", cols: 10, rows: 1)
-    XCTAssertEqual(t.rowText(0), "─q")
+    #expect(t.rowText(0) == "─q")
   }
 
-  func testREPRepeatsLastCharacter() {
-    XCTAssertEqual(Terminal.fed("x\u{1B}[4b", cols: 10, rows: 1).rowText(0), "xxxxx")
+  @Test func rEPRepeatsLastCharacter() {
+    #expect(Terminal.fed("x\u{1B}[4b", cols: 10, rows: 1).rowText(0) == "xxxxx")
   }
 
   // MARK: Cursor movement
 
-  func testCursorMovementClampsToScreen() {
+  @Test func cursorMovementClampsToScreen() {
     var t = Terminal.fed("\u{1B}[10;10H", cols: 20, rows: 12)
     t.feed("\u{1B}[3A\u{1B}[2D")
-    XCTAssertEqual([t.cursor.row, t.cursor.col], [6, 7])
+    #expect([t.cursor.row, t.cursor.col] == [6, 7])
     t.feed("\u{1B}[99B\u{1B}[99C")
-    XCTAssertEqual([t.cursor.row, t.cursor.col], [11, 19])
+    #expect([t.cursor.row, t.cursor.col] == [11, 19])
     t.feed("\u{1B}[H\u{1B}[5G\u{1B}[3d")
-    XCTAssertEqual([t.cursor.row, t.cursor.col], [2, 4])
+    #expect([t.cursor.row, t.cursor.col] == [2, 4])
     t.feed("\u{1B}[2E")
-    XCTAssertEqual([t.cursor.row, t.cursor.col], [4, 0])
+    #expect([t.cursor.row, t.cursor.col] == [4, 0])
   }
 
-  func testOriginModeAddressesWithinMargins() {
+  @Test func originModeAddressesWithinMargins() {
     var t = Terminal.fed("\u{1B}[5;10r\u{1B}[?6h\u{1B}[1;1HX\u{1B}[99;1HY", cols: 10, rows: 12)
-    XCTAssertEqual(t.rowText(4), "X")
-    XCTAssertEqual(t.rowText(9), "Y")
+    #expect(t.rowText(4) == "X")
+    #expect(t.rowText(9) == "Y")
     t.feed("\u{1B}[6n")
-    XCTAssertEqual(String(decoding: t.takeReplies(), as: UTF8.self), "\u{1B}[6;2R")
+    #expect(String(decoding: t.takeReplies(), as: UTF8.self) == "\u{1B}[6;2R")
   }
 
-  func testTabStopsSetClearAndBackTab() {
+  @Test func tabStopsSetClearAndBackTab() {
     var t = Terminal.fed("\tA", cols: 30, rows: 1)
-    XCTAssertEqual(t.cursor.col, 9)
+    #expect(t.cursor.col == 9)
     t.feed("\u{1B}[3g\r\u{1B}[5C\u{1B}H\r\tB")
-    XCTAssertEqual(t.rowText(0), "     B  A")
+    #expect(t.rowText(0) == "     B  A")
     t.feed("\u{1B}[Z")
-    XCTAssertEqual(t.cursor.col, 5)
+    #expect(t.cursor.col == 5)
   }
 
-  func testSaveRestoreCursorIncludesPenAndCharset() {
+  @Test func saveRestoreCursorIncludesPenAndCharset() {
     let t = Terminal.fed("\u{1B}[31m\u{1B}(0\u{1B}7\u{1B}[0m\u{1B}(B\u{1B}[3;3Hx\u{1B}8q", cols: 10, rows: 4)
-    XCTAssertEqual(t.rowText(0), "─")
-    XCTAssertEqual(t.style(of: t.cell(row: 0, col: 0)).foreground, .indexed(1))
+    #expect(t.rowText(0) == "─")
+    #expect(t.style(of: t.cell(row: 0, col: 0)).foreground == .indexed(1))
   }
 
   // MARK: Erasing and editing
 
-  func testEraseInLineAndDisplay() {
+  @Test func eraseInLineAndDisplay() {
     var t = Terminal.fed("aaaa\r\nbbbb\r\ncccc\u{1B}[2;3H\u{1B}[K", cols: 4, rows: 3)
-    XCTAssertEqual(screen(t), ["aaaa", "bb", "cccc"])
+    #expect(screen(t) == ["aaaa", "bb", "cccc"])
     t.feed("\u{1B}[1K")
-    XCTAssertEqual(screen(t), ["aaaa", "", "cccc"])
+    #expect(screen(t) == ["aaaa", "", "cccc"])
     t.feed("\u{1B}[1J")
-    XCTAssertEqual(screen(t), ["", "", "cccc"])
+    #expect(screen(t) == ["", "", "cccc"])
     t.feed("\u{1B}[3;3H\u{1B}[0J")
-    XCTAssertEqual(screen(t), ["", "", "cc"])
+    #expect(screen(t) == ["", "", "cc"])
     t.feed("\u{1B}[2J")
-    XCTAssertEqual(screen(t), ["", "", ""])
+    #expect(screen(t) == ["", "", ""])
   }
 
-  func testEraseUsesBackgroundAndForegroundNotAttributes() {
+  @Test func eraseUsesBackgroundAndForegroundNotAttributes() {
     let t = Terminal.fed("\u{1B}[1;31;44m\u{1B}[2K", cols: 4, rows: 1)
     let s = t.style(of: t.cell(row: 0, col: 3))
-    XCTAssertEqual(s.background, .indexed(4))
-    XCTAssertEqual(s.foreground, .indexed(1))
-    XCTAssertFalse(s.attributes.contains(.bold))
+    #expect(s.background == .indexed(4))
+    #expect(s.foreground == .indexed(1))
+    #expect(!(s.attributes.contains(.bold)))
   }
 
-  func testInsertDeleteCharacters() {
+  @Test func insertDeleteCharacters() {
     var t = Terminal.fed("abcdef\u{1B}[1;2H\u{1B}[2@", cols: 8, rows: 1)
-    XCTAssertEqual(t.rowText(0), "a  bcdef")
+    #expect(t.rowText(0) == "a  bcdef")
     t.feed("\u{1B}[3P")
-    XCTAssertEqual(t.rowText(0), "acdef")
+    #expect(t.rowText(0) == "acdef")
     t.feed("\u{1B}[2X")
-    XCTAssertEqual(t.rowText(0), "a  ef")
+    #expect(t.rowText(0) == "a  ef")
   }
 
-  func testInsertModeShiftsText() {
+  @Test func insertModeShiftsText() {
     let t = Terminal.fed("abc\r\u{1B}[4hXY\u{1B}[4lZ", cols: 8, rows: 1)
-    XCTAssertEqual(t.rowText(0), "XYZbc")
+    #expect(t.rowText(0) == "XYZbc")
   }
 
-  func testInsertDeleteLinesWithinRegion() {
+  @Test func insertDeleteLinesWithinRegion() {
     var t = Terminal.fed("1\r\n2\r\n3\r\n4\r\n5", cols: 3, rows: 5)
     t.feed("\u{1B}[2;4r\u{1B}[2;1H\u{1B}[L")
-    XCTAssertEqual(screen(t), ["1", "", "2", "3", "5"])
+    #expect(screen(t) == ["1", "", "2", "3", "5"])
     t.feed("\u{1B}[2M")
-    XCTAssertEqual(screen(t), ["1", "3", "", "", "5"])
+    #expect(screen(t) == ["1", "3", "", "", "5"])
   }
 
-  func testSelectiveEraseSparesProtectedCells() {
+  @Test func selectiveEraseSparesProtectedCells() {
     let t = Terminal.fed("A\u{1B}[1\"qB\u{1B}[0\"qC\u{1B}[?2K", cols: 5, rows: 1)
-    XCTAssertEqual(t.rowText(0), " B")
+    #expect(t.rowText(0) == " B")
   }
 
   // MARK: Scrolling and scrollback
 
-  func testLinesScrolledOffFullScreenGoToScrollbackWithStableIDs() {
+  @Test func linesScrolledOffFullScreenGoToScrollbackWithStableIDs() {
     var t = Terminal(cols: 5, rows: 2, scrollback: 3)
     for i in 1...6 { t.feed("L\(i)\r\n") }
-    XCTAssertEqual(t.scrollbackLines(), ["L3", "L4", "L5"])
-    XCTAssertEqual(t.screenLines(), ["L6", ""])
-    XCTAssertEqual(t.firstRetainedLineID, 2)
-    XCTAssertEqual(t.screenTopLineID, 5)
+    #expect(t.scrollbackLines() == ["L3", "L4", "L5"])
+    #expect(t.screenLines() == ["L6", ""])
+    #expect(t.firstRetainedLineID == 2)
+    #expect(t.screenTopLineID == 5)
   }
 
-  func testRegionScrollDoesNotFeedScrollbackUnlessAnchoredAtTop() {
+  @Test func regionScrollDoesNotFeedScrollbackUnlessAnchoredAtTop() {
     var t = Terminal(cols: 5, rows: 4, scrollback: 10)
     t.feed("a\r\nb\r\nc\r\nd\u{1B}[2;4r\u{1B}[4;1H\n\n")
-    XCTAssertEqual(t.scrollbackLines(), [])
-    XCTAssertEqual(t.screenLines(), ["a", "d", "", ""])
+    #expect(t.scrollbackLines() == [])
+    #expect(t.screenLines() == ["a", "d", "", ""])
     t.feed("\u{1B}[1;3r\u{1B}[3;1H\n")
-    XCTAssertEqual(t.scrollbackLines(), ["a"])
-    XCTAssertEqual(t.screenLines(), ["d", "", "", ""])
+    #expect(t.scrollbackLines() == ["a"])
+    #expect(t.screenLines() == ["d", "", "", ""])
   }
 
-  func testReverseIndexAtTopScrollsDown() {
+  @Test func reverseIndexAtTopScrollsDown() {
     let t = Terminal.fed("a\r\nb\u{1B}[H\u{1B}M", cols: 3, rows: 3)
-    XCTAssertEqual(t.screenLines(), ["", "a", "b"])
+    #expect(t.screenLines() == ["", "a", "b"])
   }
 
-  func testScrollUpDownSequences() {
+  @Test func scrollUpDownSequences() {
     var t = Terminal.fed("1\r\n2\r\n3", cols: 3, rows: 3, scrollback: 0)
     t.feed("\u{1B}[S")
-    XCTAssertEqual(t.screenLines(), ["2", "3", ""])
+    #expect(t.screenLines() == ["2", "3", ""])
     t.feed("\u{1B}[2T")
-    XCTAssertEqual(t.screenLines(), ["", "", "2"])
+    #expect(t.screenLines() == ["", "", "2"])
   }
 
-  func testLeftRightMarginsScrollOnlyTheRectangle() {
+  @Test func leftRightMarginsScrollOnlyTheRectangle() {
     let t = Terminal.fed(
       "abcde\r\nfghij\r\nklmno\u{1B}[?69h\u{1B}[2;4s\u{1B}[3;4H\n", cols: 5, rows: 3, scrollback: 0)
-    XCTAssertEqual(t.screenLines(), ["aghie", "flmnj", "k   o"])
+    #expect(t.screenLines() == ["aghie", "flmnj", "k   o"])
   }
 
-  func testEraseScrollbackWithED3() {
+  @Test func eraseScrollbackWithED3() {
     var t = Terminal(cols: 5, rows: 2, scrollback: 10)
     t.feed("1\r\n2\r\n3\r\n4")
-    XCTAssertEqual(t.scrollbackLines().count, 2)
+    #expect(t.scrollbackLines().count == 2)
     t.feed("\u{1B}[3J")
-    XCTAssertEqual(t.scrollbackLines(), [])
-    XCTAssertEqual(t.screenLines(), ["3", "4"])
+    #expect(t.scrollbackLines() == [])
+    #expect(t.screenLines() == ["3", "4"])
   }
 
   // MARK: Screens and modes
 
-  func testAlternateScreen1049SavesAndRestores() {
+  @Test func alternateScreen1049SavesAndRestores() {
     // xterm clears the alternate screen but leaves the cursor where it was.
     var t = Terminal.fed("main\u{1B}[?1049halt", cols: 6, rows: 2)
-    XCTAssertTrue(t.isAlternateScreen)
-    XCTAssertEqual(t.screenLines(), ["    al", "t"])
+    #expect(t.isAlternateScreen)
+    #expect(t.screenLines() == ["    al", "t"])
     t.feed("\u{1B}[?1049l")
-    XCTAssertFalse(t.isAlternateScreen)
-    XCTAssertEqual(t.screenLines(), ["main", ""])
-    XCTAssertEqual([t.cursor.row, t.cursor.col], [0, 4])
+    #expect(!(t.isAlternateScreen))
+    #expect(t.screenLines() == ["main", ""])
+    #expect([t.cursor.row, t.cursor.col] == [0, 4])
   }
 
-  func testAlternateScreenDoesNotFeedScrollback() {
+  @Test func alternateScreenDoesNotFeedScrollback() {
     var t = Terminal(cols: 4, rows: 2, scrollback: 10)
     t.feed("\u{1B}[?1049h1\r\n2\r\n3\r\n4\u{1B}[?1049l")
-    XCTAssertEqual(t.scrollbackLines(), [])
+    #expect(t.scrollbackLines() == [])
   }
 
-  func testPrivateModesTracked() {
+  @Test func privateModesTracked() {
     let t = Terminal.fed("\u{1B}[?1h\u{1B}[?25l\u{1B}[?1002h\u{1B}[?1006h\u{1B}[?2004h\u{1B}=\u{1B}[5 q")
-    XCTAssertTrue(t.modes.contains(.applicationCursorKeys))
-    XCTAssertFalse(t.modes.contains(.cursorVisible))
-    XCTAssertTrue(t.modes.contains(.bracketedPaste))
-    XCTAssertTrue(t.modes.contains(.applicationKeypad))
-    XCTAssertEqual(t.state.mouseTracking, .buttonEvent)
-    XCTAssertEqual(t.state.mouseEncoding, .sgr)
-    XCTAssertEqual(t.state.cursorShape, .blinkingBar)
+    #expect(t.modes.contains(.applicationCursorKeys))
+    #expect(!(t.modes.contains(.cursorVisible)))
+    #expect(t.modes.contains(.bracketedPaste))
+    #expect(t.modes.contains(.applicationKeypad))
+    #expect(t.state.mouseTracking == .buttonEvent)
+    #expect(t.state.mouseEncoding == .sgr)
+    #expect(t.state.cursorShape == .blinkingBar)
   }
 
-  func testSoftResetKeepsScreen() {
+  @Test func softResetKeepsScreen() {
     let t = Terminal.fed("text\u{1B}[?6h\u{1B}[4h\u{1B}[31m\u{1B}[!p", cols: 6, rows: 2)
-    XCTAssertEqual(t.rowText(0), "text")
-    XCTAssertFalse(t.modes.contains(.origin))
-    XCTAssertFalse(t.modes.contains(.insert))
-    XCTAssertEqual(t.cursor.pen, Style())
+    #expect(t.rowText(0) == "text")
+    #expect(!(t.modes.contains(.origin)))
+    #expect(!(t.modes.contains(.insert)))
+    #expect(t.cursor.pen == Style())
   }
 
-  func testFullResetClearsEverything() {
+  @Test func fullResetClearsEverything() {
     var t = Terminal.fed("\u{1B}]0;T\u{07}abc\u{1B}[?25l\u{1B}c", cols: 6, rows: 2)
-    XCTAssertEqual(t.screenLines(), ["", ""])
-    XCTAssertEqual(t.title, "")
-    XCTAssertTrue(t.modes.contains(.cursorVisible))
+    #expect(t.screenLines() == ["", ""])
+    #expect(t.title == "")
+    #expect(t.modes.contains(.cursorVisible))
     t.feed("ok")
-    XCTAssertEqual(t.rowText(0), "ok")
+    #expect(t.rowText(0) == "ok")
   }
 
   // MARK: SGR
 
-  func testSGRColoursBothForms() {
+  @Test func sGRColoursBothForms() {
     let t = Terminal.fed(
       "\u{1B}[38;5;196ma\u{1B}[38:2::1:2:3mb\u{1B}[48;2;4;5;6mc\u{1B}[4:3;58:5:9md\u{1B}[0;1;3;7;9;53me",
       cols: 10, rows: 1)
-    XCTAssertEqual(t.style(of: t.cell(row: 0, col: 0)).foreground, .indexed(196))
-    XCTAssertEqual(t.style(of: t.cell(row: 0, col: 1)).foreground, .rgb(1, 2, 3))
-    XCTAssertEqual(t.style(of: t.cell(row: 0, col: 2)).background, .rgb(4, 5, 6))
-    XCTAssertEqual(t.style(of: t.cell(row: 0, col: 3)).underline, .curly)
-    XCTAssertEqual(t.style(of: t.cell(row: 0, col: 3)).underlineColor, .indexed(9))
+    #expect(t.style(of: t.cell(row: 0, col: 0)).foreground == .indexed(196))
+    #expect(t.style(of: t.cell(row: 0, col: 1)).foreground == .rgb(1, 2, 3))
+    #expect(t.style(of: t.cell(row: 0, col: 2)).background == .rgb(4, 5, 6))
+    #expect(t.style(of: t.cell(row: 0, col: 3)).underline == .curly)
+    #expect(t.style(of: t.cell(row: 0, col: 3)).underlineColor == .indexed(9))
     let e = t.style(of: t.cell(row: 0, col: 4))
-    XCTAssertEqual(
-      e.attributes.intersection([.bold, .italic, .inverse, .strikethrough, .overline]),
-      [.bold, .italic, .inverse, .strikethrough, .overline])
-    XCTAssertEqual(e.foreground, .default)
+    #expect(
+      e.attributes.intersection([.bold, .italic, .inverse, .strikethrough, .overline]) == [
+        .bold, .italic, .inverse, .strikethrough, .overline,
+      ])
+    #expect(e.foreground == .default)
   }
 
-  func testPrivateCSIWithMIsNotSGR() {
+  @Test func privateCSIWithMIsNotSGR() {
     let t = Terminal.fed("\u{1B}[>4;1mx", cols: 4, rows: 1)
-    XCTAssertEqual(t.style(of: t.cell(row: 0, col: 0)), Style())
+    #expect(t.style(of: t.cell(row: 0, col: 0)) == Style())
   }
 
   // MARK: OSC and replies
 
-  func testTitlesHyperlinksAndPromptMarks() {
+  @Test func titlesHyperlinksAndPromptMarks() {
     let t = Terminal.fed(
       "\u{1B}]2;hello\u{07}\u{1B}]8;id=1;http://a/\u{1B}\\ab\u{1B}]8;;\u{1B}\\c\u{1B}]133;A\u{07}", cols: 10,
       rows: 2)
-    XCTAssertEqual(t.title, "hello")
-    XCTAssertEqual(t.hyperlink(of: t.cell(row: 0, col: 0)), Hyperlink(id: "1", uri: "http://a/"))
-    XCTAssertNil(t.hyperlink(of: t.cell(row: 0, col: 2)))
-    XCTAssertEqual(t.state.promptMarks.map(\.kind), [UInt8(ascii: "A")])
+    #expect(t.title == "hello")
+    #expect(t.hyperlink(of: t.cell(row: 0, col: 0)) == Hyperlink(id: "1", uri: "http://a/"))
+    #expect(t.hyperlink(of: t.cell(row: 0, col: 2)) == nil)
+    #expect(t.state.promptMarks.map(\.kind) == [UInt8(ascii: "A")])
   }
 
-  func testRepliesGoToTheCallbackNeverTheScreen() {
+  @Test func repliesGoToTheCallbackNeverTheScreen() {
     var t = Terminal.fed("\u{1B}[c\u{1B}[>c\u{1B}[5n\u{1B}[2;3H\u{1B}[6n\u{1B}[?2004$p", cols: 10, rows: 3)
     let replies = String(decoding: t.takeReplies(), as: UTF8.self)
-    XCTAssertEqual(replies, "\u{1B}[?1;2c\u{1B}[>0;100;0c\u{1B}[0n\u{1B}[2;3R\u{1B}[?2004;2$y")
-    XCTAssertEqual(t.screenLines(), ["", "", ""])
-    XCTAssertEqual(t.takeReplies(), [])
+    #expect(replies == "\u{1B}[?1;2c\u{1B}[>0;100;0c\u{1B}[0n\u{1B}[2;3R\u{1B}[?2004;2$y")
+    #expect(t.screenLines() == ["", "", ""])
+    #expect(t.takeReplies() == [])
   }
 
-  func testOverlongOSCIsDroppedAndParserRecovers() {
+  @Test func overlongOSCIsDroppedAndParserRecovers() {
     var t = Terminal(cols: 10, rows: 1)
     t.feed("\u{1B}]0;")
     t.feed([UInt8](repeating: 0x41, count: VTParser.maxStringLength + 10))
     t.feed("\u{07}ok")
-    XCTAssertEqual(t.title, "")
-    XCTAssertEqual(t.rowText(0), "ok")
+    #expect(t.title == "")
+    #expect(t.rowText(0) == "ok")
   }
 
   // MARK: Resize
 
-  func testResizeReflowsWrappedLinesAndKeepsCursorOnItsCharacter() {
+  @Test func resizeReflowsWrappedLinesAndKeepsCursorOnItsCharacter() {
     var t = Terminal.fed("abcdefghij", cols: 4, rows: 4)
-    XCTAssertEqual(t.screenLines(), ["abcd", "efgh", "ij", ""])
+    #expect(t.screenLines() == ["abcd", "efgh", "ij", ""])
     t.resize(cols: 6, rows: 4)
-    XCTAssertEqual(t.screenLines(), ["abcdef", "ghij", "", ""])
-    XCTAssertEqual([t.cursor.row, t.cursor.col], [1, 4])
+    #expect(t.screenLines() == ["abcdef", "ghij", "", ""])
+    #expect([t.cursor.row, t.cursor.col] == [1, 4])
     t.resize(cols: 3, rows: 4)
-    XCTAssertEqual(t.screenLines(), ["abc", "def", "ghi", "j"])
-    XCTAssertEqual([t.cursor.row, t.cursor.col], [3, 1])
+    #expect(t.screenLines() == ["abc", "def", "ghi", "j"])
+    #expect([t.cursor.row, t.cursor.col] == [3, 1])
   }
 
-  func testResizeShorterPushesToScrollbackAndTallerPullsBack() {
+  @Test func resizeShorterPushesToScrollbackAndTallerPullsBack() {
     var t = Terminal(cols: 5, rows: 4, scrollback: 10)
     t.feed("1\r\n2\r\n3\r\n4")
     t.resize(cols: 5, rows: 2)
-    XCTAssertEqual(t.screenLines(), ["3", "4"])
-    XCTAssertEqual(t.scrollbackLines(), ["1", "2"])
+    #expect(t.screenLines() == ["3", "4"])
+    #expect(t.scrollbackLines() == ["1", "2"])
     t.resize(cols: 5, rows: 4)
-    XCTAssertEqual(t.screenLines(), ["1", "2", "3", "4"])
+    #expect(t.screenLines() == ["1", "2", "3", "4"])
   }
 }
