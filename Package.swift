@@ -39,7 +39,7 @@ let package = Package(
     .testTarget(name: "RecordingTests", dependencies: ["Recording", "TerminalEmulator"]),
     .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
     .testTarget(name: "ReplayTests", dependencies: ["Replay", "Recording", "TerminalEmulator"]),
-    .testTarget(name: "ReelCLITests", dependencies: ["reel"]),
+    .testTarget(name: "ReelCLITests", dependencies: ["reel", "Capture", "TerminalEmulator"]),
   ],
   swiftLanguageModes: [.v6]
 )

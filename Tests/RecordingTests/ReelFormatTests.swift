@@ -88,6 +88,31 @@ final class ReelFormatTests: XCTestCase {
     }
   }
 
+  func testSeekToEventLeavesTheReaderThereWithTheScreenBeforeIt() throws {
+    let events = try realEvents()
+    let path = dir.appendingPathComponent("seek-event.reel").path
+    try write(events, to: path, segmentBytes: 2048, keyframeBytes: 4096)
+    var reader = try ReelReader(path: path)
+    XCTAssertGreaterThan(reader.index.segments.filter(\.hasKeyframe).count, 2)
+    // Forwards and backwards, on segment boundaries and inside segments.
+    let targets =
+      Array(stride(from: events.count - 1, through: 0, by: -max(1, events.count / 13))) + [0, 5, 3]
+    for n in targets {
+      let seeked = try reader.seek(toEvent: n)
+      var full = Terminal(cols: 80, rows: 24, scrollback: 0)
+      for e in events[0..<n] { full.apply(e) }
+      XCTAssertTrue(seeked.isEquivalent(to: full), "before event \(n): \(seeked.difference(from: full))")
+      XCTAssertEqual(try reader.next(), events[n], "event \(n)")
+    }
+    // Reading on after seeks still sees each event once, in order.
+    _ = try reader.seek(toEvent: events.count - 3)
+    XCTAssertEqual(try reader.next(), events[events.count - 3])
+    XCTAssertEqual(try reader.next(), events[events.count - 2])
+    XCTAssertEqual(try reader.next(), events[events.count - 1])
+    XCTAssertEqual(try reader.next()?.kind, .exit)  // `write` ends every file with one
+    XCTAssertNil(try reader.next())
+  }
+
   func testTruncatedFileYieldsCompleteSegmentsAndOneWarning() throws {
     let events = try realEvents()
     let path = dir.appendingPathComponent("t.reel").path

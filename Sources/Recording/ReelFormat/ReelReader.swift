@@ -20,6 +20,7 @@ public struct ReelReader: EventSource {
   private var pendingIndex = 0
   private var decompressor = ZstdDecompressor()
   private(set) var scannedIndex = RecordingIndex()
+  private var scannedThrough = 0
   private var storedIndex: RecordingIndex?
 
   public init(path: String) throws {
@@ -118,6 +119,9 @@ public struct ReelReader: EventSource {
   }
 
   private mutating func record(_ s: SegmentCodec.Decoded, at offset: Int, length: Int) {
+    // A reader moved back by `seek` reads segments again; count each once.
+    guard offset >= scannedThrough else { return }
+    scannedThrough = offset + length
     let output = s.events.reduce(0) { $0 + ($1.kind == .output ? $1.data.count : 0) }
     scannedIndex.segments.append(
       SegmentEntry(
@@ -202,6 +206,41 @@ public struct ReelReader: EventSource {
   }
 
   // MARK: - Seeking
+
+  /// Moves the reader so that `next()` returns event number `n` (counting from 0) and returns
+  /// the terminal as it was just before that event, replayed from the nearest keyframe at or
+  /// before it rather than from the beginning. Keyframes carry no scrollback.
+  public mutating func seek(toEvent n: Int, scrollback: Int = 0) throws -> Terminal {
+    var start: (offset: Int, event: Int)? = nil
+    var counted = 0
+    for s in index.segments {
+      if counted > n { break }
+      if s.hasKeyframe { start = (s.fileOffset, counted) }
+      counted += s.events
+    }
+    offset = try start?.offset ?? (SkippableFrame.headerSize + metadataLength())
+    pending = []
+    pendingIndex = 0
+    var event = start?.event ?? 0
+    var terminal = Terminal(cols: info.cols, rows: info.rows, scrollback: scrollback)
+    var first = true
+    while let segment = try nextSegment() {
+      if first, let keyframe = segment.keyframe, start != nil || segment.startOutput > 0 {
+        terminal = try Terminal(snapshot: keyframe)
+        terminal.setScrollbackLimit(scrollback)
+      }
+      first = false
+      let wanted = n - event
+      for e in segment.events.prefix(wanted) { terminal.apply(e) }
+      if wanted < segment.events.count {
+        pending = segment.events
+        pendingIndex = wanted
+        return terminal
+      }
+      event += segment.events.count
+    }
+    return terminal
+  }
 
   /// The terminal at `time` µs, starting from the nearest keyframe at or before it rather than
   /// from the beginning (bounded work however long the recording). Keyframes carry no

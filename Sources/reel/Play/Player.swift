@@ -1,0 +1,123 @@
+import Capture
+import Foundation
+import Recording
+import TerminalEmulator
+
+/// Paces a recording's events against a clock, streaming them (one event in memory at a time),
+/// with interactive controls when both ends are a terminal.
+struct Player {
+  enum Outcome { case finished, quit }
+
+  let open: () throws -> any EventSource
+  let info: SessionInfo
+  let speed: Double
+  let idleLimit: UInt64?
+  /// Recorded time (µs) to start at and to stop after.
+  let from: UInt64
+  let to: UInt64?
+  /// Damage the reader skipped, for one warning line each after playback.
+  private(set) var warnings: [String] = []
+  /// Built on the first interactive run: what seeking and marker jumps need.
+  private var timeline: PlaybackTimeline?
+
+  init(
+    open: @escaping () throws -> any EventSource, info: SessionInfo, speed: Double, idleLimit: UInt64?,
+    from: UInt64, to: UInt64?
+  ) {
+    self.open = open
+    self.info = info
+    self.speed = speed
+    self.idleLimit = idleLimit
+    self.from = from
+    self.to = to
+  }
+
+  static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds / 1000 }
+
+  mutating func play() throws -> Outcome {
+    let interactive = isatty(0) == 1 && isatty(1) == 1
+    if interactive && timeline == nil {
+      timeline = try PlaybackTimeline.scan(open: open, idleLimit: idleLimit)
+    }
+    var stream = try PlaybackStream(open: open, idleLimit: idleLimit)
+    defer { warnings = stream.warnings }
+    if interactive { try TerminalMode.enterRaw(fd: 0) }
+    defer {
+      if interactive {
+        TerminalMode.restore()
+        Output.print("\u{1B}[0m\r\n")
+      }
+    }
+    // The screen before `from` (or the ring window's starting screen), painted at once.
+    var start = stream.initial ?? Terminal(cols: info.cols, rows: info.rows, scrollback: 0)
+    if try stream.skip(before: from, into: &start) > 0 || stream.initial != nil {
+      Output.write(start.repaintSequence())
+    }
+    var clockStart = Player.now()
+    var position = stream.pacedTime  // paced recorded time at clockStart
+    var paused = false
+    var key = [UInt8](repeating: 0, count: 16)
+    while let event = stream.current {
+      if let to, event.time > to { return .finished }
+      let paced = stream.pacedTime
+      let due = paused ? UInt64.max : clockStart + UInt64(Double(paced - min(paced, position)) / speed)
+      let now = Player.now()
+      if now >= due {
+        if event.kind == .output { Output.write(event.data) }
+        try stream.advance()
+        continue
+      }
+      guard interactive, let timeline else {
+        usleep(UInt32(min(200_000, due - now)))
+        continue
+      }
+      // Wait for the next event or a key.
+      var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0)]
+      _ = poll(&fds, 1, paused ? 200 : Int32(min(200, (due - now) / 1000 + 1)))
+      guard fds[0].revents & Int16(POLLIN) != 0 else { continue }
+      let n = read(0, &key, key.count)
+      guard n > 0 else { continue }
+      var pressed = Array(key[0..<n])
+      // The recording may have switched the terminal to application cursor keys (ESC O x).
+      if pressed.count == 3 && pressed[0] == 0x1B && pressed[1] == UInt8(ascii: "O") { pressed[1] = 0x5B }
+      let current = paced
+      switch pressed {
+      case [UInt8(ascii: "q")], [0x03]: return .quit
+      case [UInt8(ascii: " ")]:
+        paused.toggle()
+        position = current
+        clockStart = Player.now()
+      case [UInt8(ascii: ".")] where paused:
+        if event.kind == .output { Output.write(event.data) }
+        try stream.advance()
+      case [0x1B, 0x5B, 0x43], [0x1B, 0x5B, 0x44], [UInt8(ascii: "]")], [UInt8(ascii: "[")]:
+        let target = seekTarget(for: pressed, from: current, index: stream.index, in: timeline)
+        let terminal = try stream.seek(
+          to: timeline.firstIndex(atOrAfter: target), timeline: timeline, cols: info.cols, rows: info.rows)
+        Output.write(terminal.repaintSequence())
+        position = stream.current == nil ? target : stream.pacedTime
+        clockStart = Player.now()
+      default:
+        break
+      }
+    }
+    return .finished
+  }
+
+  /// The paced time a seek key moves to: ±5 s, or the next / previous marker.
+  private func seekTarget(for key: [UInt8], from current: UInt64, index: Int, in timeline: PlaybackTimeline)
+    -> UInt64
+  {
+    let entries = timeline.entries
+    switch key {
+    case [0x1B, 0x5B, 0x43]: return current + 5_000_000
+    case [0x1B, 0x5B, 0x44]: return current - min(current, 5_000_000)
+    case [UInt8(ascii: "]")]:
+      return entries[min(index, entries.count)...].first { $0.isMarker && $0.paced > current }?.paced
+        ?? current
+    default:
+      // Half a second of grace, so that `[` right after a marker goes to the one before.
+      return entries.last { $0.isMarker && $0.paced + 500_000 < current }?.paced ?? 0
+    }
+  }
+}

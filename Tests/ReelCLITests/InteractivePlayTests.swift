@@ -1,0 +1,107 @@
+import Capture
+import Foundation
+import TerminalEmulator
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `reel play` driven through a real pseudo-terminal, keys and all, as a person would.
+struct InteractivePlayTests {
+  let demo = ReelCLI.projectRoot.appendingPathComponent("recordings/demo.reel").path
+
+  /// A `reel play` running on a PTY: what it printed, parsed by reel's emulator.
+  final class PlaySession {
+    let pty: PseudoTerminal
+    let child: ChildProcess
+    var output: [UInt8] = []
+
+    init(_ arguments: [String]) throws {
+      pty = try PseudoTerminal(size: WindowSize(cols: 80, rows: 24))
+      child = try ChildProcess(
+        arguments: [ReelCLI.executable.path] + arguments,
+        environment: ["PATH=/usr/bin:/bin", "TERM=xterm-256color"], terminal: pty)
+    }
+
+    /// Reads output for `seconds`, or until the program ends.
+    func drain(for seconds: Double) {
+      let deadline = Date().addingTimeInterval(seconds)
+      var buffer = [UInt8](repeating: 0, count: 65536)
+      while Date() < deadline {
+        var fds = [pollfd(fd: pty.controller, events: Int16(POLLIN), revents: 0)]
+        guard poll(&fds, 1, 50) > 0 else {
+          if child.poll() != nil { return }
+          continue
+        }
+        let n = read(pty.controller, &buffer, buffer.count)
+        if n <= 0 { return }  // EIO: the program ended and closed the terminal
+        output += buffer[0..<n]
+      }
+    }
+
+    func press(_ key: String) {
+      _ = key.utf8CString.withUnsafeBufferPointer { write(pty.controller, $0.baseAddress, key.utf8.count) }
+    }
+
+    /// Waits for the program to end (at most `seconds`; kills it after that).
+    func finish(within seconds: Double) -> Int32? {
+      drain(for: seconds)
+      if child.poll() == nil {
+        child.signal(SIGKILL)
+        _ = child.wait()
+        return nil
+      }
+      return child.poll()
+    }
+
+    var screen: [String] {
+      var t = Terminal(cols: 80, rows: 24)
+      t.feed(output)
+      return t.screenLines()
+    }
+
+    /// The terminal's modes as the program left them.
+    var lineDisciplineIsCooked: Bool {
+      var attributes = termios()
+      tcgetattr(pty.controller, &attributes)
+      return attributes.c_lflag & tcflag_t(ICANON) != 0 && attributes.c_lflag & tcflag_t(ECHO) != 0
+    }
+  }
+
+  @Test func rightArrowSeeksPastTheEndThroughKeyframes() throws {
+    // At 1/50 speed the 2.2 s demo would take almost two minutes; → jumps 5 s ahead.
+    let session = try PlaySession(["play", demo, "--speed", "0.02"])
+    session.drain(for: 0.5)
+    #expect(!session.screen.joined().contains("step 3 of 3"))
+    session.press("\u{1B}[C")
+    let status = session.finish(within: 20)
+    #expect(status == 0)
+    #expect(session.screen.contains("step 3 of 3"), "\(session.screen)")
+    #expect(session.lineDisciplineIsCooked)
+  }
+
+  @Test func qQuitsAndRestoresTheTerminal() throws {
+    let session = try PlaySession(["play", demo, "--speed", "0.02", "--loop"])
+    session.drain(for: 0.5)
+    session.press("q")
+    #expect(session.finish(within: 20) == 0)
+    #expect(!session.screen.joined().contains("step 3 of 3"))
+    #expect(session.lineDisciplineIsCooked)
+  }
+
+  @Test func pauseStopsTheClockAndDotStepsOneEvent() throws {
+    let session = try PlaySession(["play", demo, "--speed", "1"])
+    session.drain(for: 0.3)
+    session.press(" ")
+    session.drain(for: 3)  // longer than the whole recording: paused, nothing more is shown
+    #expect(!session.screen.joined().contains("step 3 of 3"))
+    let before = session.output.count
+    session.press(".")
+    session.drain(for: 0.3)
+    #expect(session.output.count > before)
+    session.press(" ")  // resume: plays to the end on its own
+    #expect(session.finish(within: 20) == 0)
+    #expect(session.screen.contains("step 3 of 3"), "\(session.screen)")
+  }
+}
