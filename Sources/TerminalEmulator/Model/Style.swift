@@ -108,6 +108,8 @@ struct StyleTable: Sendable, Equatable {
   private(set) var styles: [Style] = [.plain]
   /// Slot → style id + 1 (0 = empty). Capacity is a power of two, kept under half full.
   private var index: [UInt32] = Array(repeating: 0, count: 64)
+  /// SGR results by (pen id, parameters); valid as long as ids are (compaction starts anew).
+  var transitions = SGRTransitionCache()
 
   init() { insertIntoIndex(0) }
 
@@ -166,6 +168,7 @@ struct StyleTable: Sendable, Equatable {
       kept.append(styles[Int(old)])
     }
     styles = kept
+    transitions = SGRTransitionCache()
     var capacity = 64
     while capacity < styles.count * 2 { capacity *= 2 }
     rebuildIndex(capacity: capacity)

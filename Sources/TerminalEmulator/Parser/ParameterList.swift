@@ -21,6 +21,10 @@ public struct ParameterList: Sendable, Equatable, RandomAccessCollection {
     return withUnsafeBytes(of: storage) { $0.load(fromByteOffset: index &* 2, as: UInt16.self) }
   }
 
+  /// The first eight values as two little-endian words (values past `count` are zero).
+  @inline(__always)
+  var leadingWords: (UInt64, UInt64) { (storage.0, storage.1) }
+
   @inline(__always)
   public var isFull: Bool { Int(length) >= ParameterList.capacity }
 

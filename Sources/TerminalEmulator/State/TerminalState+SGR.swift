@@ -1,6 +1,20 @@
 extension TerminalState {
   /// SGR: attributes and colours, with both `;` and `:` (ITU T.416) forms of extended colours.
   mutating func selectGraphicRendition(_ seq: ControlSequence) {
+    let key = SGRTransitionCache.key(pen: cursor.penID, seq)
+    if let key, let id = styles.transitions.lookup(key) {
+      if id != cursor.penID {
+        cursor.penID = id
+        cursor.pen = styles[id]
+      }
+      return
+    }
+    decodeGraphicRendition(seq)
+    if let key { styles.transitions.store(key, result: cursor.penID) }
+  }
+
+  /// SGR decoded parameter by parameter (what the transition cache remembers).
+  private mutating func decodeGraphicRendition(_ seq: ControlSequence) {
     var pen = cursor.pen
     let n = seq.count
     if n == 0 {

@@ -1,0 +1,60 @@
+/// Remembers what an SGR sequence did to a pen: (pen id, parameters) → new pen id.
+///
+/// Programs repeat the same few SGR sequences endlessly (`ESC[0m`, `ESC[01;34m`, a 256-colour
+/// palette walk), so most SGRs become one hashed lookup instead of decoding parameters,
+/// building a `Style` and interning it. Ids only mean something inside one `StyleTable`, which
+/// owns this cache and starts a fresh one whenever ids are renumbered.
+struct SGRTransitionCache: Sendable {
+  /// Parameters, flattened: up to eight values in two words, plus count and colon mask.
+  struct Key: Equatable {
+    var shape: UInt64
+    var low: UInt64
+    var high: UInt64
+  }
+
+  private struct Entry {
+    var key: Key
+    var result: UInt32
+  }
+
+  private static let slotBits = 9
+  /// Allocated on first use: most terminals in tests never see an SGR.
+  private var entries: [Entry] = []
+
+  init() {}
+
+  /// The cache key for `sequence` applied to pen `pen`, or nil when the sequence is too long
+  /// to cache (more than eight values).
+  @inline(__always)
+  static func key(pen: UInt32, _ sequence: ControlSequence) -> Key? {
+    let count = sequence.values.count
+    guard count <= 8 else { return nil }
+    let (low, high) = sequence.values.leadingWords
+    return Key(
+      shape: UInt64(pen) << 32 | UInt64(count) << 16 | (sequence.subParameterMask & 0xFF), low: low,
+      high: high)
+  }
+
+  @inline(__always)
+  private static func slot(_ key: Key) -> Int {
+    let h =
+      key.shape &* 0x9E37_79B9_7F4A_7C15 ^ key.low &* 0xC2B2_AE3D_27D4_EB4F
+      ^ key.high &* 0x1656_67B1_9E37_79F9
+    return Int(truncatingIfNeeded: h >> UInt64(64 - slotBits))
+  }
+
+  @inline(__always)
+  func lookup(_ key: Key) -> UInt32? {
+    guard !entries.isEmpty else { return nil }
+    let entry = entries.withUnsafeBufferPointer { $0[SGRTransitionCache.slot(key)] }
+    return entry.key == key ? entry.result : nil
+  }
+
+  mutating func store(_ key: Key, result: UInt32) {
+    if entries.isEmpty {
+      let empty = Entry(key: Key(shape: .max, low: .max, high: .max), result: 0)
+      entries = Array(repeating: empty, count: 1 << SGRTransitionCache.slotBits)
+    }
+    entries[SGRTransitionCache.slot(key)] = Entry(key: key, result: result)
+  }
+}

@@ -1,0 +1,42 @@
+import Testing
+
+@testable import TerminalEmulator
+
+/// The SGR transition cache must never change what an SGR does: a terminal using it and one
+/// that forgets it before every sequence end with the same pen after every step.
+struct SGRTransitionCacheTests {
+  static let fragments = [
+    "0", "1", "2", "3", "4", "4:3", "4:0", "5", "7", "8", "9", "21", "22", "23", "24", "27", "31", "39",
+    "42", "49", "53", "55", "59", "94", "103", "38;5;196", "48;5;17", "38:5:208", "38;2;10;20;30",
+    "48:2::1:2:3", "58;5;9", "58:2:0:4:5:6", "1;38;5;100;48;5;200", "", "38;5", "38;2;1",
+  ]
+
+  @Test func cachedAndUncachedSGRAgreeAtEveryStep() {
+    var rng = SystemRandomNumberGenerator()
+    var cached = Terminal(cols: 20, rows: 4)
+    var uncached = Terminal(cols: 20, rows: 4)
+    for step in 0..<5000 {
+      let parts = (0..<Int.random(in: 1...3, using: &rng)).map { _ in Self.fragments.randomElement()! }
+      let sgr = "\u{1B}[" + parts.joined(separator: ";") + "mx"
+      cached.feed(sgr)
+      uncached.state.styles.transitions = SGRTransitionCache()
+      uncached.feed(sgr)
+      #expect(cached.cursor.pen == uncached.cursor.pen, "step \(step): \(sgr)")
+      #expect(cached.state.styles[cached.state.cursor.penID] == cached.cursor.pen, "step \(step)")
+      if step % 1000 == 999 { cached.state.compactTables() }  // ids renumbered: cache starts anew
+    }
+    #expect(cached.isEquivalent(to: uncached), "\(cached.difference(from: uncached))")
+  }
+
+  @Test func repeatedSGRIsAnsweredFromTheCache() throws {
+    var t = Terminal(cols: 20, rows: 4)
+    t.feed("\u{1B}[38;5;208;1mA\u{1B}[0m")
+    let seq = ControlSequence(
+      prefix: 0, values: ParameterList([38, 5, 208, 1]), subParameterMask: 0, intermediates: .none,
+      final: UInt8(ascii: "m"))
+    let key = try #require(SGRTransitionCache.key(pen: 0, seq))
+    let id = try #require(t.state.styles.transitions.lookup(key))
+    #expect(t.state.styles[id].foreground == .indexed(208))
+    #expect(t.state.styles[id].attributes.contains(.bold))
+  }
+}
