@@ -17,7 +17,7 @@ struct SGRTransitionCache: Sendable {
     var result: UInt32
   }
 
-  private static let slotBits = 9
+  private static let slotBits = 10
   /// Allocated on first use: most terminals in tests never see an SGR.
   private var entries: [Entry] = []
 

@@ -12,6 +12,15 @@ public struct ParameterList: Sendable, Equatable, RandomAccessCollection {
     for v in values.prefix(ParameterList.capacity) { append(v) }
   }
 
+  /// Up to eight values packed in two little-endian words, as a parser fills them in
+  /// registers (avoids 2-byte stores that a later whole-struct copy cannot forward).
+  @inline(__always)
+  init(low: UInt64, high: UInt64, count: Int) {
+    storage.0 = low
+    storage.1 = high
+    length = UInt8(truncatingIfNeeded: count)
+  }
+
   public var startIndex: Int { 0 }
   public var endIndex: Int { Int(length) }
 

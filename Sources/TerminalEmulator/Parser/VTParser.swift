@@ -175,42 +175,54 @@ public struct VTParser: Sendable, Equatable {
   /// Parses a complete, simple control sequence (`ESC [` prefix? params final) straight from
   /// the buffer and dispatches it, returning the index after it. Returns nil — consuming
   /// nothing — for anything the state machine must handle: intermediates, embedded controls,
-  /// or a sequence that continues past the end of the buffer.
+  /// more than eight parameters, or a sequence that continues past the end of the buffer.
+  /// Parameters are packed into two registers as they are read.
   @inline(__always)
   static func fastControlSequence<H: VTHandler>(
     _ base: UnsafePointer<UInt8>, from start: Int, end: Int, into handler: inout H
   ) -> Int? {
     var j = start
-    var seq = ControlSequence(
-      prefix: 0, values: ParameterList(), subParameterMask: 0, intermediates: .none, final: 0)
+    var prefix: UInt8 = 0
     if j < end, base[j] >= 0x3C && base[j] <= 0x3F {
-      seq.prefix = base[j]
+      prefix = base[j]
       j &+= 1
     }
+    var low: UInt64 = 0
+    var high: UInt64 = 0
+    var count = 0
+    var mask: UInt64 = 0
     var accumulator: UInt32 = 0
     var sawParameter = false
     var nextIsSub = false
     while j < end {
       let c = base[j]
-      if c >= 0x30 && c <= 0x39 {
+      if c &- 0x30 <= 9 {
         accumulator = min(accumulator &* 10 &+ UInt32(c &- 0x30), 65535)
         sawParameter = true
-      } else if c == 0x3B || c == 0x3A {
-        if !seq.values.isFull {
-          if nextIsSub { seq.subParameterMask |= 1 << UInt64(seq.values.count) }
-          seq.values.append(UInt16(accumulator))
+      } else if c == 0x3B || c == 0x3A || (c >= 0x40 && c <= 0x7E) {
+        let isFinal = c >= 0x40
+        if !isFinal || sawParameter {
+          let shift = UInt64(truncatingIfNeeded: (count & 3) &* 16)
+          if count < 4 {
+            low |= UInt64(accumulator) << shift
+          } else if count < 8 {
+            high |= UInt64(accumulator) << shift
+          } else {
+            return nil
+          }
+          if nextIsSub { mask |= 1 << UInt64(count) }
+          count &+= 1
+        }
+        if isFinal {
+          handler.csiDispatch(
+            ControlSequence(
+              prefix: prefix, values: ParameterList(low: low, high: high, count: count),
+              subParameterMask: mask, intermediates: .none, final: c))
+          return j &+ 1
         }
         accumulator = 0
         nextIsSub = c == 0x3A
         sawParameter = true
-      } else if c >= 0x40 && c <= 0x7E {
-        if sawParameter && !seq.values.isFull {
-          if nextIsSub { seq.subParameterMask |= 1 << UInt64(seq.values.count) }
-          seq.values.append(UInt16(accumulator))
-        }
-        seq.final = c
-        handler.csiDispatch(seq)
-        return j &+ 1
       } else {
         return nil
       }
