@@ -98,17 +98,27 @@ struct Grid: Sendable, Equatable {
 
   mutating func fill(row: Int, from: Int, to: Int, with cell: Cell) {
     guard from < to else { return }
-    let base = rowBase(row)
+    fill(at: rowBase(row) &+ from, count: to &- from, with: cell)
+  }
+
+  /// Writes `count` copies of `cell` from index `start`. Blank cells are zero bytes, which
+  /// the compiler turns into a `memset` call (wide stores) instead of a 16-byte store loop.
+  @inline(__always)
+  mutating func fill(at start: Int, count: Int, with cell: Cell) {
     cells.withUnsafeMutableBufferPointer { buf in
-      for c in from..<to { buf[base &+ c] = cell }
+      let p = buf.baseAddress! + start
+      if cell == .blank {
+        UnsafeMutableRawPointer(p).withMemoryRebound(to: UInt8.self, capacity: count &* 8) { bytes in
+          for i in 0..<(count &* 8) { bytes[i] = 0 }
+        }
+      } else {
+        for i in 0..<count { p[i] = cell }
+      }
     }
   }
 
   private mutating func clearSlot(_ slot: Int, with cell: Cell) {
-    let base = slot * cols
-    cells.withUnsafeMutableBufferPointer { buf in
-      for c in 0..<cols { buf[base &+ c] = cell }
-    }
+    fill(at: slot &* cols, count: cols, with: cell)
     flags[slot] = []
   }
 
@@ -177,9 +187,44 @@ struct Grid: Sendable, Equatable {
     let height = bottom - top + 1
     let shift = k % height
     guard shift != 0 else { return }
+    if shift <= 8 || height - shift <= 8 {
+      rotateSmall(top: top, height: height, by: shift)
+      return
+    }
     reverseRows(top, top + shift - 1)
     reverseRows(top + shift, bottom)
     reverseRows(top, bottom)
+  }
+
+  /// `rotate` for the common case of a few lines (IL/DL/SU/SD by one or two): each ring entry
+  /// moves once, through a small stack buffer, instead of being swapped twice.
+  private mutating func rotateSmall(top: Int, height: Int, by shift: Int) {
+    let count = ring.count
+    let start = ringPosition(line: historyCount + top)
+    ring.withUnsafeMutableBufferPointer { r in
+      @inline(__always) func at(_ i: Int) -> Int {
+        let p = start &+ i
+        return p >= count ? p &- count : p
+      }
+      withUnsafeTemporaryAllocation(of: Int32.self, capacity: 8) { saved in
+        if shift <= 8 {
+          // Up: rows shift..<height move to the top, the first `shift` go to the bottom.
+          for i in 0..<shift { saved[i] = r[at(i)] }
+          for i in 0..<(height &- shift) { r[at(i)] = r[at(i &+ shift)] }
+          for i in 0..<shift { r[at(height &- shift &+ i)] = saved[i] }
+        } else {
+          // Down by `back` rows: the last `back` come to the top.
+          let back = height &- shift
+          for i in 0..<back { saved[i] = r[at(height &- back &+ i)] }
+          var i = height &- 1
+          while i >= back {
+            r[at(i)] = r[at(i &- back)]
+            i &-= 1
+          }
+          for i in 0..<back { r[at(i)] = saved[i] }
+        }
+      }
+    }
   }
 
   private mutating func reverseRows(_ first: Int, _ last: Int) {

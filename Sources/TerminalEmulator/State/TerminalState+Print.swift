@@ -189,14 +189,14 @@ extension TerminalState {
     let count = min(n, right - col + 1)
     let fill = eraseCell()
     let base = screen.rowBase(cursor.row)
-    screen.cells.withUnsafeMutableBufferPointer { cells in
-      var c = right
-      while c >= col + count {
-        cells[base + c] = cells[base + c - count]
-        c -= 1
+    let moved = right - col + 1 - count
+    if moved > 0 {
+      screen.cells.withUnsafeMutableBufferPointer { cells in
+        // Overlapping move to the right (memmove).
+        (cells.baseAddress! + base + col + count).update(from: cells.baseAddress! + base + col, count: moved)
       }
-      for c in col..<(col + count) { cells[base + c] = fill }
     }
+    screen.fill(at: base + col, count: count, with: fill)
     // Only the seams can hold a broken wide character: the insertion point, the first moved
     // cell, and the margin where cells fell off.
     for c in [col - 1, col, col + count, right, right + 1] { repairWideCharacter(row: cursor.row, col: c) }
@@ -210,17 +210,14 @@ extension TerminalState {
     let count = min(n, right - col + 1)
     let fill = eraseCell()
     let base = screen.rowBase(cursor.row)
-    screen.cells.withUnsafeMutableBufferPointer { cells in
-      var c = col
-      while c + count <= right {
-        cells[base + c] = cells[base + c + count]
-        c += 1
-      }
-      while c <= right {
-        cells[base + c] = fill
-        c += 1
+    let moved = right - col + 1 - count
+    if moved > 0 {
+      screen.cells.withUnsafeMutableBufferPointer { cells in
+        // Overlapping move to the left (memmove).
+        (cells.baseAddress! + base + col).update(from: cells.baseAddress! + base + col + count, count: moved)
       }
     }
+    screen.fill(at: base + col + moved, count: count, with: fill)
     for c in [col - 1, col, right - count + 1, right, right + 1] {
       repairWideCharacter(row: cursor.row, col: c)
     }
