@@ -114,6 +114,11 @@ public struct VTParser: Sendable, Equatable {
           i &+= 1
           continue
         }
+        if let (scalar, length) = VTParser.wellFormedScalar(base, at: i, end: end) {
+          handler.print(scalar)
+          i &+= length
+          continue
+        }
         utf8Lead(b, &handler)
         i &+= 1
         continue
@@ -229,6 +234,37 @@ public struct VTParser: Sendable, Equatable {
       j &+= 1
     }
     return nil
+  }
+
+  /// Decodes the well-formed multi-byte UTF-8 sequence starting at `i` in one step, or returns
+  /// nil — consuming nothing — when it is malformed or continues past the buffer (the byte-wise
+  /// decoder then handles it, replacement characters and all).
+  @inline(__always)
+  static func wellFormedScalar(_ base: UnsafePointer<UInt8>, at i: Int, end: Int) -> (UInt32, Int)? {
+    let b0 = base[i]
+    @inline(__always) func continuation(_ k: Int, _ low: UInt8 = 0x80, _ high: UInt8 = 0xBF) -> UInt32? {
+      let b = base[i &+ k]
+      return b >= low && b <= high ? UInt32(b & 0x3F) : nil
+    }
+    switch b0 {
+    case 0xC2...0xDF:
+      guard i &+ 2 <= end, let c1 = continuation(1) else { return nil }
+      return (UInt32(b0 & 0x1F) << 6 | c1, 2)
+    case 0xE0...0xEF:
+      guard i &+ 3 <= end,
+        let c1 = continuation(1, b0 == 0xE0 ? 0xA0 : 0x80, b0 == 0xED ? 0x9F : 0xBF),
+        let c2 = continuation(2)
+      else { return nil }
+      return (UInt32(b0 & 0x0F) << 12 | c1 << 6 | c2, 3)
+    case 0xF0...0xF4:
+      guard i &+ 4 <= end,
+        let c1 = continuation(1, b0 == 0xF0 ? 0x90 : 0x80, b0 == 0xF4 ? 0x8F : 0xBF),
+        let c2 = continuation(2), let c3 = continuation(3)
+      else { return nil }
+      return (UInt32(b0 & 0x07) << 18 | c1 << 12 | c2 << 6 | c3, 4)
+    default:
+      return nil
+    }
   }
 
   @inline(__always)
