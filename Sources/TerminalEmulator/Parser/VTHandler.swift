@@ -8,6 +8,9 @@ public protocol VTHandler {
   mutating func printASCII(_ run: UnsafeBufferPointer<UInt8>)
   /// One decoded Unicode scalar to print (non-ASCII, or U+FFFD for malformed UTF-8).
   mutating func print(_ scalar: UInt32)
+  /// A run of decoded scalars to print in order (non-ASCII text, possibly with printable
+  /// ASCII between): the print fast path for everything that is not plain ASCII.
+  mutating func printScalars(_ run: UnsafeBufferPointer<UInt32>)
   /// A C0 control (0x00...0x1F).
   mutating func execute(_ control: UInt8)
   /// `ESC [ … final`: a control sequence with its parameters.
@@ -18,6 +21,12 @@ public protocol VTHandler {
   mutating func oscDispatch(_ payload: [UInt8])
   /// `ESC P params intermediates final payload ESC \`: a device control string.
   mutating func dcsDispatch(_ sequence: ControlSequence, payload: [UInt8])
+}
+
+extension VTHandler {
+  public mutating func printScalars(_ run: UnsafeBufferPointer<UInt32>) {
+    for scalar in run { print(scalar) }
+  }
 }
 
 /// Up to two intermediate bytes (0x20...0x2F) of an escape or control sequence.

@@ -114,9 +114,9 @@ public struct VTParser: Sendable, Equatable {
           i &+= 1
           continue
         }
-        if let (scalar, length) = VTParser.wellFormedScalar(base, at: i, end: end) {
-          handler.print(scalar)
-          i &+= length
+        let next = VTParser.printScalarRun(base, from: i, end: end, into: &handler)
+        if next > i {
+          i = next
           continue
         }
         utf8Lead(b, &handler)
@@ -234,6 +234,39 @@ public struct VTParser: Sendable, Equatable {
       j &+= 1
     }
     return nil
+  }
+
+  /// Decodes well-formed UTF-8 from `start` (a non-ASCII lead byte) into scalars, with short
+  /// stretches of printable ASCII between, and hands them over as one run. Stops at a control,
+  /// at malformed or incomplete UTF-8 (left to the byte-wise decoder), and before a long ASCII
+  /// stretch (left to `printASCII`). Returns where it stopped: `start` when nothing was decoded.
+  @inline(__always)
+  static func printScalarRun<H: VTHandler>(
+    _ base: UnsafePointer<UInt8>, from start: Int, end: Int, into handler: inout H
+  ) -> Int {
+    withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 256) { buffer in
+      var n = 0
+      var k = start
+      while k < end && n < 240 {
+        let c = base[k]
+        if c >= 0x80 {
+          guard let (scalar, length) = wellFormedScalar(base, at: k, end: end) else { break }
+          buffer[n] = scalar
+          n &+= 1
+          k &+= length
+        } else if c >= 0x20 && c < 0x7F {
+          let stretch = endOfPrintableRun(base, from: k &+ 1, end: end) &- k
+          if stretch >= 16 || n &+ stretch > 256 { break }
+          for m in 0..<stretch { buffer[n &+ m] = UInt32(base[k &+ m]) }
+          n &+= stretch
+          k &+= stretch
+        } else {
+          break
+        }
+      }
+      if n > 0 { handler.printScalars(UnsafeBufferPointer(start: buffer.baseAddress, count: n)) }
+      return k
+    }
   }
 
   /// Decodes the well-formed multi-byte UTF-8 sequence starting at `i` in one step, or returns

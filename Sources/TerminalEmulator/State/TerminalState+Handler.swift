@@ -5,6 +5,9 @@ extension TerminalState: VTHandler {
   @inline(__always)
   public mutating func print(_ scalar: UInt32) { printScalar(scalar) }
 
+  @inline(__always)
+  public mutating func printScalars(_ run: UnsafeBufferPointer<UInt32>) { printScalarRun(run) }
+
   public mutating func execute(_ control: UInt8) {
     joinNext = false
     executeControl(control)

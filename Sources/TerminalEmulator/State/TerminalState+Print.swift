@@ -63,6 +63,56 @@ extension TerminalState {
     }
   }
 
+  /// A run of scalars (non-ASCII text with the odd ASCII character between), with the cursor
+  /// row's place in the grid looked up once per row rather than once per character. Anything
+  /// unusual — a wrap, a character that does not fit, margins, insert mode, a charset — takes
+  /// the general path.
+  mutating func printScalarRun(_ run: UnsafeBufferPointer<UInt32>) {
+    guard charsets.isIdentity, !modes.contains(.insert), !modes.contains(.leftRightMargins) else {
+      for c in run { printScalar(c) }
+      return
+    }
+    let right = cols &- 1
+    let autowrap = modes.contains(.autowrap)
+    let pen = cursor.penID
+    var row = -1
+    var base = 0
+    for c in run {
+      let width = widths.width(of: c)
+      if width == 0 || (joinNext && TerminalState.isPictographic(c)) {
+        attachToPreviousCell(c)
+        continue
+      }
+      joinNext = false
+      lastPrinted = c
+      let col = cursor.col
+      if cursor.pendingWrap || col &+ width &- 1 > right {
+        putCharacter(c, width: width)
+        row = -1
+        continue
+      }
+      if cursor.row != row {
+        row = cursor.row
+        base = screen.rowBase(row)
+      }
+      breakWidePair(base, col)
+      if width == 2 {
+        breakWidePair(base, col &+ 1)
+        screen.cells[base &+ col] = Cell(scalar: c, style: pen, wide: true)
+        screen.cells[base &+ col &+ 1] = .spacer(pen)
+      } else {
+        screen.cells[base &+ col] = Cell(scalar: c, style: pen)
+      }
+      let next = col &+ width
+      if next > right {
+        cursor.col = right
+        cursor.pendingWrap = autowrap
+      } else {
+        cursor.col = next
+      }
+    }
+  }
+
   /// Autowrap: mark the line as continuing and move to the next one.
   mutating func wrapLine() {
     screen.setWrapped(row: cursor.row, true)
