@@ -78,13 +78,7 @@ extension TerminalState {
     var row = -1
     var base = 0
     for c in run {
-      let width = widths.width(of: c)
-      if width == 0 || (joinNext && TerminalState.isPictographic(c)) {
-        attachToPreviousCell(c)
-        continue
-      }
-      joinNext = false
-      lastPrinted = c
+      guard let width = cellWidthOrJoin(c) else { continue }
       let col = cursor.col
       if cursor.pendingWrap || col &+ width &- 1 > right {
         putCharacter(c, width: width)
@@ -133,14 +127,22 @@ extension TerminalState {
     } else if charsets.singleShift != 0 {
       charsets.singleShift = 0
     }
+    guard let width = cellWidthOrJoin(c) else { return }
+    putCharacter(c, width: width)
+  }
+
+  /// The number of cells `c` takes, or nil when it joins the previous cell instead (a
+  /// combining mark, a variation selector, a pictograph after ZWJ). Records `c` for REP.
+  @inline(__always)
+  mutating func cellWidthOrJoin(_ c: UInt32) -> Int? {
     let width = widths.width(of: c)
     if width == 0 || (joinNext && TerminalState.isPictographic(c)) {
       attachToPreviousCell(c)
-      return
+      return nil
     }
     joinNext = false
     lastPrinted = c
-    putCharacter(c, width: width)
+    return width
   }
 
   /// Writes a character of width 1 or 2 at the cursor and advances.

@@ -117,7 +117,8 @@ struct BenchCommand: ParsableCommand {
       if !json {
         Output.line(
           "reconnect: time to a consistent screen and payload per strategy (20 outages of 4-128 KiB each)")
-        Output.line("size     ring     strategy   consistent   ms p50   ms p95   payload mean   payload p95")
+        Output.line(
+          "size     ring       strategy   consistent   ms p50   ms p95   payload mean   payload p95")
       }
       for r in results {
         let s = r.summary
@@ -129,7 +130,7 @@ struct BenchCommand: ParsableCommand {
         } else {
           Output.line(
             "\(r.cols)x\(r.rows)".padding(toLength: 9, withPad: " ", startingAt: 0)
-              + "\(r.ring >> 10) KiB".padding(toLength: 9, withPad: " ", startingAt: 0)
+              + "\(r.ring >> 10) KiB".padding(toLength: 11, withPad: " ", startingAt: 0)
               + s.strategy.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
               + String(
                 format: " %5d/%-5d %8.3f %8.3f %14.0f %13d", s.consistent, s.reconnects, s.reconnectMillisP50,
