@@ -10,8 +10,13 @@ public final class BackgroundEventWriter: EventWriter, @unchecked Sendable {
   private var queuedBytes = 0
   private var failure: Error?
   private var finished = false
+  /// Set when the worker should take the queue: enough bytes, a tick, or the end.
+  private var wakeRequested = false
   private var worker: Thread?
   public let maxQueuedBytes: Int
+  /// Queued output that wakes the worker before the next tick. Waking it for every read would
+  /// cost a futex round trip and two context switches per PTY read (~9,000 for 32 MiB).
+  public static let wakeBytes = 32 << 10
 
   enum Item {
     case event(SessionEvent)
@@ -28,26 +33,33 @@ public final class BackgroundEventWriter: EventWriter, @unchecked Sendable {
   }
 
   public func append(_ event: SessionEvent) throws {
-    try enqueue(.event(event), bytes: event.data.count)
+    try enqueue(.event(event), bytes: event.data.count, wake: false)
   }
 
-  public func tick(at time: UInt64) throws { try enqueue(.tick(time), bytes: 0) }
+  /// Ticks come every 100 ms from the recorder: they bound how long events wait in the queue.
+  public func tick(at time: UInt64) throws { try enqueue(.tick(time), bytes: 0, wake: true) }
 
-  private func enqueue(_ item: Item, bytes: Int) throws {
+  private func enqueue(_ item: Item, bytes: Int, wake: Bool) throws {
     condition.lock()
     defer { condition.unlock() }
-    while queuedBytes > maxQueuedBytes && failure == nil { condition.wait() }
+    while queuedBytes > maxQueuedBytes && failure == nil {
+      wakeRequested = true
+      condition.broadcast()
+      condition.wait()
+    }
     if let failure { throw failure }
-    let wasEmpty = queue.isEmpty
     queue.append(item)
     queuedBytes += bytes
-    if wasEmpty { condition.broadcast() }  // the worker only sleeps on an empty queue
+    if !wakeRequested && (wake || queuedBytes >= BackgroundEventWriter.wakeBytes) {
+      wakeRequested = true
+      condition.broadcast()
+    }
   }
 
   private func run() {
     while true {
       condition.lock()
-      while queue.isEmpty && !finished { condition.wait() }
+      while !(wakeRequested && !queue.isEmpty) && !finished { condition.wait() }
       if queue.isEmpty && finished {
         condition.unlock()
         return
@@ -55,6 +67,7 @@ public final class BackgroundEventWriter: EventWriter, @unchecked Sendable {
       let batch = queue
       queue.removeAll(keepingCapacity: true)
       queuedBytes = 0
+      wakeRequested = false
       condition.broadcast()
       condition.unlock()
       do {
