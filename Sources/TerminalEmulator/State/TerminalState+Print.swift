@@ -9,6 +9,15 @@ extension TerminalState {
     }
     let n = run.count
     lastPrinted = UInt32(run[n - 1])
+    if n == 1 && !cursor.pendingWrap && cursor.col < rightEdge {
+      // One character between control sequences (cell-by-cell colour changes): no run setup.
+      let col = cursor.col
+      let base = screen.rowBase(cursor.row)
+      breakWidePair(base, col)
+      screen.cells[base &+ col] = Cell(content: UInt32(run[0]), style: cursor.penID)
+      cursor.col = col &+ 1
+      return
+    }
     var i = 0
     let autowrap = modes.contains(.autowrap)
     let pen = cursor.penID
