@@ -43,18 +43,27 @@ struct SGRTransitionCache: Sendable {
     return Int(truncatingIfNeeded: h >> UInt64(64 - slotBits))
   }
 
+  /// Two-way buckets (one cache line): the pair of slots `slot & ~1` and `slot | 1`.
   @inline(__always)
   func lookup(_ key: Key) -> UInt32? {
     guard !entries.isEmpty else { return nil }
-    let entry = entries.withUnsafeBufferPointer { $0[SGRTransitionCache.slot(key)] }
-    return entry.key == key ? entry.result : nil
+    let bucket = SGRTransitionCache.slot(key) & ~1
+    return entries.withUnsafeBufferPointer { e in
+      if e[bucket].key == key { return e[bucket].result }
+      if e[bucket | 1].key == key { return e[bucket | 1].result }
+      return nil
+    }
   }
 
+  /// Stores into the bucket's first slot, moving what was there to the second (which drops
+  /// the older of the two).
   mutating func store(_ key: Key, result: UInt32) {
     if entries.isEmpty {
       let empty = Entry(key: Key(shape: .max, low: .max, high: .max), result: 0)
       entries = Array(repeating: empty, count: 1 << SGRTransitionCache.slotBits)
     }
-    entries[SGRTransitionCache.slot(key)] = Entry(key: key, result: result)
+    let bucket = SGRTransitionCache.slot(key) & ~1
+    entries[bucket | 1] = entries[bucket]
+    entries[bucket] = Entry(key: key, result: result)
   }
 }
