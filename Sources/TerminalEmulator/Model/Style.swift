@@ -110,6 +110,8 @@ struct StyleTable: Sendable, Equatable {
   private var index: [UInt32] = Array(repeating: 0, count: 64)
   /// SGR results by (pen id, parameters); valid as long as ids are (compaction starts anew).
   var transitions = SGRTransitionCache()
+  /// The last pen id asked for its erase style, and that style's id (`eraseID(of:)`).
+  private var lastErase: (pen: UInt32, erase: UInt32) = (0, 0)
 
   init() { insertIntoIndex(0) }
 
@@ -159,6 +161,18 @@ struct StyleTable: Sendable, Equatable {
     for id in 0..<UInt32(styles.count) { insertIntoIndex(id) }
   }
 
+  /// The id of the style an erase with pen `pen` leaves (its colours, no attributes); the
+  /// last answer is remembered, since every scroll and erase asks again with the same pen.
+  @inline(__always)
+  mutating func eraseID(of pen: UInt32) -> UInt32 {
+    if pen == 0 { return 0 }
+    if lastErase.pen == pen { return lastErase.erase }
+    let s = styles[Int(pen)].eraseStyle
+    let id = s == .plain ? 0 : intern(s)
+    lastErase = (pen, id)
+    return id
+  }
+
   /// Keeps only the ids in `used` (sorted, including 0); returns old → new ids.
   mutating func compact(keeping used: [UInt32]) -> [UInt32: UInt32] {
     var remap: [UInt32: UInt32] = [:]
@@ -169,6 +183,7 @@ struct StyleTable: Sendable, Equatable {
     }
     styles = kept
     transitions = SGRTransitionCache()
+    lastErase = (0, 0)
     var capacity = 64
     while capacity < styles.count * 2 { capacity *= 2 }
     rebuildIndex(capacity: capacity)

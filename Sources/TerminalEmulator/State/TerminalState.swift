@@ -81,18 +81,12 @@ public struct TerminalState: Sendable {
 
   /// The blank cell an erase leaves: background colour only (xterm's BCE).
   @inline(__always)
-  mutating func eraseCell() -> Cell {
-    if cursor.penID == 0 { return .blank }
-    let s = cursor.pen.eraseStyle
-    return Cell.erased(s == .plain ? 0 : styles.intern(s))
-  }
+  mutating func eraseCell() -> Cell { Cell.erased(styles.eraseID(of: cursor.penID)) }
 
   /// A cell cleared as a side effect (half of a wide character, a cell pushed off a margin):
   /// a blank keeping only the cell's colours, the same shape an erase leaves.
   static func blanked(_ cell: Cell, _ styles: inout StyleTable) -> Cell {
-    guard cell.style != 0 else { return .blank }
-    let s = styles[cell.style].eraseStyle
-    return .erased(s == .plain ? 0 : styles.intern(s))
+    .erased(styles.eraseID(of: cell.style))
   }
 
   @inline(__always)
