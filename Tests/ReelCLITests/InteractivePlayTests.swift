@@ -25,16 +25,17 @@ struct InteractivePlayTests {
     }
 
     /// Reads output for `seconds`, or until the program ends.
-    func drain(for seconds: Double) {
+    func drain(for seconds: Double, untilOutput: Bool = false) {
       let deadline = Date().addingTimeInterval(seconds)
       var buffer = [UInt8](repeating: 0, count: 65536)
-      while Date() < deadline {
+      while Date() < deadline && !(untilOutput && !output.isEmpty) {
         var fds = [pollfd(fd: pty.controller, events: Int16(POLLIN), revents: 0)]
         guard poll(&fds, 1, 50) > 0 else {
           if child.poll() != nil { return }
           continue
         }
         let n = read(pty.controller, &buffer, buffer.count)
+        if n < 0 && errno == EINTR { continue }
         if n <= 0 { return }  // EIO: the program ended and closed the terminal
         output += buffer[0..<n]
       }
@@ -46,13 +47,16 @@ struct InteractivePlayTests {
 
     /// Waits for the program to end (at most `seconds`; kills it after that).
     func finish(within seconds: Double) -> Int32? {
+      let deadline = Date().addingTimeInterval(seconds)
       drain(for: seconds)
-      if child.poll() == nil {
-        child.signal(SIGKILL)
-        _ = child.wait()
-        return nil
+      // The terminal closes a moment before the process can be reaped.
+      while Date() < deadline {
+        if let status = child.poll() { return status }
+        usleep(10_000)
       }
-      return child.poll()
+      child.signal(SIGKILL)
+      _ = child.wait()
+      return nil
     }
 
     var screen: [String] {
@@ -92,7 +96,7 @@ struct InteractivePlayTests {
 
   @Test func pauseStopsTheClockAndDotStepsOneEvent() throws {
     let session = try PlaySession(["play", demo, "--speed", "1"])
-    session.drain(for: 0.3)
+    session.drain(for: 10, untilOutput: true)  // playing, so keys are read raw from now on
     session.press(" ")
     session.drain(for: 3)  // longer than the whole recording: paused, nothing more is shown
     #expect(!session.screen.joined().contains("step 3 of 3"))
