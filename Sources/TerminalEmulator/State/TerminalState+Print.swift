@@ -98,13 +98,28 @@ extension TerminalState {
         row = cursor.row
         base = screen.rowBase(row)
       }
-      breakWidePair(base, col)
-      if width == 2 {
-        breakWidePair(base, col &+ 1)
-        screen.cells[base &+ col] = Cell(scalar: c, style: pen, wide: true)
-        screen.cells[base &+ col &+ 1] = .spacer(pen)
-      } else {
-        screen.cells[base &+ col] = Cell(scalar: c, style: pen)
+      // Common case in one pass over raw storage: nothing wide is being overwritten.
+      let written = screen.cells.withUnsafeMutableBufferPointer { cells -> Bool in
+        let p = cells.baseAddress! + (base &+ col)
+        let halves = Cell.wideFlag | Cell.spacerFlag
+        guard p[0].content & halves == 0, width == 1 || p[1].content & halves == 0 else { return false }
+        if width == 2 {
+          p[0] = Cell(scalar: c, style: pen, wide: true)
+          p[1] = .spacer(pen)
+        } else {
+          p[0] = Cell(scalar: c, style: pen)
+        }
+        return true
+      }
+      if !written {
+        breakWidePair(base, col)
+        if width == 2 {
+          breakWidePair(base, col &+ 1)
+          screen.cells[base &+ col] = Cell(scalar: c, style: pen, wide: true)
+          screen.cells[base &+ col &+ 1] = .spacer(pen)
+        } else {
+          screen.cells[base &+ col] = Cell(scalar: c, style: pen)
+        }
       }
       let next = col &+ width
       if next > right {
