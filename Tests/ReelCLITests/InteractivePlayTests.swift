@@ -85,6 +85,32 @@ struct InteractivePlayTests {
     #expect(session.lineDisciplineIsCooked)
   }
 
+  @Test func rightArrowSeeksInAFormatWithoutKeyframes() throws {
+    // asciicast has no keyframes: seeking reopens the file and replays up to the target.
+    let cast = ReelCLI.projectRoot.appendingPathComponent("Tests/Fixtures/asciicast/demo.cast").path
+    let end = try ReelCLI.run(["dump", cast])
+    #expect(end.status == 0)
+    let session = try PlaySession(["play", cast, "--speed", "0.01"])
+    session.drain(for: 0.5)
+    session.press("\u{1B}[C")
+    #expect(session.finish(within: 20) == 0)
+    let expected = end.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    #expect(session.screen == Array(expected.prefix(session.screen.count)), "\(session.screen)")
+  }
+
+  @Test func playingFromTheMiddleShowsTheSameEndScreen() throws {
+    // Without a terminal: the screen before --from is painted at once, then the rest plays.
+    let whole = try ReelCLI.run(["play", demo, "--speed", "1000"])
+    let tail = try ReelCLI.run(["play", demo, "--speed", "1000", "--from", "1.5"])
+    #expect(whole.status == 0 && tail.status == 0)
+    #expect(tail.stdout.utf8.count < whole.stdout.utf8.count)
+    var a = Terminal(cols: 80, rows: 24)
+    a.feed(whole.stdout)
+    var b = Terminal(cols: 80, rows: 24)
+    b.feed(tail.stdout)
+    #expect(a.screenLines() == b.screenLines())
+  }
+
   @Test func qQuitsAndRestoresTheTerminal() throws {
     let session = try PlaySession(["play", demo, "--speed", "0.02", "--loop"])
     session.drain(for: 0.5)
