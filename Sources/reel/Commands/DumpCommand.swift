@@ -41,16 +41,16 @@ struct DumpCommand: ParsableCommand {
       }
       parsedSize = s
     }
-    if let at, !(at >= 0 && at.isFinite) { throw CLIError("--at must be a non-negative number of seconds") }
+    let atMicros = try at.map { try microseconds($0, option: "--at") }
     let terminal: Terminal
     do {
       var source = try InputFormat.open(input, format: fmt, size: parsedSize)
-      if let at, source is ReelReader, parsedSize == nil, !scrollback {
+      if let atMicros, source is ReelReader, parsedSize == nil, !scrollback {
         // Seek through the nearest keyframe instead of replaying from the start.
-        terminal = try ReelReader.terminal(at: UInt64(at * 1_000_000), path: input)
+        terminal = try ReelReader.terminal(at: atMicros, path: input)
       } else {
         terminal = try ScreenReplay.terminal(
-          from: &source, until: at.map { UInt64($0 * 1_000_000) }, size: parsedSize)
+          from: &source, until: atMicros, size: parsedSize)
       }
       for w in source.warnings { Output.warn("\(input): \(w)") }
     } catch let e as RecordingError {

@@ -39,9 +39,15 @@ struct PlayCommand: ParsableCommand {
   var timing: String?
 
   func run() throws {
-    guard speed > 0 && speed.isFinite else { throw CLIError("--speed must be a positive number") }
-    if let idleTimeLimit, !(idleTimeLimit > 0) { throw CLIError("--idle-time-limit must be positive") }
-    if let from, let to, to < from { throw CLIError("--to is before --from") }
+    guard speed >= 0.001 && speed <= 1_000_000 else {
+      throw CLIError("--speed must be a number from 0.001 to 1000000")
+    }
+    let idleLimit = try idleTimeLimit.map {
+      try microseconds($0, option: "--idle-time-limit", positive: true)
+    }
+    let fromMicros = try from.map { try microseconds($0, option: "--from") } ?? 0
+    let toMicros = try to.map { try microseconds($0, option: "--to") }
+    if let toMicros, toMicros < fromMicros { throw CLIError("--to is before --from") }
     var parsedSize: (cols: Int, rows: Int)? = nil
     if let size {
       guard let s = parseSize(size) else { throw CLIError("invalid --size '\(size)'") }
@@ -54,9 +60,7 @@ struct PlayCommand: ParsableCommand {
         try InputFormat.open(path, size: parsedSize, timing: timingPath)
       }
       var player = Player(
-        open: open, info: try open().info, speed: speed,
-        idleLimit: idleTimeLimit.map { UInt64($0 * 1_000_000) },
-        from: UInt64(max(0, from ?? 0) * 1_000_000), to: to.map { UInt64($0 * 1_000_000) })
+        open: open, info: try open().info, speed: speed, idleLimit: idleLimit, from: fromMicros, to: toMicros)
       defer { for w in player.warnings { Output.warn("\(input): \(w)") } }
       repeat {
         if try player.play() == .quit { break }

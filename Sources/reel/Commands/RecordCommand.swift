@@ -53,7 +53,9 @@ struct RecordCommand: ParsableCommand {
       }
       parsedSize = WindowSize(cols: s.cols, rows: s.rows)
     }
-    if let idleTimeLimit, !(idleTimeLimit > 0) { throw CLIError("--idle-time-limit must be positive") }
+    let idleLimit = try idleTimeLimit.map {
+      try microseconds($0, option: "--idle-time-limit", positive: true)
+    }
     let env = ProcessInfo.processInfo.environment
     let shell = env["SHELL"].flatMap { $0.isEmpty ? nil : $0 } ?? "/bin/sh"
     let arguments = command.map { ["/bin/sh", "-c", $0] } ?? [shell]
@@ -97,7 +99,7 @@ struct RecordCommand: ParsableCommand {
     options.echo = !quiet
     options.followTerminalSize = size == nil
     let sink = RecordingSink(
-      writer: BackgroundEventWriter(wrapping: writer), idleLimit: idleTimeLimit.map { UInt64($0 * 1_000_000) }
+      writer: BackgroundEventWriter(wrapping: writer), idleLimit: idleLimit
     )
     if interactive { Output.print("reel: recording to \(path); exit the program to stop\r\n", to: 2) }
     let status: Int32

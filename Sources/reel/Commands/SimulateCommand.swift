@@ -131,13 +131,12 @@ struct SimulateCommand: ParsableCommand {
       starts.append((e.time, offset))
       offset += e.data.count
     }
-    func byteOffset(_ seconds: Double) -> Int {
-      let t = UInt64(max(0, seconds) * 1_000_000)
-      return starts.first { $0.0 >= t }?.1 ?? offset
-    }
+    func byteOffset(_ t: UInt64) -> Int { starts.first { $0.0 >= t }?.1 ?? offset }
     var ranges: [Range<Int>] = []
     for part in text.split(separator: ",") {
-      let bounds = part.split(separator: "-").compactMap { Double($0) }
+      let bounds = try part.split(separator: "-").compactMap { Double($0) }.map {
+        try microseconds($0, option: "--schedule")
+      }
       guard bounds.count == 2, bounds[0] < bounds[1] else {
         throw CLIError("invalid --schedule entry '\(part)', expected T1-T2 in seconds")
       }

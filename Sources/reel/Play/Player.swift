@@ -60,7 +60,9 @@ struct Player {
     while let event = stream.current {
       if let to, event.time > to { return .finished }
       let paced = stream.pacedTime
-      let due = paused ? UInt64.max : clockStart + UInt64(Double(paced - min(paced, position)) / speed)
+      // Clamped: a recording's times are data, and a damaged one may hold absurd gaps.
+      let wait = min(Double(paced - min(paced, position)) / speed, 1e15)
+      let due = paused ? UInt64.max : clockStart + UInt64(wait)
       let now = Player.now()
       if now >= due {
         if event.kind == .output { Output.write(event.data) }
