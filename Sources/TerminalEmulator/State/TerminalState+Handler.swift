@@ -13,8 +13,15 @@ extension TerminalState: VTHandler {
     executeControl(control)
   }
 
+  @inline(__always)
   public mutating func csiDispatch(_ sequence: ControlSequence) {
     joinNext = false
+    // A remembered SGR (most of what programs send) is applied inline.
+    if sequence.final == UInt8(ascii: "m") && sequence.prefix == 0 && sequence.intermediates.count == 0
+      && applyRememberedGraphicRendition(sequence)
+    {
+      return
+    }
     controlSequence(sequence)
   }
 
