@@ -3,15 +3,7 @@ import XCTest
 
 @testable import Recording
 
-final class AsciicastReaderTests: XCTestCase {
-  var dir: URL!
-
-  override func setUpWithError() throws {
-    dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-cast-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-  }
-
-  override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+final class AsciicastReaderTests: ScratchDirectoryTestCase {
 
   func write(_ name: String, _ text: String) throws -> String {
     let url = dir.appendingPathComponent(name)

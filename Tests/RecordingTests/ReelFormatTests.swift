@@ -4,15 +4,7 @@ import XCTest
 
 @testable import Recording
 
-final class ReelFormatTests: XCTestCase {
-  var dir: URL!
-
-  override func setUpWithError() throws {
-    dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-fmt-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-  }
-
-  override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+final class ReelFormatTests: ScratchDirectoryTestCase {
 
   /// Real program output (the fixtures captured from vim, htop, man…) as timed events.
   func realEvents() throws -> [SessionEvent] {

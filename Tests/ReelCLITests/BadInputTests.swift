@@ -3,15 +3,7 @@ import XCTest
 
 /// Every reading command, every kind of bad input: one clear stderr line and a non-zero exit
 /// when nothing is usable, recovery when something is, never a crash or a hang.
-final class BadInputTests: XCTestCase {
-  var dir: URL!
-
-  override func setUpWithError() throws {
-    dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-bad-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-  }
-
-  override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+final class BadInputTests: ScratchDirectoryTestCase {
 
   func make(_ name: String, _ bytes: [UInt8]) throws -> String {
     let p = dir.appendingPathComponent(name).path

@@ -1,17 +1,7 @@
 import Foundation
 import XCTest
 
-final class ConvertAndPlayTests: XCTestCase {
-  var dir: URL!
-
-  override func setUpWithError() throws {
-    dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-conv-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-  }
-
-  override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
-
-  func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+final class ConvertAndPlayTests: ScratchDirectoryTestCase {
 
   func testRoundTripsThroughEveryFormatKeepTheScreen() throws {
     let reference = try ReelCLI.run(["dump", "recordings/demo.reel"]).stdout

@@ -5,15 +5,7 @@ import XCTest
   import Glibc
 #endif
 
-final class RecordCommandTests: XCTestCase {
-  var dir: URL!
-
-  override func setUpWithError() throws {
-    dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-rec-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-  }
-
-  override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+final class RecordCommandTests: ScratchDirectoryTestCase {
 
   func testHeadlessRecordingOfARealProgram() throws {
     let file = dir.appendingPathComponent("s.reel").path

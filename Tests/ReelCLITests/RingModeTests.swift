@@ -1,15 +1,7 @@
 import Foundation
 import XCTest
 
-final class RingModeTests: XCTestCase {
-  var dir: URL!
-
-  override func setUpWithError() throws {
-    dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-ring-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-  }
-
-  override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+final class RingModeTests: ScratchDirectoryTestCase {
 
   /// A program with deterministic output recorded twice — whole and as a small ring — must end
   /// on the same screen, and the ring must hold only about its capacity.

@@ -211,35 +211,9 @@ public struct ReelReader: EventSource {
   /// the terminal as it was just before that event, replayed from the nearest keyframe at or
   /// before it rather than from the beginning. Keyframes carry no scrollback.
   public mutating func seek(toEvent n: Int, scrollback: Int = 0) throws -> Terminal {
-    var start: (offset: Int, event: Int)? = nil
-    var counted = 0
-    for s in index.segments {
-      if counted > n { break }
-      if s.hasKeyframe { start = (s.fileOffset, counted) }
-      counted += s.events
-    }
-    offset = try start?.offset ?? (SkippableFrame.headerSize + metadataLength())
-    pending = []
-    pendingIndex = 0
-    var event = start?.event ?? 0
-    var terminal = Terminal(cols: info.cols, rows: info.rows, scrollback: scrollback)
-    var first = true
-    while let segment = try nextSegment() {
-      if first, let keyframe = segment.keyframe, start != nil || segment.startOutput > 0 {
-        terminal = try Terminal(snapshot: keyframe)
-        terminal.setScrollbackLimit(scrollback)
-      }
-      first = false
-      let wanted = n - event
-      for e in segment.events.prefix(wanted) { terminal.apply(e) }
-      if wanted < segment.events.count {
-        pending = segment.events
-        pendingIndex = wanted
-        return terminal
-      }
-      event += segment.events.count
-    }
-    return terminal
+    try replay(
+      fromKeyframeBefore: { _, firstEvent in firstEvent <= n }, until: { _, number in number >= n },
+      scrollback: scrollback)
   }
 
   /// The terminal at `time` µs, starting from the nearest keyframe at or before it rather than
@@ -250,25 +224,49 @@ public struct ReelReader: EventSource {
     -> Terminal
   {
     var reader = try ReelReader(path: path)
-    let index = reader.index
-    var startOffset: Int? = nil
-    for s in index.segments where s.hasKeyframe && s.startTime <= time { startOffset = s.fileOffset }
-    var terminal = Terminal(cols: reader.info.cols, rows: reader.info.rows, scrollback: scrollback)
-    if let startOffset {
-      reader.offset = startOffset
-      reader.pending = []
+    return try reader.replay(
+      fromKeyframeBefore: { segment, _ in segment.startTime <= time },
+      until: { event, _ in event.time > time },
+      scrollback: scrollback)
+  }
+
+  /// Replays from the last keyframe segment that `fromKeyframeBefore` accepts (given the
+  /// segment and the number of its first event) — or from the start — until `until` accepts an
+  /// event (given it and its number). Returns the terminal before that event and leaves the
+  /// reader so that `next()` returns it.
+  private mutating func replay(
+    fromKeyframeBefore accepts: (SegmentEntry, Int) -> Bool, until stops: (SessionEvent, Int) -> Bool,
+    scrollback: Int
+  ) throws -> Terminal {
+    var start: (offset: Int, event: Int)? = nil
+    var counted = 0
+    for s in index.segments {
+      guard accepts(s, counted) else { break }
+      if s.hasKeyframe { start = (s.fileOffset, counted) }
+      counted += s.events
     }
+    offset = try start?.offset ?? (SkippableFrame.headerSize + metadataLength())
+    pending = []
+    pendingIndex = 0
+    var number = start?.event ?? 0
+    var terminal = Terminal(cols: info.cols, rows: info.rows, scrollback: scrollback)
     var first = true
-    while let segment = try reader.nextSegment() {
-      if first, let keyframe = segment.keyframe, startOffset != nil {
+    while let segment = try nextSegment() {
+      // A ring member's first segment starts mid-session, from its keyframe.
+      if first, let keyframe = segment.keyframe, start != nil || segment.startOutput > 0 {
         terminal = try Terminal(snapshot: keyframe)
         terminal.setScrollbackLimit(scrollback)
       }
       first = false
-      for e in segment.events {
-        if e.time > time { return terminal }
+      for (k, e) in segment.events.enumerated() {
+        if stops(e, number + k) {
+          pending = segment.events
+          pendingIndex = k
+          return terminal
+        }
         terminal.apply(e)
       }
+      number += segment.events.count
     }
     return terminal
   }

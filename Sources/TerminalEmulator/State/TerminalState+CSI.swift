@@ -1,5 +1,5 @@
 extension TerminalState {
-  /// Control sequences (`ESC [ …`).
+  /// Control sequences (`ESC [ …`), except SGR, which `csiDispatch` handles itself.
   mutating func controlSequence(_ seq: ControlSequence) {
     let im = seq.intermediates
     if im.count > 0 {
@@ -66,7 +66,6 @@ extension TerminalState {
         if v == 4 { modes.set(.insert, on) }
         if v == 20 { modes.set(.lineFeedNewLine, on) }
       }
-    case UInt8(ascii: "m"): selectGraphicRendition(seq)
     case UInt8(ascii: "n"):
       switch seq.raw(0) {
       case 5: appendReply("\u{1B}[0n")

@@ -16,10 +16,9 @@ extension TerminalState: VTHandler {
   @inline(__always)
   public mutating func csiDispatch(_ sequence: ControlSequence) {
     joinNext = false
-    // A remembered SGR (most of what programs send) is applied inline.
-    if sequence.final == UInt8(ascii: "m") && sequence.prefix == 0 && sequence.intermediates.count == 0
-      && applyRememberedGraphicRendition(sequence)
-    {
+    // SGR, most of what programs send, is dispatched here so its cached path inlines.
+    if sequence.final == UInt8(ascii: "m") && sequence.prefix == 0 && sequence.intermediates.count == 0 {
+      selectGraphicRendition(sequence)
       return
     }
     controlSequence(sequence)

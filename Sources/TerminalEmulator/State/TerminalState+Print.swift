@@ -9,13 +9,12 @@ extension TerminalState {
     }
     let n = run.count
     lastPrinted = UInt32(run[n - 1])
-    if n == 1 && !cursor.pendingWrap && cursor.col < rightEdge {
+    if n == 1 && !cursor.pendingWrap && cursor.col < rightEdge
+      && writeUnbroken(
+        UInt32(run[0]), width: 1, at: screen.rowBase(cursor.row) &+ cursor.col, pen: cursor.penID)
+    {
       // One character between control sequences (cell-by-cell colour changes): no run setup.
-      let col = cursor.col
-      let base = screen.rowBase(cursor.row)
-      breakWidePair(base, col)
-      screen.cells[base &+ col] = Cell(content: UInt32(run[0]), style: cursor.penID)
-      cursor.col = col &+ 1
+      cursor.col &+= 1
       return
     }
     var i = 0
@@ -89,37 +88,16 @@ extension TerminalState {
     for c in run {
       guard let width = cellWidthOrJoin(c) else { continue }
       let col = cursor.col
-      if cursor.pendingWrap || col &+ width &- 1 > right {
-        putCharacter(c, width: width)
-        row = -1
-        continue
-      }
-      if cursor.row != row {
+      let fits = !cursor.pendingWrap && col &+ width &- 1 <= right
+      if fits && cursor.row != row {
         row = cursor.row
         base = screen.rowBase(row)
       }
-      // Common case in one pass over raw storage: nothing wide is being overwritten.
-      let written = screen.cells.withUnsafeMutableBufferPointer { cells -> Bool in
-        let p = cells.baseAddress! + (base &+ col)
-        let halves = Cell.wideFlag | Cell.spacerFlag
-        guard p[0].content & halves == 0, width == 1 || p[1].content & halves == 0 else { return false }
-        if width == 2 {
-          p[0] = Cell(scalar: c, style: pen, wide: true)
-          p[1] = .spacer(pen)
-        } else {
-          p[0] = Cell(scalar: c, style: pen)
-        }
-        return true
-      }
-      if !written {
-        breakWidePair(base, col)
-        if width == 2 {
-          breakWidePair(base, col &+ 1)
-          screen.cells[base &+ col] = Cell(scalar: c, style: pen, wide: true)
-          screen.cells[base &+ col &+ 1] = .spacer(pen)
-        } else {
-          screen.cells[base &+ col] = Cell(scalar: c, style: pen)
-        }
+      guard fits && writeUnbroken(c, width: width, at: base &+ col, pen: pen) else {
+        // A wrap, a character that does not fit, a wide character being split: the general path.
+        putCharacter(c, width: width)
+        row = -1
+        continue
       }
       let next = col &+ width
       if next > right {
@@ -128,6 +106,25 @@ extension TerminalState {
       } else {
         cursor.col = next
       }
+    }
+  }
+
+  /// Writes `c` (`width` cells) at cell `index` when that splits no wide character — the
+  /// common case, in one pass over raw storage — and returns false, writing nothing, when the
+  /// general path must repair a wide character first.
+  @inline(__always)
+  private mutating func writeUnbroken(_ c: UInt32, width: Int, at index: Int, pen: UInt32) -> Bool {
+    screen.cells.withUnsafeMutableBufferPointer { cells -> Bool in
+      let p = cells.baseAddress! + index
+      let halves = Cell.wideFlag | Cell.spacerFlag
+      guard p[0].content & halves == 0, width == 1 || p[1].content & halves == 0 else { return false }
+      if width == 2 {
+        p[0] = Cell(scalar: c, style: pen, wide: true)
+        p[1] = .spacer(pen)
+      } else {
+        p[0] = Cell(scalar: c, style: pen)
+      }
+      return true
     }
   }
 

@@ -1,27 +1,23 @@
 extension TerminalState {
   /// SGR: attributes and colours, with both `;` and `:` (ITU T.416) forms of extended colours.
+  /// A repeated SGR is answered by the transition cache in one lookup — small enough to inline
+  /// into the parser's dispatch; anything else is decoded and remembered.
+  @inline(__always)
   mutating func selectGraphicRendition(_ seq: ControlSequence) {
-    if applyRememberedGraphicRendition(seq) { return }
     let key = SGRTransitionCache.key(pen: cursor.penID, seq)
+    if let key, let id = styles.transitions.lookup(key) {
+      if id != cursor.penID {
+        cursor.penID = id
+        cursor.pen = styles[id]
+      }
+      return
+    }
     decodeGraphicRendition(seq)
     if let key { styles.transitions.store(key, result: cursor.penID) }
   }
 
-  /// The SGR fast path, small enough to inline into the parser: applies `seq` from the
-  /// transition cache and returns true, or returns false, changing nothing, when the cache
-  /// does not know it.
-  @inline(__always)
-  mutating func applyRememberedGraphicRendition(_ seq: ControlSequence) -> Bool {
-    guard let key = SGRTransitionCache.key(pen: cursor.penID, seq), let id = styles.transitions.lookup(key)
-    else { return false }
-    if id != cursor.penID {
-      cursor.penID = id
-      cursor.pen = styles[id]
-    }
-    return true
-  }
-
   /// SGR decoded parameter by parameter (what the transition cache remembers).
+  @inline(never)
   private mutating func decodeGraphicRendition(_ seq: ControlSequence) {
     var pen = cursor.pen
     let n = seq.count
