@@ -1,22 +1,83 @@
 extension TerminalState {
-  /// The print fast path: a run of printable ASCII written straight into the row.
+  /// The print fast path: a run of printable ASCII written straight into the row. The
+  /// common case — plain modes, the run ends before the last column, no wide character is cut
+  /// — is a few checks and a branch-light store; everything else takes `printRunGeneral`.
   @inline(__always)
   mutating func printRun(_ run: UnsafeBufferPointer<UInt8>) {
     joinNext = false
+    let n = run.count
+    lastPrinted = UInt32(run[n &- 1])
+    let col = cursor.col
+    if !cursor.pendingWrap && col &+ n < cols
+      && modes.isDisjoint(with: [.insert, .leftRightMargins]) && charsets.isIdentity
+    {
+      let start = screen.rowBase(cursor.row) &+ col
+      let pen = cursor.penID
+      let unbroken = screen.cells.withUnsafeMutableBufferPointer { cells -> Bool in
+        let p = cells.baseAddress! + start
+        // Overwriting half of a wide character needs a repair: the general path does it.
+        guard (p[0].content | p[n &- 1].content) & (Cell.wideFlag | Cell.spacerFlag) == 0 else {
+          return false
+        }
+        TerminalState.storeASCIICells(run.baseAddress!, count: n, to: p, pen: pen)
+        return true
+      }
+      if unbroken {
+        cursor.col = col &+ n
+        return
+      }
+    }
+    printRunGeneral(run)
+  }
+
+  /// Writes `n` (at least one) cells made from ASCII bytes with style `pen`. Overlapping wide
+  /// stores keep the branches independent of the run's length up to 32 cells: text between
+  /// colour changes varies in length at random, and a mispredicted loop exit per run cost
+  /// more than the few redundant stores.
+  @inline(__always)
+  static func storeASCIICells(
+    _ source: UnsafePointer<UInt8>, count n: Int, to cells: UnsafeMutablePointer<Cell>, pen: UInt32
+  ) {
+    let to = UnsafeMutableRawPointer(cells).assumingMemoryBound(to: UInt64.self)
+    let style = UInt64(pen) << 32
+    @inline(__always) func one(_ k: Int) { to[k] = UInt64(source[k]) | style }
+    @inline(__always) func four(_ k: Int) {
+      one(k)
+      one(k &+ 1)
+      one(k &+ 2)
+      one(k &+ 3)
+    }
+    @inline(__always) func eight(_ k: Int) {
+      four(k)
+      four(k &+ 4)
+    }
+    if n >= 8 {
+      eight(0)
+      var k = 8
+      while k &+ 8 < n {
+        eight(k)
+        k &+= 8
+      }
+      eight(n &- 8)
+    } else if n >= 4 {
+      four(0)
+      four(n &- 4)
+    } else {
+      one(0)
+      one(n >> 1)
+      one(n &- 1)
+    }
+  }
+
+  /// `printRun` for everything the fast path leaves: wraps, margins, insert mode, charsets,
+  /// a wide character being cut.
+  @inline(never)
+  mutating func printRunGeneral(_ run: UnsafeBufferPointer<UInt8>) {
     guard charsets.isIdentity, !modes.contains(.insert) else {
       for b in run { printScalar(UInt32(b)) }
       return
     }
     let n = run.count
-    lastPrinted = UInt32(run[n - 1])
-    if n == 1 && !cursor.pendingWrap && cursor.col < rightEdge
-      && writeUnbroken(
-        UInt32(run[0]), width: 1, at: screen.rowBase(cursor.row) &+ cursor.col, pen: cursor.penID)
-    {
-      // One character between control sequences (cell-by-cell colour changes): no run setup.
-      cursor.col &+= 1
-      return
-    }
     var i = 0
     let autowrap = modes.contains(.autowrap)
     let pen = cursor.penID
@@ -65,9 +126,8 @@ extension TerminalState {
       screen.cells[last &+ 1] = blanked(screen.cells[last &+ 1])
     }
     screen.cells.withUnsafeMutableBufferPointer { cells in
-      for j in 0..<count {
-        cells[start &+ j] = Cell(content: UInt32(run[from &+ j]), style: pen)
-      }
+      TerminalState.storeASCIICells(
+        run.baseAddress! + from, count: count, to: cells.baseAddress! + start, pen: pen)
     }
   }
 
