@@ -17,7 +17,11 @@ struct SGRTransitionCacheTests {
     var uncached = Terminal(cols: 20, rows: 4)
     for step in 0..<5000 {
       let parts = (0..<Int.random(in: 1...3, using: &rng)).map { _ in Self.fragments.randomElement()! }
-      let sgr = "\u{1B}[" + parts.joined(separator: ";") + "mx"
+      // Every other step has text after it, so the sequence is taken whole (keyed by its
+      // characters) rather than decoded first (keyed by its values).
+      let sgr =
+        "\u{1B}[" + parts.joined(separator: ";") + "mx"
+        + (step % 2 == 0 ? String(repeating: "y", count: 40) : "")
       cached.feed(sgr)
       uncached.state.styles.transitions = SGRTransitionCache()
       uncached.feed(sgr)

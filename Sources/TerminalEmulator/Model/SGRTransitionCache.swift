@@ -35,6 +35,15 @@ struct SGRTransitionCache: Sendable {
       high: high)
   }
 
+  /// The cache key for an SGR sequence by its parameter characters applied to pen `pen`.
+  /// Bit 31 of `shape` keeps these apart from keys of decoded parameters (whose count is
+  /// at most eight).
+  @inline(__always)
+  static func key(pen: UInt32, _ sequence: RawControlSequence) -> Key {
+    let (low, high) = sequence.key
+    return Key(shape: UInt64(pen) << 32 | 1 << 31 | UInt64(sequence.length), low: low, high: high)
+  }
+
   @inline(__always)
   private static func slot(_ key: Key) -> Int {
     let h =

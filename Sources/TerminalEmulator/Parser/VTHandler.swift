@@ -15,6 +15,9 @@ public protocol VTHandler {
   mutating func execute(_ control: UInt8)
   /// `ESC [ … final`: a control sequence with its parameters.
   mutating func csiDispatch(_ sequence: ControlSequence)
+  /// A control sequence with plain parameters, found whole, before it is decoded (see
+  /// `RawControlSequence`). The default decodes it and calls `csiDispatch(_: ControlSequence)`.
+  mutating func csiDispatch(_ sequence: RawControlSequence)
   /// `ESC intermediates final`.
   mutating func escDispatch(intermediates: Intermediates, final: UInt8)
   /// `ESC ] payload (BEL | ESC \)`: an operating system command, payload bounded in length.
@@ -24,6 +27,8 @@ public protocol VTHandler {
 }
 
 extension VTHandler {
+  public mutating func csiDispatch(_ sequence: RawControlSequence) { csiDispatch(sequence.decoded()) }
+
   public mutating func printScalars(_ run: UnsafeBufferPointer<UInt32>) {
     for scalar in run { print(scalar) }
   }

@@ -103,11 +103,20 @@ public struct VTParser: Sendable, Equatable {
           i = j
           continue
         }
-        if b == 0x1B, i &+ 1 < end, base[i &+ 1] == 0x5B,
-          let next = VTParser.fastControlSequence(base, from: i &+ 2, end: end, into: &handler)
-        {
-          i = next
-          continue
+        if b == 0x1B, i &+ 1 < end, base[i &+ 1] == 0x5B {
+          let start = i &+ 2
+          if start &+ RawControlSequence.maxLength < end,
+            let length = RawControlSequence.parameterLength(base + start)
+          {
+            handler.csiDispatch(
+              RawControlSequence(characters: base + start, length: length, final: base[start &+ length]))
+            i = start &+ length &+ 1
+            continue
+          }
+          if let next = VTParser.fastControlSequence(base, from: start, end: end, into: &handler) {
+            i = next
+            continue
+          }
         }
         if b < 0x80 {
           groundControl(b, &handler)

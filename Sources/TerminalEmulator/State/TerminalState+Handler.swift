@@ -24,6 +24,27 @@ extension TerminalState: VTHandler {
     controlSequence(sequence)
   }
 
+  /// SGR by its parameter characters: a sequence seen before with the same pen is one lookup
+  /// in the transition cache, without decoding. Everything else is decoded and dispatched.
+  @inline(__always)
+  public mutating func csiDispatch(_ sequence: RawControlSequence) {
+    guard sequence.final == UInt8(ascii: "m") else {
+      csiDispatch(sequence.decoded())
+      return
+    }
+    joinNext = false
+    let key = SGRTransitionCache.key(pen: cursor.penID, sequence)
+    if let id = styles.transitions.lookup(key) {
+      if id != cursor.penID {
+        cursor.penID = id
+        cursor.pen = styles[id]
+      }
+      return
+    }
+    selectGraphicRendition(sequence.decoded())
+    styles.transitions.store(key, result: cursor.penID)
+  }
+
   public mutating func escDispatch(intermediates: Intermediates, final: UInt8) {
     joinNext = false
     escapeDispatch(intermediates, final)

@@ -1,0 +1,135 @@
+/// A complete control sequence found whole in the input — `ESC [`, at most
+/// `RawControlSequence.maxLength` parameter characters (digits, `;`, `:`), a final byte — handed
+/// to the handler before it is decoded.
+///
+/// Programs send the same few sequences over and over (a colour change per word, per cell).
+/// `key` identifies the parameters exactly in two words, four bits per character, so a handler
+/// can remember what a sequence did and skip decoding it the next time; `decoded()` gives the
+/// parsed form. The value points into the buffer being fed: it is valid only during the call.
+public struct RawControlSequence {
+  /// Longest parameter string taken whole (two words at four bits per character).
+  public static let maxLength = 32
+
+  @usableFromInline let characters: UnsafePointer<UInt8>
+  /// Number of parameter characters.
+  public let length: Int
+  public let final: UInt8
+
+  @inline(__always)
+  init(characters: UnsafePointer<UInt8>, length: Int, final: UInt8) {
+    self.characters = characters
+    self.length = length
+    self.final = final
+  }
+
+  /// The parameter characters packed four bits each (`0`–`9` → 0–9, `:` → 10, `;` → 11), first
+  /// character in the lowest bits. With `length` (a `0` also packs to zero) it determines the
+  /// parameters exactly.
+  @inline(__always)
+  public var key: (low: UInt64, high: UInt64) {
+    // The parser guarantees `maxLength` readable bytes; those past `length` are masked off.
+    let raw = UnsafeRawPointer(characters)
+    @inline(__always) func nibbles(_ offset: Int) -> UInt64 {
+      let w = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x0F0F_0F0F_0F0F_0F0F
+      var x = (w | w >> 4) & 0x00FF_00FF_00FF_00FF
+      x = (x | x >> 8) & 0x0000_FFFF_0000_FFFF
+      return (x | x >> 16) & 0xFFFF_FFFF
+    }
+    var low = nibbles(0) | nibbles(8) << 32
+    var high: UInt64 = 0
+    if length > 16 {
+      high = nibbles(16) | nibbles(24) << 32
+      if length < 32 { high &= (1 << UInt64(4 &* (length &- 16))) &- 1 }
+    } else if length < 16 {
+      low &= (1 << UInt64(4 &* length)) &- 1
+    }
+    return (low, high)
+  }
+
+  /// The parameters parsed as the state machine would: empty parameters are 0, values clamp
+  /// at 65535, a value after `:` is a sub-parameter of the one before.
+  @inline(__always)
+  public func decoded() -> ControlSequence {
+    var low: UInt64 = 0
+    var high: UInt64 = 0
+    var count = 0
+    var mask: UInt64 = 0
+    var accumulator: UInt32 = 0
+    var nextIsSub = false
+    var k = 0
+    while k < length {
+      let c = characters[k]
+      k &+= 1
+      if c <= 0x39 {
+        accumulator = min(accumulator &* 10 &+ UInt32(c &- 0x30), 65535)
+        continue
+      }
+      guard count < 8 else { return decodedLong() }
+      let shift = UInt64(truncatingIfNeeded: (count & 3) &* 16)
+      if count < 4 { low |= UInt64(accumulator) << shift } else { high |= UInt64(accumulator) << shift }
+      if nextIsSub { mask |= 1 << UInt64(count) }
+      count &+= 1
+      accumulator = 0
+      nextIsSub = c == 0x3A
+    }
+    if length > 0 {
+      guard count < 8 else { return decodedLong() }
+      let shift = UInt64(truncatingIfNeeded: (count & 3) &* 16)
+      if count < 4 { low |= UInt64(accumulator) << shift } else { high |= UInt64(accumulator) << shift }
+      if nextIsSub { mask |= 1 << UInt64(count) }
+      count &+= 1
+    }
+    return ControlSequence(
+      prefix: 0, values: ParameterList(low: low, high: high, count: count), subParameterMask: mask,
+      intermediates: .none, final: final)
+  }
+
+  /// `decoded()` for more than eight parameters.
+  @inline(never)
+  func decodedLong() -> ControlSequence {
+    var values = ParameterList()
+    var mask: UInt64 = 0
+    var accumulator: UInt32 = 0
+    var nextIsSub = false
+    for k in 0..<length {
+      let c = characters[k]
+      if c <= 0x39 {
+        accumulator = min(accumulator &* 10 &+ UInt32(c &- 0x30), 65535)
+        continue
+      }
+      if nextIsSub { mask |= 1 << UInt64(values.count) }
+      values.append(UInt16(accumulator))
+      accumulator = 0
+      nextIsSub = c == 0x3A
+    }
+    if nextIsSub { mask |= 1 << UInt64(values.count) }
+    values.append(UInt16(accumulator))
+    return ControlSequence(
+      prefix: 0, values: values, subParameterMask: mask, intermediates: .none, final: final)
+  }
+
+  /// The number of parameter characters from `start` when a final byte (0x40...0x7E) follows
+  /// them within `maxLength`, or nil (a prefix, an intermediate, a control, a long string: the
+  /// state machine's cases). Needs `maxLength + 1` readable bytes from `start`. Eight bytes at
+  /// a time: a byte outside 0x30...0x3B sets its high bit in the mask, and the lowest such
+  /// byte is exact because borrows and carries only move upward.
+  @inline(__always)
+  static func parameterLength(_ start: UnsafePointer<UInt8>) -> Int? {
+    let raw = UnsafeRawPointer(start)
+    var offset = 0
+    while offset < maxLength {
+      let w = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+      let below = (w &- 0x3030_3030_3030_3030) & ~w
+      let above = (w &+ 0x4444_4444_4444_4444) | w
+      let mask = (below | above) & 0x8080_8080_8080_8080
+      if mask != 0 {
+        let length = offset &+ (mask.trailingZeroBitCount >> 3)
+        let final = start[length]
+        return final >= 0x40 && final <= 0x7E ? length : nil
+      }
+      offset &+= 8
+    }
+    let final = start[maxLength]
+    return final >= 0x40 && final <= 0x7E ? maxLength : nil
+  }
+}
