@@ -28,4 +28,31 @@ struct PrintPathTests {
       if !same { return }
     }
   }
+
+  /// The fast paths against the general one: the same stream with left/right margins set to
+  /// the full width (which changes nothing on screen but sends every character through the
+  /// general path) must leave the same cells. Wide characters overwriting wide characters at
+  /// every offset are the case this guards.
+  @Test(arguments: [4, 9])
+  func fastAndGeneralPathsLeaveTheSameCells(cols: Int) {
+    var rng = SystemRandomNumberGenerator()
+    let pieces = [
+      "中", "中文", "日本語", "a", "ab", "e\u{301}", "👍🏽", "❤️", " ", "\r", "\r\n", "\u{1B}[2G", "\u{1B}[3G",
+      "\u{1B}[31m", "\u{1B}[0m", "a long run of ascii", "╔═╗",
+    ]
+    for _ in 0..<60 {
+      var text = ""
+      for _ in 0..<200 { text += pieces.randomElement(using: &rng)! }
+      var fast = Terminal(cols: cols, rows: 4, scrollback: 10)
+      fast.feed(text)
+      var general = Terminal(cols: cols, rows: 4, scrollback: 10)
+      general.feed("\u{1B}[?69h\u{1B}[1;\(cols)s" + text)
+      var same = fast.scrollbackLines() == general.scrollbackLines()
+      for r in 0..<4 {
+        for c in 0..<cols where fast.cell(row: r, col: c) != general.cell(row: r, col: c) { same = false }
+      }
+      #expect(same, "\(fast.screenLines()) vs \(general.screenLines())\n\(text.debugDescription)")
+      if !same { return }
+    }
+  }
 }

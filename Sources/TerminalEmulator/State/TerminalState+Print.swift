@@ -131,61 +131,66 @@ extension TerminalState {
     }
   }
 
-  /// A run of scalars (non-ASCII text with the odd ASCII character between), with the cursor
-  /// row's place in the grid looked up once per row rather than once per character. Anything
-  /// unusual — a wrap, a character that does not fit, margins, insert mode, a charset — takes
-  /// the general path.
+  /// A run of scalars (non-ASCII text with the odd ASCII character between). Stretches that
+  /// fit on the cursor's row are written straight into it (`writeUnbrokenScalars`); anything
+  /// unusual — a wrap, a zero-width or joined character, a wide character being split,
+  /// margins, insert mode, a charset — takes the general path one character at a time.
   mutating func printScalarRun(_ run: UnsafeBufferPointer<UInt32>) {
     guard charsets.isIdentity, !modes.contains(.insert), !modes.contains(.leftRightMargins) else {
       for c in run { printScalar(c) }
       return
     }
-    let right = cols &- 1
-    let autowrap = modes.contains(.autowrap)
-    let pen = cursor.penID
-    var row = -1
-    var base = 0
-    for c in run {
+    var k = 0
+    while k < run.count {
+      k = writeUnbrokenScalars(run, from: k)
+      guard k < run.count else { return }
+      let c = run[k]
+      k &+= 1
       guard let width = cellWidthOrJoin(c) else { continue }
-      let col = cursor.col
-      let fits = !cursor.pendingWrap && col &+ width &- 1 <= right
-      if fits && cursor.row != row {
-        row = cursor.row
-        base = screen.rowBase(row)
-      }
-      guard fits && writeUnbroken(c, width: width, at: base &+ col, pen: pen) else {
-        // A wrap, a character that does not fit, a wide character being split: the general path.
-        putCharacter(c, width: width)
-        row = -1
-        continue
-      }
-      let next = col &+ width
-      if next > right {
-        cursor.col = right
-        cursor.pendingWrap = autowrap
-      } else {
-        cursor.col = next
-      }
+      putCharacter(c, width: width)
     }
   }
 
-  /// Writes `c` (`width` cells) at cell `index` when that splits no wide character — the
-  /// common case, in one pass over raw storage — and returns false, writing nothing, when the
-  /// general path must repair a wide character first.
+  /// Writes scalars from `start` while each has a width, fits on the cursor's row and splits
+  /// no wide character: the row is found once and the storage checked for uniqueness once for
+  /// the whole stretch. Returns the index of the first scalar left for the general path.
   @inline(__always)
-  private mutating func writeUnbroken(_ c: UInt32, width: Int, at index: Int, pen: UInt32) -> Bool {
-    screen.cells.withUnsafeMutableBufferPointer { cells -> Bool in
-      let p = cells.baseAddress! + index
+  private mutating func writeUnbrokenScalars(_ run: UnsafeBufferPointer<UInt32>, from start: Int) -> Int {
+    guard !cursor.pendingWrap, !joinNext else { return start }
+    let right = cols &- 1
+    let pen = cursor.penID
+    let base = screen.rowBase(cursor.row)
+    let table = widths
+    var col = cursor.col
+    var k = start
+    screen.cells.withUnsafeMutableBufferPointer { cells in
+      let row = cells.baseAddress! + base
       let halves = Cell.wideFlag | Cell.spacerFlag
-      guard p[0].content & halves == 0, width == 1 || p[1].content & halves == 0 else { return false }
-      if width == 2 {
-        p[0] = Cell(scalar: c, style: pen, wide: true)
-        p[1] = .spacer(pen)
-      } else {
-        p[0] = Cell(scalar: c, style: pen)
+      while k < run.count && col <= right {
+        let c = run[k]
+        let width = table.width(of: c)
+        guard width != 0, col &+ width &- 1 <= right, row[col].content & halves == 0,
+          width == 1 || row[col &+ 1].content & halves == 0
+        else { break }
+        if width == 2 {
+          row[col] = Cell(scalar: c, style: pen, wide: true)
+          row[col &+ 1] = .spacer(pen)
+        } else {
+          row[col] = Cell(scalar: c, style: pen)
+        }
+        col &+= width
+        k &+= 1
       }
-      return true
     }
+    guard k > start else { return start }
+    lastPrinted = run[k &- 1]
+    if col > right {
+      cursor.col = right
+      cursor.pendingWrap = modes.contains(.autowrap)
+    } else {
+      cursor.col = col
+    }
+    return k
   }
 
   /// Autowrap: mark the line as continuing and move to the next one.
