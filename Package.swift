@@ -36,10 +36,12 @@ let package = Package(
       name: "TerminalEmulatorTests", dependencies: ["TerminalEmulator"],
       exclude: ["Conformance/libvterm-accepted.txt", "Conformance/alacritty-accepted.txt"]
     ),
-    .testTarget(name: "RecordingTests", dependencies: ["Recording", "TerminalEmulator"]),
+    // Shared test helpers (XCTest base classes); not part of any product.
+    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .testTarget(name: "RecordingTests", dependencies: ["Recording", "TerminalEmulator", "TestSupport"]),
     .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
     .testTarget(name: "ReplayTests", dependencies: ["Replay", "Recording", "TerminalEmulator"]),
-    .testTarget(name: "ReelCLITests", dependencies: ["reel", "Capture", "TerminalEmulator"]),
+    .testTarget(name: "ReelCLITests", dependencies: ["reel", "Capture", "TerminalEmulator", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

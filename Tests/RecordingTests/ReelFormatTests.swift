@@ -1,5 +1,6 @@
 import Foundation
 import TerminalEmulator
+import TestSupport
 import XCTest
 
 @testable import Recording

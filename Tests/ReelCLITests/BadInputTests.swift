@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Every reading command, every kind of bad input: one clear stderr line and a non-zero exit

@@ -55,3 +55,31 @@ public struct ParameterList: Sendable, Equatable, RandomAccessCollection {
     a.length == b.length && a.elementsEqual(b)
   }
 }
+
+/// Up to eight parameters collected in registers while a fast path reads a sequence, with
+/// their colon marks; `ParameterList(low:high:count:)` takes them without 2-byte stores.
+struct PackedParameters {
+  var low: UInt64 = 0
+  var high: UInt64 = 0
+  var count = 0
+  var subParameterMask: UInt64 = 0
+
+  /// Adds `value` (a sub-parameter of the one before when `isSub`); false, adding nothing,
+  /// when eight are already held.
+  @inline(__always)
+  mutating func append(_ value: UInt32, isSub: Bool) -> Bool {
+    guard count < 8 else { return false }
+    let shift = UInt64(truncatingIfNeeded: (count & 3) &* 16)
+    if count < 4 { low |= UInt64(value) << shift } else { high |= UInt64(value) << shift }
+    if isSub { subParameterMask |= 1 << UInt64(count) }
+    count &+= 1
+    return true
+  }
+
+  @inline(__always)
+  func sequence(prefix: UInt8, final: UInt8) -> ControlSequence {
+    ControlSequence(
+      prefix: prefix, values: ParameterList(low: low, high: high, count: count),
+      subParameterMask: subParameterMask, intermediates: .none, final: final)
+  }
+}

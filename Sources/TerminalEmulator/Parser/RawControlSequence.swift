@@ -50,45 +50,7 @@ public struct RawControlSequence {
   /// at 65535, a value after `:` is a sub-parameter of the one before.
   @inline(__always)
   public func decoded() -> ControlSequence {
-    var low: UInt64 = 0
-    var high: UInt64 = 0
-    var count = 0
-    var mask: UInt64 = 0
-    var accumulator: UInt32 = 0
-    var nextIsSub = false
-    var k = 0
-    while k < length {
-      let c = characters[k]
-      k &+= 1
-      if c <= 0x39 {
-        accumulator = min(accumulator &* 10 &+ UInt32(c &- 0x30), 65535)
-        continue
-      }
-      guard count < 8 else { return decodedLong() }
-      let shift = UInt64(truncatingIfNeeded: (count & 3) &* 16)
-      if count < 4 { low |= UInt64(accumulator) << shift } else { high |= UInt64(accumulator) << shift }
-      if nextIsSub { mask |= 1 << UInt64(count) }
-      count &+= 1
-      accumulator = 0
-      nextIsSub = c == 0x3A
-    }
-    if length > 0 {
-      guard count < 8 else { return decodedLong() }
-      let shift = UInt64(truncatingIfNeeded: (count & 3) &* 16)
-      if count < 4 { low |= UInt64(accumulator) << shift } else { high |= UInt64(accumulator) << shift }
-      if nextIsSub { mask |= 1 << UInt64(count) }
-      count &+= 1
-    }
-    return ControlSequence(
-      prefix: 0, values: ParameterList(low: low, high: high, count: count), subParameterMask: mask,
-      intermediates: .none, final: final)
-  }
-
-  /// `decoded()` for more than eight parameters.
-  @inline(never)
-  func decodedLong() -> ControlSequence {
-    var values = ParameterList()
-    var mask: UInt64 = 0
+    var parameters = PackedParameters()
     var accumulator: UInt32 = 0
     var nextIsSub = false
     for k in 0..<length {
@@ -97,15 +59,18 @@ public struct RawControlSequence {
         accumulator = min(accumulator &* 10 &+ UInt32(c &- 0x30), 65535)
         continue
       }
-      if nextIsSub { mask |= 1 << UInt64(values.count) }
-      values.append(UInt16(accumulator))
+      guard parameters.append(accumulator, isSub: nextIsSub) else { return decodedLong() }
       accumulator = 0
       nextIsSub = c == 0x3A
     }
-    if nextIsSub { mask |= 1 << UInt64(values.count) }
-    values.append(UInt16(accumulator))
-    return ControlSequence(
-      prefix: 0, values: values, subParameterMask: mask, intermediates: .none, final: final)
+    if length > 0 && !parameters.append(accumulator, isSub: nextIsSub) { return decodedLong() }
+    return parameters.sequence(prefix: 0, final: final)
+  }
+
+  /// `decoded()` for more than eight parameters, by the state machine.
+  @inline(never)
+  func decodedLong() -> ControlSequence {
+    VTParser.decodeParameters(UnsafeBufferPointer(start: characters, count: length), final: final)
   }
 
   /// The number of parameter characters from `start` when a final byte (0x40...0x7E) follows

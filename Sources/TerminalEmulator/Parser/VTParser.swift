@@ -201,10 +201,7 @@ public struct VTParser: Sendable, Equatable {
       prefix = base[j]
       j &+= 1
     }
-    var low: UInt64 = 0
-    var high: UInt64 = 0
-    var count = 0
-    var mask: UInt64 = 0
+    var parameters = PackedParameters()
     var accumulator: UInt32 = 0
     var sawParameter = false
     var nextIsSub = false
@@ -216,22 +213,10 @@ public struct VTParser: Sendable, Equatable {
       } else if c == 0x3B || c == 0x3A || (c >= 0x40 && c <= 0x7E) {
         let isFinal = c >= 0x40
         if !isFinal || sawParameter {
-          let shift = UInt64(truncatingIfNeeded: (count & 3) &* 16)
-          if count < 4 {
-            low |= UInt64(accumulator) << shift
-          } else if count < 8 {
-            high |= UInt64(accumulator) << shift
-          } else {
-            return nil
-          }
-          if nextIsSub { mask |= 1 << UInt64(count) }
-          count &+= 1
+          guard parameters.append(accumulator, isSub: nextIsSub) else { return nil }
         }
         if isFinal {
-          handler.csiDispatch(
-            ControlSequence(
-              prefix: prefix, values: ParameterList(low: low, high: high, count: count),
-              subParameterMask: mask, intermediates: .none, final: c))
+          handler.csiDispatch(parameters.sequence(prefix: prefix, final: c))
           return j &+ 1
         }
         accumulator = 0
@@ -385,6 +370,14 @@ public struct VTParser: Sendable, Equatable {
     }
     accumulator = 0
     nextIsSub = false
+  }
+
+  /// `ESC [ characters final` decoded by the state machine's own parameter steps: for
+  /// parameter strings the register fast paths do not hold (more than eight values).
+  static func decodeParameters(_ characters: UnsafeBufferPointer<UInt8>, final: UInt8) -> ControlSequence {
+    var parser = VTParser()
+    for c in characters { parser.param(c) }
+    return parser.finishSequence(final: final)
   }
 
   private mutating func finishSequence(final: UInt8) -> ControlSequence {

@@ -33,16 +33,9 @@ extension TerminalState: VTHandler {
       return
     }
     joinNext = false
-    let key = SGRTransitionCache.key(pen: cursor.penID, sequence)
-    if let id = styles.transitions.lookup(key) {
-      if id != cursor.penID {
-        cursor.penID = id
-        cursor.pen = styles[id]
-      }
-      return
+    selectGraphicRendition(cachedAs: SGRTransitionCache.key(pen: cursor.penID, sequence)) {
+      sequence.decoded()
     }
-    selectGraphicRendition(sequence.decoded())
-    styles.transitions.store(key, result: cursor.penID)
   }
 
   public mutating func escDispatch(intermediates: Intermediates, final: UInt8) {

@@ -4,7 +4,15 @@ extension TerminalState {
   /// into the parser's dispatch; anything else is decoded and remembered.
   @inline(__always)
   mutating func selectGraphicRendition(_ seq: ControlSequence) {
-    let key = SGRTransitionCache.key(pen: cursor.penID, seq)
+    selectGraphicRendition(cachedAs: SGRTransitionCache.key(pen: cursor.penID, seq)) { seq }
+  }
+
+  /// SGR remembered under `key` (nil: too long to remember): one lookup when it was seen
+  /// before with the current pen, otherwise `sequence()` decoded and the result stored.
+  @inline(__always)
+  mutating func selectGraphicRendition(
+    cachedAs key: SGRTransitionCache.Key?, _ sequence: () -> ControlSequence
+  ) {
     if let key, let id = styles.transitions.lookup(key) {
       if id != cursor.penID {
         cursor.penID = id
@@ -12,7 +20,13 @@ extension TerminalState {
       }
       return
     }
-    decodeGraphicRendition(seq)
+    decodeAndRemember(key, sequence)
+  }
+
+  /// The cache miss, out of line so the hit path stays small where it is inlined.
+  @inline(never)
+  private mutating func decodeAndRemember(_ key: SGRTransitionCache.Key?, _ sequence: () -> ControlSequence) {
+    decodeGraphicRendition(sequence())
     if let key { styles.transitions.store(key, result: cursor.penID) }
   }
 
