@@ -172,6 +172,32 @@ struct Grid: Sendable, Equatable {
     for r in (bottom - n + 1)...bottom { clearRow(r, with: fill) }
   }
 
+  /// `scrollUp(top: 0, bottom: rows - 1, count: 1, …)`, the scroll of output running off the
+  /// bottom: once the ring is full, the oldest line is recycled in place as the new bottom.
+  @inline(__always)
+  mutating func scrollScreenUpOne(fill: Cell, toHistory: Bool) {
+    guard ring.count == ringCapacity && (toHistory || scrollbackLimit == 0) else {
+      scrollUp(top: 0, bottom: rows &- 1, count: 1, fill: fill, toHistory: toHistory)
+      return
+    }
+    recycleOldestLine(fill: fill)
+  }
+
+  /// The full ring's scroll: the oldest line (history, or row 0 without history) becomes the
+  /// new, cleared bottom row by moving the ring's zero.
+  @inline(__always)
+  private mutating func recycleOldestLine(fill: Cell) {
+    let oldest = Int(ring[head])
+    head &+= 1
+    if head == ring.count { head = 0 }
+    if historyCount == scrollbackLimit {
+      droppedLines &+= 1
+    } else {
+      historyCount &+= 1
+    }
+    clearSlot(oldest, with: fill)
+  }
+
   /// Scrolls rows `top...bottom` down by `count`, filling new lines at the top with `fill`.
   mutating func scrollDown(top: Int, bottom: Int, count: Int, fill: Cell) {
     let height = bottom - top + 1
@@ -255,7 +281,11 @@ struct Grid: Sendable, Equatable {
         newSlot = Int32(flags.count)
         let needed = (flags.count + 1) * cols
         if cells.capacity < needed {
-          cells.reserveCapacity(min(ringCapacity * cols, max(needed, flags.count * 2 * cols)))
+          // The whole ring at once: pages are touched only as lines arrive, and growth
+          // never copies the scrollback or faults in a second copy of it.
+          cells.reserveCapacity(ringCapacity * cols)
+          flags.reserveCapacity(ringCapacity)
+          ring.reserveCapacity(ringCapacity)
         }
         cells.append(contentsOf: repeatElement(fill, count: cols))
         flags.append([])
@@ -264,16 +294,7 @@ struct Grid: Sendable, Equatable {
       ring.append(newSlot)
       historyCount += 1
     } else {
-      // Full: the oldest history line (or, with no history, row 0) is recycled as the new bottom.
-      let oldest = Int(ring[head])
-      head += 1
-      if head == ring.count { head = 0 }
-      if historyCount == scrollbackLimit {
-        droppedLines += 1
-      } else {
-        historyCount += 1
-      }
-      clearSlot(oldest, with: fill)
+      recycleOldestLine(fill: fill)
     }
     if bottom < rows - 1 {
       // Only the region scrolled: put the fresh line at `bottom`, rows below it stay put.

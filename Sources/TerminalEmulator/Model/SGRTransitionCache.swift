@@ -6,7 +6,7 @@
 /// owns this cache and starts a fresh one whenever ids are renumbered.
 struct SGRTransitionCache: Sendable {
   /// The pen and the sequence in three words: up to eight decoded values (with count and
-  /// colon mask), or up to 32 parameter characters at four bits each (with their length).
+  /// colon mask), or up to 32 parameter characters (`RawControlSequence.key`, with their length).
   struct Key: Equatable {
     var shape: UInt64
     var low: UInt64

@@ -3,11 +3,11 @@
 /// to the handler before it is decoded.
 ///
 /// Programs send the same few sequences over and over (a colour change per word, per cell).
-/// `key` identifies the parameters exactly in two words, four bits per character, so a handler
+/// `key` identifies the parameters exactly in two words, so a handler
 /// can remember what a sequence did and skip decoding it the next time; `decoded()` gives the
 /// parsed form. The value points into the buffer being fed: it is valid only during the call.
 public struct RawControlSequence {
-  /// Longest parameter string taken whole (two words at four bits per character).
+  /// Longest parameter string taken whole (two words at four bits per character in `key`).
   public static let maxLength = 32
 
   @usableFromInline let characters: UnsafePointer<UInt8>
@@ -22,27 +22,30 @@ public struct RawControlSequence {
     self.final = final
   }
 
-  /// The parameter characters packed four bits each (`0`–`9` → 0–9, `:` → 10, `;` → 11), first
-  /// character in the lowest bits. With `length` (a `0` also packs to zero) it determines the
-  /// parameters exactly.
+  /// The parameter characters as two words that, with `length`, determine them exactly: up to
+  /// 16 characters as they are (a byte each, first character lowest, the rest zero) — one load
+  /// and a mask for the short sequences programs repeat — and longer ones packed four bits
+  /// each (`0`–`9` → 0–9, `:` → 10, `;` → 11).
   @inline(__always)
   public var key: (low: UInt64, high: UInt64) {
     // The parser guarantees `maxLength` readable bytes; those past `length` are masked off.
     let raw = UnsafeRawPointer(characters)
+    @inline(__always) func word(_ offset: Int) -> UInt64 {
+      UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+    /// The low `n` bytes (0...8) of a word.
+    @inline(__always) func bytes(_ n: Int) -> UInt64 { n >= 8 ? .max : (1 << UInt64(8 &* n)) &- 1 }
+    if length <= 8 { return (word(0) & bytes(length), 0) }
+    if length <= 16 { return (word(0), word(8) & bytes(length &- 8)) }
     @inline(__always) func nibbles(_ offset: Int) -> UInt64 {
-      let w = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x0F0F_0F0F_0F0F_0F0F
+      let w = word(offset) & 0x0F0F_0F0F_0F0F_0F0F
       var x = (w | w >> 4) & 0x00FF_00FF_00FF_00FF
       x = (x | x >> 8) & 0x0000_FFFF_0000_FFFF
       return (x | x >> 16) & 0xFFFF_FFFF
     }
-    var low = nibbles(0) | nibbles(8) << 32
-    var high: UInt64 = 0
-    if length > 16 {
-      high = nibbles(16) | nibbles(24) << 32
-      if length < 32 { high &= (1 << UInt64(4 &* (length &- 16))) &- 1 }
-    } else if length < 16 {
-      low &= (1 << UInt64(4 &* length)) &- 1
-    }
+    let low = nibbles(0) | nibbles(8) << 32
+    var high = nibbles(16) | nibbles(24) << 32
+    if length < 32 { high &= (1 << UInt64(4 &* (length &- 16))) &- 1 }
     return (low, high)
   }
 

@@ -116,7 +116,13 @@ public struct CharsetState: Hashable, Sendable {
 
   /// True when printing plain ASCII needs no translation (the fast path is allowed).
   @inline(__always)
-  var isIdentity: Bool { singleShift == 0 && self[gl] == .ascii }
+  var isIdentity: Bool {
+    // Branch-free over the four designations (ASCII is 0), which load as one word.
+    let packed =
+      UInt32(sets.0.rawValue) | UInt32(sets.1.rawValue) << 8 | UInt32(sets.2.rawValue) << 16
+      | UInt32(sets.3.rawValue) << 24
+    return singleShift == 0 && (packed >> (UInt32(gl & 3) &* 8)) & 0xFF == 0
+  }
 
   public static func == (a: CharsetState, b: CharsetState) -> Bool {
     a.sets.0 == b.sets.0 && a.sets.1 == b.sets.1 && a.sets.2 == b.sets.2 && a.sets.3 == b.sets.3

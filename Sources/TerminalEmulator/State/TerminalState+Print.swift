@@ -77,6 +77,10 @@ extension TerminalState {
       for b in run { printScalar(UInt32(b)) }
       return
     }
+    if modes.contains(.autowrap) && !modes.contains(.leftRightMargins) {
+      printWrappingRun(run)
+      return
+    }
     let n = run.count
     var i = 0
     let autowrap = modes.contains(.autowrap)
@@ -107,6 +111,38 @@ extension TerminalState {
       } else {
         cursor.col = col
       }
+    }
+  }
+
+  /// Text running past the end of the row (autowrap on, no margins, no insert mode): each
+  /// row-sized piece is stored directly, and the wrap scrolls through `index`'s fast case.
+  private mutating func printWrappingRun(_ run: UnsafeBufferPointer<UInt8>) {
+    let n = run.count
+    let cols = self.cols
+    let pen = cursor.penID
+    var i = 0
+    while true {
+      if cursor.pendingWrap { wrapLine() }
+      let col = cursor.col
+      let k = min(cols &- col, n &- i)
+      let base = screen.rowBase(cursor.row)
+      let unbroken = screen.cells.withUnsafeMutableBufferPointer { cells -> Bool in
+        let p = cells.baseAddress! + (base &+ col)
+        guard (p[0].content | p[k &- 1].content) & (Cell.wideFlag | Cell.spacerFlag) == 0 else {
+          return false
+        }
+        TerminalState.storeASCIICells(run.baseAddress! + i, count: k, to: p, pen: pen)
+        return true
+      }
+      if !unbroken { writeASCII(run, from: i, count: k, col: col, pen: pen) }
+      i &+= k
+      if col &+ k == cols {
+        cursor.col = cols &- 1
+        cursor.pendingWrap = true
+      } else {
+        cursor.col = col &+ k
+      }
+      if i == n { return }
     }
   }
 

@@ -121,7 +121,12 @@ public struct TerminalState: Sendable {
   mutating func index() {
     cursor.pendingWrap = false
     if cursor.row == marginBottom {
-      scrollRegionUp(1)
+      if marginTop == 0 && marginBottom == rows &- 1 && fullWidthRegion {
+        // Output running off the bottom of the screen: the common scroll, inlined.
+        screen.scrollScreenUpOne(fill: eraseCell(), toHistory: !isAlternateScreen)
+      } else {
+        scrollRegionUp(1)
+      }
     } else if cursor.row < rows - 1 {
       cursor.row += 1
     }
