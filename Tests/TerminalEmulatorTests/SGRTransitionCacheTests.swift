@@ -43,4 +43,20 @@ struct SGRTransitionCacheTests {
     #expect(t.state.styles[id].foreground == .indexed(208))
     #expect(t.state.styles[id].attributes.contains(.bold))
   }
+
+  /// The table grows as keys arrive; every key stored before a growth must still be found,
+  /// with its own result, after it.
+  @Test func growingKeepsEveryKey() {
+    var cache = SGRTransitionCache()
+    var stored: [(SGRTransitionCache.Key, UInt32)] = []
+    for n in 0..<300 {
+      let key = SGRTransitionCache.Key(
+        shape: UInt64(n % 7) << 32 | 1 << 31 | 4, low: UInt64(0x3030_3030 + n), high: 0)
+      cache.store(key, result: UInt32(1000 + n))
+      stored.append((key, UInt32(1000 + n)))
+    }
+    for (key, result) in stored { #expect(cache.lookup(key) == result) }
+    let absent = SGRTransitionCache.Key(shape: 9 << 32, low: 1, high: 2)
+    #expect(cache.lookup(absent) == nil)
+  }
 }
