@@ -110,8 +110,9 @@ struct StyleTable: Sendable, Equatable {
   private var index: [UInt32] = Array(repeating: 0, count: 64)
   /// SGR results by (pen id, parameters); valid as long as ids are (compaction starts anew).
   var transitions = SGRTransitionCache()
-  /// The last pen id asked for its erase style, and that style's id (`eraseID(of:)`).
-  private var lastErase: (pen: UInt32, erase: UInt32) = (0, 0)
+  /// Per style id: the id of its erase style plus one, or 0 when not yet asked
+  /// (`eraseID(of:)`).
+  private var eraseIDs: [UInt32] = [1]
 
   init() { insertIntoIndex(0) }
 
@@ -141,6 +142,7 @@ struct StyleTable: Sendable, Equatable {
     }
     let id = UInt32(styles.count)
     styles.append(style)
+    eraseIDs.append(0)
     if styles.count * 2 > index.count {
       rebuildIndex(capacity: index.count * 2)
     } else {
@@ -161,15 +163,21 @@ struct StyleTable: Sendable, Equatable {
     for id in 0..<UInt32(styles.count) { insertIntoIndex(id) }
   }
 
-  /// The id of the style an erase with pen `pen` leaves (its colours, no attributes); the
-  /// last answer is remembered, since every scroll and erase asks again with the same pen.
+  /// The id of the style an erase with pen `pen` leaves (its colours, no attributes),
+  /// remembered per pen: every scroll and erase asks, and colour text changes pens often.
   @inline(__always)
   mutating func eraseID(of pen: UInt32) -> UInt32 {
     if pen == 0 { return 0 }
-    if lastErase.pen == pen { return lastErase.erase }
+    let known = eraseIDs[Int(pen)]
+    if known != 0 { return known &- 1 }
+    return findEraseID(of: pen)
+  }
+
+  @inline(never)
+  private mutating func findEraseID(of pen: UInt32) -> UInt32 {
     let s = styles[Int(pen)].eraseStyle
     let id = s == .plain ? 0 : intern(s)
-    lastErase = (pen, id)
+    eraseIDs[Int(pen)] = id + 1
     return id
   }
 
@@ -183,7 +191,7 @@ struct StyleTable: Sendable, Equatable {
     }
     styles = kept
     transitions = SGRTransitionCache()
-    lastErase = (0, 0)
+    eraseIDs = Array(repeating: 0, count: styles.count)
     var capacity = 64
     while capacity < styles.count * 2 { capacity *= 2 }
     rebuildIndex(capacity: capacity)
