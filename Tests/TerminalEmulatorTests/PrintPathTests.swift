@@ -55,4 +55,22 @@ struct PrintPathTests {
       if !same { return }
     }
   }
+
+  /// The pass through text and colour changes (`printTextRuns`) writes runs after an SGR
+  /// without the print path's own checks: a run landing on half of a wide character must
+  /// still blank the other half.
+  @Test func textAndColourPassRepairsWideCharacters() {
+    let padding = String(repeating: "z", count: 40)  // sequences are taken whole
+    // The first line teaches the cache both SGRs; the second overwrites the right half of 中
+    // and the left half of 文 in one pass.
+    let text =
+      "\u{1B}[31mq\u{1B}[0mq\r\n\u{1B}[31mq\u{1B}[0mq\r\n中文字\u{1B}[2Gx\u{1B}[31my\u{1B}[0m\r\n" + padding
+    var whole = Terminal(cols: 60, rows: 5)
+    whole.feed(text)
+    var bytewise = Terminal(cols: 60, rows: 5)
+    for b in Array(text.utf8) { bytewise.feed([b]) }
+    #expect(whole.screenLines()[2] == " xy 字")
+    #expect(whole.cell(row: 2, col: 2).style != 0)
+    #expect(whole.isEquivalent(to: bytewise), "\(whole.difference(from: bytewise))")
+  }
 }

@@ -59,4 +59,21 @@ struct SGRTransitionCacheTests {
     let absent = SGRTransitionCache.Key(shape: 9 << 32, low: 1, high: 2)
     #expect(cache.lookup(absent) == nil)
   }
+
+  /// Copies of a terminal share the cache until one of them stores: what one copy learns
+  /// (under its own style ids) must never answer the other's lookups.
+  @Test func copiesDoNotSeeEachOthersTransitions() {
+    let text = "x" + String(repeating: "y", count: 40)  // sequences are taken whole
+    var a = Terminal(cols: 80, rows: 4)
+    a.feed("\u{1B}[31m" + text)
+    var b = a
+    b.feed("\u{1B}[1m" + text)  // b: (fg 31, "1") -> fg 31 + bold, a new id in b
+    a.feed("\u{1B}[32m" + text + "\u{1B}[31m" + text)  // a: that id is now fg 32
+    a.feed("\u{1B}[1m" + text)
+    var expected = Style()
+    expected.foreground = .indexed(1)
+    expected.attributes = [.bold]
+    #expect(a.cursor.pen == expected)
+    #expect(b.cursor.pen == expected)
+  }
 }

@@ -4,7 +4,10 @@
 /// palette walk), so most SGRs become one hashed lookup instead of decoding parameters,
 /// building a `Style` and interning it. Ids only mean something inside one `StyleTable`, which
 /// owns this cache and starts a fresh one whenever ids are renumbered.
-struct SGRTransitionCache: Sendable {
+///
+/// Sendable although it holds a pointer: the memory belongs to `storage`, which copies share
+/// and which is written only while one value holds the sole reference to it.
+struct SGRTransitionCache: @unchecked Sendable {
   /// The pen and the sequence in three words: up to eight decoded values (with count and
   /// colon mask), or up to 32 parameter characters (`RawControlSequence.key`, with their length).
   struct Key: Equatable {
@@ -13,9 +16,12 @@ struct SGRTransitionCache: Sendable {
     var high: UInt64
   }
 
-  private struct Entry {
+  fileprivate struct Entry {
     var key: Key
     var result: UInt32
+
+    static let empty = Entry(key: Key(shape: .max, low: .max, high: .max), result: 0)
+    var isEmpty: Bool { key.shape == .max }
   }
 
   /// Four-way buckets, sized to the number of keys: the table starts at 512 slots (16 KiB)
@@ -26,12 +32,56 @@ struct SGRTransitionCache: Sendable {
   /// (dense_cells, 256 keys) needs four ways so its keys do not evict each other.
   private static let minimumSlotBits = 9
   private static let maximumSlotBits = 13
-  /// Allocated on first use: most terminals in tests never see an SGR.
-  private var entries: [Entry] = []
-  /// 64 minus the table's slot bits: the hash's top bits pick the slot.
-  private var slotShift: UInt64 = 64
-  /// Slots holding a key.
-  private var liveCount = 0
+  /// Buckets of `ways` consecutive slots; a key may sit in any of them.
+  fileprivate static let ways = 4
+
+  /// The slots, in memory of their own so a reader can hold a plain pointer to them while the
+  /// terminal's other state changes. Allocated on first store: most terminals in tests never
+  /// see an SGR.
+  private final class Storage {
+    let entries: UnsafeMutablePointer<Entry>
+    let count: Int
+    var liveCount = 0
+
+    init(count: Int) {
+      self.count = count
+      entries = UnsafeMutablePointer.allocate(capacity: count)
+      entries.initialize(repeating: .empty, count: count)
+    }
+
+    init(copying other: Storage) {
+      count = other.count
+      liveCount = other.liveCount
+      entries = UnsafeMutablePointer.allocate(capacity: count)
+      entries.initialize(from: other.entries, count: count)
+    }
+
+    deinit { entries.deallocate() }
+  }
+
+  private var storage: Storage?
+  /// What lookups read, copied out of `storage` so a lookup is one load from the terminal's
+  /// own state instead of a chain of them.
+  private(set) var reader = Reader(entries: nil, slotShift: 64)
+
+  /// The lookup half of the cache as plain values: valid until the cache is next changed.
+  /// The print fast path holds one while it writes cells, where the cache itself (a part of
+  /// the terminal being modified) cannot be reached.
+  struct Reader {
+    fileprivate let entries: UnsafePointer<Entry>?
+    /// 64 minus the table's slot bits: the hash's top bits pick the slot.
+    fileprivate let slotShift: UInt64
+
+    @inline(__always)
+    func lookup(_ key: Key) -> UInt32? {
+      guard let e = entries else { return nil }
+      let bucket = SGRTransitionCache.bucket(key, slotShift)
+      for way in 0..<SGRTransitionCache.ways where e[bucket &+ way].key == key {
+        return e[bucket &+ way].result
+      }
+      return nil
+    }
+  }
 
   init() {}
 
@@ -57,65 +107,58 @@ struct SGRTransitionCache: Sendable {
   }
 
   @inline(__always)
-  private func slot(_ key: Key) -> Int {
+  fileprivate static func bucket(_ key: Key, _ slotShift: UInt64) -> Int {
     let h =
       key.shape &* 0x9E37_79B9_7F4A_7C15 ^ key.low &* 0xC2B2_AE3D_27D4_EB4F
       ^ key.high &* 0x1656_67B1_9E37_79F9
-    return Int(truncatingIfNeeded: h >> slotShift) & ~(SGRTransitionCache.ways &- 1)
+    return Int(truncatingIfNeeded: h &>> slotShift) & ~(ways &- 1)
   }
-
-  /// Buckets of `ways` consecutive slots; a key may sit in any of them.
-  private static let ways = 4
-  private static let emptyEntry = Entry(key: Key(shape: .max, low: .max, high: .max), result: 0)
 
   @inline(__always)
-  func lookup(_ key: Key) -> UInt32? {
-    guard !entries.isEmpty else { return nil }
-    let bucket = slot(key)
-    return entries.withUnsafeBufferPointer { e in
-      for way in 0..<SGRTransitionCache.ways where e[bucket &+ way].key == key {
-        return e[bucket &+ way].result
-      }
-      return nil
-    }
-  }
+  func lookup(_ key: Key) -> UInt32? { reader.lookup(key) }
 
   /// Stores into the bucket's first slot, moving the others down one (which drops the oldest).
   mutating func store(_ key: Key, result: UInt32) {
-    if entries.isEmpty {
+    // (No `if let` binding of `storage` here: a second reference would make it look shared.)
+    if storage == nil {
       resize(slotBits: SGRTransitionCache.minimumSlotBits)
-    } else if (liveCount &+ 1) &* 32 > entries.count
-      && 64 - Int(slotShift) < SGRTransitionCache.maximumSlotBits
+    } else if (storage!.liveCount &+ 1) &* 32 > storage!.count
+      && storage!.count < 1 << SGRTransitionCache.maximumSlotBits
     {
-      resize(slotBits: 65 - Int(slotShift))
+      resize(slotBits: storage!.count.trailingZeroBitCount &+ 1)
+    } else if !isKnownUniquelyReferenced(&storage) {
+      storage = Storage(copying: storage!)
+      reader = Reader(entries: storage!.entries, slotShift: reader.slotShift)
     }
-    insert(Entry(key: key, result: result))
+    SGRTransitionCache.insert(Entry(key: key, result: result), into: storage!, reader.slotShift)
   }
 
-  private mutating func insert(_ entry: Entry) {
-    let bucket = slot(entry.key)
-    let last = bucket &+ SGRTransitionCache.ways &- 1
-    if entries[last].key.shape == .max { liveCount &+= 1 }
-    var way = SGRTransitionCache.ways &- 1
+  private static func insert(_ entry: Entry, into storage: Storage, _ slotShift: UInt64) {
+    let e = storage.entries
+    let bucket = SGRTransitionCache.bucket(entry.key, slotShift)
+    if e[bucket &+ ways &- 1].isEmpty { storage.liveCount &+= 1 }
+    var way = ways &- 1
     while way > 0 {
-      entries[bucket &+ way] = entries[bucket &+ way &- 1]
+      e[bucket &+ way] = e[bucket &+ way &- 1]
       way &-= 1
     }
-    entries[bucket] = entry
+    e[bucket] = entry
   }
 
-  /// Rebuilds the table with `1 << slotBits` slots, keeping every key.
+  /// Moves every key into a new table of `1 << slotBits` slots.
   private mutating func resize(slotBits: Int) {
-    let old = entries
-    entries = Array(repeating: SGRTransitionCache.emptyEntry, count: 1 << slotBits)
-    slotShift = UInt64(64 - slotBits)
-    liveCount = 0
-    // Oldest first, so each bucket keeps its most recent keys in front.
-    for way in stride(from: SGRTransitionCache.ways - 1, through: 0, by: -1) {
-      for bucket in stride(from: 0, to: old.count, by: SGRTransitionCache.ways)
-      where old[bucket + way].key.shape != .max {
-        insert(old[bucket + way])
+    let grown = Storage(count: 1 << slotBits)
+    let shift = UInt64(64 - slotBits)
+    if let old = storage {
+      // Oldest first, so each bucket keeps its most recent keys in front.
+      for way in stride(from: SGRTransitionCache.ways - 1, through: 0, by: -1) {
+        for bucket in stride(from: 0, to: old.count, by: SGRTransitionCache.ways)
+        where !old.entries[bucket + way].isEmpty {
+          SGRTransitionCache.insert(old.entries[bucket + way], into: grown, shift)
+        }
       }
     }
+    storage = grown
+    reader = Reader(entries: grown.entries, slotShift: shift)
   }
 }

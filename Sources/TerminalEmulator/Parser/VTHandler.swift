@@ -6,6 +6,12 @@
 public protocol VTHandler {
   /// A run of printable ASCII (0x20...0x7E) in the ground state: the print fast path.
   mutating func printASCII(_ run: UnsafeBufferPointer<UInt8>)
+  /// Text in the ground state: `bytes[start]` is printable ASCII and `bytes[start..<end]` is
+  /// unread input. Takes at least the printable run at `start` and may go on through what
+  /// follows — more runs, and control sequences between them that it can apply without the
+  /// state machine (a colour change) — returning the index after what it took. The default
+  /// hands the run to `printASCII`.
+  mutating func printText(_ bytes: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int
   /// One decoded Unicode scalar to print (non-ASCII, or U+FFFD for malformed UTF-8).
   mutating func print(_ scalar: UInt32)
   /// A run of decoded scalars to print in order (non-ASCII text, possibly with printable
@@ -27,6 +33,13 @@ public protocol VTHandler {
 }
 
 extension VTHandler {
+  @inline(__always)
+  public mutating func printText(_ bytes: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int {
+    let runEnd = VTParser.endOfPrintableRun(bytes, from: start &+ 1, end: end)
+    printASCII(UnsafeBufferPointer(start: bytes + start, count: runEnd &- start))
+    return runEnd
+  }
+
   public mutating func csiDispatch(_ sequence: RawControlSequence) { csiDispatch(sequence.decoded()) }
 
   public mutating func printScalars(_ run: UnsafeBufferPointer<UInt32>) {

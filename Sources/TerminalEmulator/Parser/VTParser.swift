@@ -98,9 +98,7 @@ public struct VTParser: Sendable, Equatable {
       if state == .ground && utf8Remaining == 0 {
         let b = base[i]
         if b >= 0x20 && b < 0x7F {
-          let j = VTParser.endOfPrintableRun(base, from: i &+ 1, end: end)
-          handler.printASCII(UnsafeBufferPointer(start: base + i, count: j &- i))
-          i = j
+          i = handler.printText(base, from: i, end: end)
           continue
         }
         if b == 0x1B, i &+ 1 < end, base[i &+ 1] == 0x5B {
@@ -166,7 +164,7 @@ public struct VTParser: Sendable, Equatable {
   /// Scans eight bytes at a time (SWAR): a byte below 0x20 or above 0x7E sets its high bit in
   /// the mask, and the lowest set byte is exact because borrows and carries only move upward.
   @inline(__always)
-  static func endOfPrintableRun(_ base: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int {
+  public static func endOfPrintableRun(_ base: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int {
     var j = start
     #if _endian(little)
       while j &+ 8 <= end {

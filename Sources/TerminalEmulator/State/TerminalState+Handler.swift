@@ -3,6 +3,11 @@ extension TerminalState: VTHandler {
   public mutating func printASCII(_ run: UnsafeBufferPointer<UInt8>) { printRun(run) }
 
   @inline(__always)
+  public mutating func printText(_ bytes: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int {
+    printInputText(bytes, from: start, end: end)
+  }
+
+  @inline(__always)
   public mutating func print(_ scalar: UInt32) { printScalar(scalar) }
 
   @inline(__always)

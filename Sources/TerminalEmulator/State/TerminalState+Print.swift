@@ -30,6 +30,102 @@ extension TerminalState {
     printRunGeneral(run)
   }
 
+  /// Text in the ground state (`VTHandler.printText`): a run followed by a control sequence
+  /// goes to `printTextRuns`, which can take the colour changes between runs in the same
+  /// pass; a run followed by anything else is printed alone. Small, so it inlines into the
+  /// parser's loop the way `printRun` does.
+  @inline(__always)
+  mutating func printInputText(_ bytes: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int {
+    let runEnd = VTParser.endOfPrintableRun(bytes, from: start &+ 1, end: end)
+    if runEnd &+ 2 &+ RawControlSequence.maxLength < end && bytes[runEnd] == 0x1B
+      && bytes[runEnd &+ 1] == 0x5B
+    {
+      return printTextRuns(bytes, from: start, runEnd: runEnd, end: end)
+    }
+    printRun(UnsafeBufferPointer(start: bytes + start, count: runEnd &- start))
+    return runEnd
+  }
+
+  /// Text and the colour changes between its runs. While each run fits on the cursor's row
+  /// and each SGR between two runs is one the transition cache knows, runs go straight into
+  /// the row with the pen held in a register: the row is found and its storage checked for
+  /// uniqueness once for the whole stretch, not once per run and SGR. What stops the pass — a
+  /// run reaching the end of the row, a wide character in the way, any other sequence — is
+  /// left to the ordinary paths.
+  @inline(never)
+  mutating func printTextRuns(
+    _ bytes: UnsafePointer<UInt8>, from start: Int, runEnd firstRunEnd: Int, end: Int
+  ) -> Int {
+    var runEnd = firstRunEnd
+    let startCol = cursor.col
+    // Worth a pass only when a colour change and more text follow the first run.
+    guard TerminalState.colourChange(bytes, at: runEnd, end: end) != nil,
+      !cursor.pendingWrap && startCol &+ (runEnd &- start) < cols
+        && modes.isDisjoint(with: [.insert, .leftRightMargins]) && charsets.isIdentity
+    else {
+      printRun(UnsafeBufferPointer(start: bytes + start, count: runEnd &- start))
+      return runEnd
+    }
+    let cols = self.cols
+    let transitions = styles.transitions.reader
+    let startPen = cursor.penID
+    var pen = startPen
+    var col = startCol
+    var i = start
+    var written = start  // end of the last run written
+    var runLeft = false  // the pass stopped at a run (i..<runEnd) it could not write
+    let base = screen.rowBase(cursor.row)
+    screen.cells.withUnsafeMutableBufferPointer { cells in
+      let row = cells.baseAddress! + base
+      while true {
+        let n = runEnd &- i
+        guard col &+ n < cols,
+          (row[col].content | row[col &+ n &- 1].content) & (Cell.wideFlag | Cell.spacerFlag) == 0
+        else {
+          runLeft = true
+          return
+        }
+        TerminalState.storeASCIICells(bytes + i, count: n, to: row + col, pen: pen)
+        col &+= n
+        i = runEnd
+        written = runEnd
+        // Go on through an SGR the cache knows.
+        guard let sequence = TerminalState.colourChange(bytes, at: i, end: end),
+          let id = transitions.lookup(SGRTransitionCache.key(pen: pen, sequence))
+        else { return }
+        pen = id
+        i = i &+ sequence.length &+ 3
+        runEnd = VTParser.endOfPrintableRun(bytes, from: i &+ 1, end: end)
+      }
+    }
+    if written != start {
+      cursor.col = col
+      lastPrinted = UInt32(bytes[written &- 1])
+      joinNext = false
+    }
+    if pen != startPen {
+      cursor.penID = pen
+      cursor.pen = styles[pen]
+    }
+    guard runLeft else { return i }
+    printRun(UnsafeBufferPointer(start: bytes + i, count: runEnd &- i))
+    return runEnd
+  }
+
+  /// The SGR at `i` (`ESC [ parameters m`, taken whole) when printable text follows it: what
+  /// `printTextRuns` can go on through.
+  @inline(__always)
+  static func colourChange(_ bytes: UnsafePointer<UInt8>, at i: Int, end: Int) -> RawControlSequence? {
+    let parameters = i &+ 2
+    guard parameters &+ RawControlSequence.maxLength < end, bytes[i] == 0x1B, bytes[i &+ 1] == 0x5B,
+      let length = RawControlSequence.parameterLength(bytes + parameters),
+      bytes[parameters &+ length] == UInt8(ascii: "m")
+    else { return nil }
+    let next = bytes[parameters &+ length &+ 1]
+    guard next >= 0x20 && next < 0x7F else { return nil }
+    return RawControlSequence(characters: bytes + parameters, length: length, final: UInt8(ascii: "m"))
+  }
+
   /// Writes `n` (at least one) cells made from ASCII bytes with style `pen`. Overlapping wide
   /// stores keep the branches independent of the run's length up to 32 cells: text between
   /// colour changes varies in length at random, and a mispredicted loop exit per run cost
