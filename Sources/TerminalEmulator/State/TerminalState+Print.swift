@@ -48,32 +48,61 @@ extension TerminalState {
 
   /// Text and the colour changes between its runs. While each run fits on the cursor's row
   /// and each SGR between two runs is one the transition cache knows, runs go straight into
-  /// the row with the pen held in a register: the row is found and its storage checked for
-  /// uniqueness once for the whole stretch, not once per run and SGR. What stops the pass — a
-  /// run reaching the end of the row, a wide character in the way, any other sequence — is
-  /// left to the ordinary paths.
+  /// the row with the pen held in a register (`writeRunsOnRow`): the row is found and its
+  /// storage checked for uniqueness once per row, not once per run and SGR. A run that does
+  /// not fit takes the ordinary path (which wraps), and the pass goes on after it; anything
+  /// else — an unknown SGR, any other sequence or control — ends the pass.
   @inline(never)
   mutating func printTextRuns(
     _ bytes: UnsafePointer<UInt8>, from start: Int, runEnd firstRunEnd: Int, end: Int
   ) -> Int {
+    var i = start
     var runEnd = firstRunEnd
-    let startCol = cursor.col
     // Worth a pass only when a colour change and more text follow the first run.
     guard TerminalState.colourChange(bytes, at: runEnd, end: end) != nil,
-      !cursor.pendingWrap && startCol &+ (runEnd &- start) < cols
-        && modes.isDisjoint(with: [.insert, .leftRightMargins]) && charsets.isIdentity
+      modes.isDisjoint(with: [.insert, .leftRightMargins]) && charsets.isIdentity
     else {
-      printRun(UnsafeBufferPointer(start: bytes + start, count: runEnd &- start))
+      printRun(UnsafeBufferPointer(start: bytes + i, count: runEnd &- i))
       return runEnd
     }
+    while true {
+      if !cursor.pendingWrap && cursor.col &+ (runEnd &- i) < cols {
+        let stop = writeRunsOnRow(bytes, from: i, runEnd: runEnd, end: end)
+        guard stop.runLeft else { return stop.index }
+        i = stop.index
+        runEnd = stop.runEnd
+      }
+      printRun(UnsafeBufferPointer(start: bytes + i, count: runEnd &- i))
+      i = runEnd
+      guard let sequence = TerminalState.colourChange(bytes, at: i, end: end),
+        let id = styles.transitions.lookup(SGRTransitionCache.key(pen: cursor.penID, sequence))
+      else { return i }
+      if id != cursor.penID {
+        cursor.penID = id
+        cursor.pen = styles[id]
+      }
+      i = i &+ sequence.length &+ 3
+      runEnd = VTParser.endOfPrintableRun(bytes, from: i &+ 1, end: end)
+    }
+  }
+
+  /// Writes the run `start..<runEnd`, which fits on the cursor's row, then further runs after
+  /// SGRs the cache knows, while they fit and split no wide character. Returns where it
+  /// stopped: before a run it could not write (`runLeft`, with that run's end), or after the
+  /// last run written.
+  @inline(__always)
+  private mutating func writeRunsOnRow(
+    _ bytes: UnsafePointer<UInt8>, from start: Int, runEnd firstRunEnd: Int, end: Int
+  ) -> (index: Int, runEnd: Int, runLeft: Bool) {
     let cols = self.cols
     let transitions = styles.transitions.reader
     let startPen = cursor.penID
     var pen = startPen
-    var col = startCol
+    var col = cursor.col
     var i = start
+    var runEnd = firstRunEnd
     var written = start  // end of the last run written
-    var runLeft = false  // the pass stopped at a run (i..<runEnd) it could not write
+    var runLeft = false
     let base = screen.rowBase(cursor.row)
     screen.cells.withUnsafeMutableBufferPointer { cells in
       let row = cells.baseAddress! + base
@@ -107,9 +136,7 @@ extension TerminalState {
       cursor.penID = pen
       cursor.pen = styles[pen]
     }
-    guard runLeft else { return i }
-    printRun(UnsafeBufferPointer(start: bytes + i, count: runEnd &- i))
-    return runEnd
+    return (i, runEnd, runLeft)
   }
 
   /// The SGR at `i` (`ESC [ parameters m`, taken whole) when printable text follows it: what
