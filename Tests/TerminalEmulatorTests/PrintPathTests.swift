@@ -10,6 +10,7 @@ struct PrintPathTests {
     "\u{200D}", "🎉", "╔═╗", "Ωλ", "x", " ", "ab", "a long run of plain ascii text", "\r\n", "\r", "\n",
     "\u{1B}[31m", "\u{1B}[0m", "\u{1B}[?7l", "\u{1B}[?7h", "\u{1B}[4h", "\u{1B}[4l", "\u{1B}(0", "\u{1B}(B",
     "\u{1B}N", "\u{1B}[3G", "\u{1B}[2;5r", "\u{1B}[r", "\u{1B}[?69h\u{1B}[2;5s", "\u{1B}[?69l", "\u{FFFD}",
+    "\u{1B}[3b", "colour \u{1B}[31mtext\u{1B}[0m and more",
   ]
 
   @Test(arguments: [3, 7, 12])

@@ -46,12 +46,13 @@ extension TerminalState {
     return runEnd
   }
 
-  /// Text and the colour changes between its runs. While each run fits on the cursor's row
-  /// and each SGR between two runs is one the transition cache knows, runs go straight into
-  /// the row with the pen held in a register (`writeRunsOnRow`): the row is found and its
-  /// storage checked for uniqueness once per row, not once per run and SGR. A run that does
-  /// not fit takes the ordinary path (which wraps), and the pass goes on after it; anything
-  /// else — an unknown SGR, any other sequence or control — ends the pass.
+  /// Text and the colour changes between its runs. While each SGR between two runs is one
+  /// the transition cache knows, runs go straight into the row with the pen held in a
+  /// register (`writeRunsOnRow`): the row is found and its storage checked for uniqueness
+  /// once per row, not once per run and SGR. With autowrap a run longer than the rest of the
+  /// row fills it and continues on the next line; a wide character in the way or autowrap off
+  /// sends that run through the ordinary path, after which the pass goes on. Anything else —
+  /// an unknown SGR, any other sequence or control — ends the pass.
   @inline(never)
   mutating func printTextRuns(
     _ bytes: UnsafePointer<UInt8>, from start: Int, runEnd firstRunEnd: Int, end: Int
@@ -65,15 +66,27 @@ extension TerminalState {
       printRun(UnsafeBufferPointer(start: bytes + i, count: runEnd &- i))
       return runEnd
     }
+    let autowrap = modes.contains(.autowrap)
     while true {
-      if !cursor.pendingWrap && cursor.col &+ (runEnd &- i) < cols {
-        let stop = writeRunsOnRow(bytes, from: i, runEnd: runEnd, end: end)
-        guard stop.runLeft else { return stop.index }
-        i = stop.index
-        runEnd = stop.runEnd
+      if cursor.pendingWrap && autowrap { wrapLine() }
+      if !cursor.pendingWrap {
+        let stop = writeRunsOnRow(bytes, from: i, runEnd: runEnd, end: end, autowrap: autowrap)
+        switch stop.reason {
+        case .sequenceOrControl: return stop.index
+        case .rowFull:
+          // The run continues on the next line (or, written to its end, waits for the next
+          // SGR and run like any other).
+          i = stop.index
+          runEnd = stop.runEnd
+          if i < runEnd { continue }
+        case .runLeft:
+          printRun(UnsafeBufferPointer(start: bytes + stop.index, count: stop.runEnd &- stop.index))
+          i = stop.runEnd
+        }
+      } else {
+        printRun(UnsafeBufferPointer(start: bytes + i, count: runEnd &- i))
+        i = runEnd
       }
-      printRun(UnsafeBufferPointer(start: bytes + i, count: runEnd &- i))
-      i = runEnd
       guard let sequence = TerminalState.colourChange(bytes, at: i, end: end),
         let id = styles.transitions.lookup(SGRTransitionCache.key(pen: cursor.penID, sequence))
       else { return i }
@@ -86,49 +99,65 @@ extension TerminalState {
     }
   }
 
-  /// Writes the run `start..<runEnd`, which fits on the cursor's row, then further runs after
-  /// SGRs the cache knows, while they fit and split no wide character. Returns where it
-  /// stopped: before a run it could not write (`runLeft`, with that run's end), or after the
-  /// last run written.
+  /// Why `writeRunsOnRow` stopped.
+  private enum RowPassStop {
+    /// After the last run written, at something other than a known SGR and text.
+    case sequenceOrControl
+    /// The row is full (pending wrap) with the run written up to `index`.
+    case rowFull
+    /// Before a run it could not write: one splitting a wide character, or too long for the
+    /// row without autowrap.
+    case runLeft
+  }
+
+  /// Writes the run `start..<runEnd` into the cursor's row (not in pending-wrap state), then
+  /// further runs after SGRs the cache knows. With `autowrap`, a run longer than the rest of
+  /// the row is written up to the row's end, leaving the cursor in pending-wrap state.
   @inline(__always)
   private mutating func writeRunsOnRow(
-    _ bytes: UnsafePointer<UInt8>, from start: Int, runEnd firstRunEnd: Int, end: Int
-  ) -> (index: Int, runEnd: Int, runLeft: Bool) {
+    _ bytes: UnsafePointer<UInt8>, from start: Int, runEnd firstRunEnd: Int, end: Int, autowrap: Bool
+  ) -> (index: Int, runEnd: Int, reason: RowPassStop) {
     let cols = self.cols
     let transitions = styles.transitions.reader
     let startPen = cursor.penID
-    var pen = startPen
-    var col = cursor.col
-    var i = start
-    var runEnd = firstRunEnd
-    var written = start  // end of the last run written
-    var runLeft = false
+    let startCol = cursor.col
     let base = screen.rowBase(cursor.row)
-    screen.cells.withUnsafeMutableBufferPointer { cells in
+    // The loop's state lives in the closure and comes back as its result, so it stays in
+    // registers instead of in captured variables.
+    let (col, i, runEnd, written, pen, reason) = screen.cells.withUnsafeMutableBufferPointer {
+      cells -> (Int, Int, Int, Int, UInt32, RowPassStop) in
       let row = cells.baseAddress! + base
+      var pen = startPen
+      var col = startCol
+      var i = start
+      var runEnd = firstRunEnd
+      var written = start  // end of the last cells written
       while true {
-        let n = runEnd &- i
-        guard col &+ n < cols,
+        let n = min(runEnd &- i, cols &- col)
+        guard n == runEnd &- i && col &+ n < cols || autowrap,
           (row[col].content | row[col &+ n &- 1].content) & (Cell.wideFlag | Cell.spacerFlag) == 0
-        else {
-          runLeft = true
-          return
-        }
+        else { return (col, i, runEnd, written, pen, .runLeft) }
         TerminalState.storeASCIICells(bytes + i, count: n, to: row + col, pen: pen)
         col &+= n
-        i = runEnd
-        written = runEnd
+        i &+= n
+        written = i
+        if col == cols { return (col, i, runEnd, i, pen, .rowFull) }
         // Go on through an SGR the cache knows.
         guard let sequence = TerminalState.colourChange(bytes, at: i, end: end),
           let id = transitions.lookup(SGRTransitionCache.key(pen: pen, sequence))
-        else { return }
+        else { return (col, i, runEnd, i, pen, .sequenceOrControl) }
         pen = id
         i = i &+ sequence.length &+ 3
         runEnd = VTParser.endOfPrintableRun(bytes, from: i &+ 1, end: end)
       }
     }
     if written != start {
-      cursor.col = col
+      if col == cols {
+        cursor.col = cols &- 1
+        cursor.pendingWrap = true
+      } else {
+        cursor.col = col
+      }
       lastPrinted = UInt32(bytes[written &- 1])
       joinNext = false
     }
@@ -136,7 +165,7 @@ extension TerminalState {
       cursor.penID = pen
       cursor.pen = styles[pen]
     }
-    return (i, runEnd, runLeft)
+    return (i, runEnd, reason)
   }
 
   /// The SGR at `i` (`ESC [ parameters m`, taken whole) when printable text follows it: what
