@@ -30,13 +30,15 @@ enum RecordingBench {
   }
 
   /// Median wall times of several commands, run interleaved so that drift in the machine's
-  /// load affects them alike.
+  /// load affects them alike, in forward order on even rounds and reverse order on odd ones
+  /// so that none always runs right after the same neighbour.
   static func medianWallTimes(_ commands: [[String]?], runs: Int) -> [Double?] {
     var times = Array(repeating: [Double](), count: commands.count)
     var failed = Array(repeating: false, count: commands.count)
-    for _ in 0..<runs {
-      for (i, command) in commands.enumerated() {
-        guard let command, !failed[i] else { continue }
+    for round in 0..<runs {
+      let order = round % 2 == 0 ? Array(commands.indices) : commands.indices.reversed()
+      for i in order {
+        guard let command = commands[i], !failed[i] else { continue }
         if let t = wallTime(command) { times[i].append(t) } else { failed[i] = true }
       }
     }
@@ -64,16 +66,21 @@ enum RecordingBench {
     let reelFile = dir.appendingPathComponent("r.reel").path
     let command = "cat '\(input)'"
     var castFile = dir.appendingPathComponent("a.cast").path
+    // reel against its baseline in pairs; asciinema (a second slower, a reference only) in
+    // its own fewer rounds, so its load does not sit between them.
     let medians = medianWallTimes(
       [
         which("script")
           ? ["script", "-q", "-c", command, dir.appendingPathComponent("script.out").path] : nil,
         [reel, "record", reelFile, "--overwrite", "-q", "-c", command],
-        which("asciinema") ? ["asciinema", "rec", "-q", "--overwrite", "-c", command, castFile] : nil,
       ], runs: runs)
     let scriptTime = medians[0]
     let reelTime = medians[1] ?? .nan
-    let asciinemaTime = medians[2]
+    let asciinemaTime =
+      which("asciinema")
+      ? medianWallTimes(
+        [["asciinema", "rec", "-q", "--overwrite", "-c", command, castFile]], runs: max(3, runs / 3))[0]
+      : nil
     let fromAsciinema = asciinemaTime != nil
     if !fromAsciinema {
       castFile = dir.appendingPathComponent("converted.cast").path

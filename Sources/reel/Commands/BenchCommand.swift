@@ -80,7 +80,7 @@ struct BenchCommand: ParsableCommand {
     }
     var recording: [(String, JSONValue)] = []
     if !skipRecording {
-      let runs = max(5, repeats * 2 + 1)
+      let runs = max(11, repeats * 4 + 1)
       let r = try RecordingBench.run(sizeMiB: size, runs: runs)
       let ratio = r.scriptSeconds.map { r.reelSeconds / $0 }
       let sizeRatio = Double(r.castBytes) / Double(max(1, r.reelBytes))
