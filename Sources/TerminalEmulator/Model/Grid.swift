@@ -80,6 +80,9 @@ struct Grid: Sendable, Equatable {
 
   mutating func setWrapped(row: Int, _ wrapped: Bool) {
     let s = slot(line: historyCount + row)
+    // Read first: erases clear the flag on every line they reach, which rarely has it, and a
+    // write costs a uniqueness check of the flags.
+    guard flags[s].contains(.wrapped) != wrapped else { return }
     if wrapped { flags[s].insert(.wrapped) } else { flags[s].remove(.wrapped) }
   }
 
@@ -223,31 +226,49 @@ struct Grid: Sendable, Equatable {
   }
 
   /// `rotate` for the common case of a few lines (IL/DL/SU/SD by one or two): each ring entry
-  /// moves once, through a small stack buffer, instead of being swapped twice.
+  /// moves once, the few that go round through a small buffer on the stack. When the rows'
+  /// entries do not wrap around the end of the ring (nearly always) the move is one memmove.
   private mutating func rotateSmall(top: Int, height: Int, by shift: Int) {
     let count = ring.count
     let start = ringPosition(line: historyCount + top)
+    // Up by `shift` rows (the first `shift` go to the bottom) or, when that is more than
+    // eight, down by `back` rows (the last `back` come to the top).
+    let up = shift <= 8
+    let moving = up ? shift : height &- shift
+    var saved: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // eight ring entries
     ring.withUnsafeMutableBufferPointer { r in
-      @inline(__always) func at(_ i: Int) -> Int {
-        let p = start &+ i
-        return p >= count ? p &- count : p
-      }
-      withUnsafeTemporaryAllocation(of: Int32.self, capacity: 8) { saved in
-        if shift <= 8 {
-          // Up: rows shift..<height move to the top, the first `shift` go to the bottom.
-          for i in 0..<shift { saved[i] = r[at(i)] }
-          for i in 0..<(height &- shift) { r[at(i)] = r[at(i &+ shift)] }
-          for i in 0..<shift { r[at(height &- shift &+ i)] = saved[i] }
+      withUnsafeMutableBytes(of: &saved) { raw in
+        let keep = raw.baseAddress!.assumingMemoryBound(to: Int32.self)
+        if start &+ height <= count {
+          let rows = r.baseAddress! + start
+          let stay = height &- moving
+          if up {
+            keep.update(from: rows, count: moving)
+            rows.update(from: rows + moving, count: stay)
+            (rows + stay).update(from: keep, count: moving)
+          } else {
+            keep.update(from: rows + stay, count: moving)
+            (rows + moving).update(from: rows, count: stay)
+            rows.update(from: keep, count: moving)
+          }
+          return
+        }
+        @inline(__always) func at(_ i: Int) -> Int {
+          let p = start &+ i
+          return p >= count ? p &- count : p
+        }
+        if up {
+          for i in 0..<moving { keep[i] = r[at(i)] }
+          for i in 0..<(height &- moving) { r[at(i)] = r[at(i &+ moving)] }
+          for i in 0..<moving { r[at(height &- moving &+ i)] = keep[i] }
         } else {
-          // Down by `back` rows: the last `back` come to the top.
-          let back = height &- shift
-          for i in 0..<back { saved[i] = r[at(height &- back &+ i)] }
+          for i in 0..<moving { keep[i] = r[at(height &- moving &+ i)] }
           var i = height &- 1
-          while i >= back {
-            r[at(i)] = r[at(i &- back)]
+          while i >= moving {
+            r[at(i)] = r[at(i &- moving)]
             i &-= 1
           }
-          for i in 0..<back { r[at(i)] = saved[i] }
+          for i in 0..<moving { r[at(i)] = keep[i] }
         }
       }
     }
