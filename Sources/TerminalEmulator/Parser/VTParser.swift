@@ -98,7 +98,9 @@ public struct VTParser: Sendable, Equatable {
       if state == .ground && utf8Remaining == 0 {
         let b = base[i]
         if b >= 0x20 && b < 0x7F {
-          i = handler.printText(base, from: i, end: end)
+          let next = handler.printText(base, from: i, end: end)
+          precondition(next > i && next <= end, "printText must take the run at its start")
+          i = next
           continue
         }
         if b == 0x1B, i &+ 1 < end, base[i &+ 1] == 0x5B {
