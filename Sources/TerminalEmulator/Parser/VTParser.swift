@@ -99,7 +99,7 @@ public struct VTParser: Sendable, Equatable {
         let b = base[i]
         if b >= 0x20 && b < 0x7F {
           let next = handler.printText(base, from: i, end: end)
-          precondition(next > i && next <= end, "printText must take the run at its start")
+          precondition(next > i, "printText must take the run at its start")
           i = next
           continue
         }
