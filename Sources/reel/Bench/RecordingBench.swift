@@ -28,10 +28,12 @@ enum RecordingBench {
       posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
     }
     var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-    defer { for p in argv { free(p) } }
+    var envp: [UnsafeMutablePointer<CChar>?] =
+      ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for p in argv + envp { free(p) } }
     var pid: pid_t = 0
     let start = Measure.now()
-    guard posix_spawnp(&pid, arguments[0], &actions, nil, &argv, environ) == 0 else { return nil }
+    guard posix_spawnp(&pid, arguments[0], &actions, nil, &argv, &envp) == 0 else { return nil }
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 {
       guard errno == EINTR else { return nil }
