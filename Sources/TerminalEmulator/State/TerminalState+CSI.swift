@@ -258,19 +258,29 @@ extension TerminalState {
     switch mode {
     case 0:
       eraseInLine(0, selective: selective)
-      if cursor.row + 1 < rows {
-        for r in (cursor.row + 1)..<rows { eraseCells(row: r, from: 0, to: cols, selective: selective) }
-      }
+      eraseRows((cursor.row + 1)..<max(rows, cursor.row + 1), selective: selective)
     case 1:
-      for r in 0..<cursor.row { eraseCells(row: r, from: 0, to: cols, selective: selective) }
+      eraseRows(0..<cursor.row, selective: selective)
       eraseInLine(1, selective: selective)
     case 2:
-      for r in 0..<rows { eraseCells(row: r, from: 0, to: cols, selective: selective) }
+      eraseRows(0..<rows, selective: selective)
     case 3:
       if !selective { screen.clearHistory() }
     default:
       break
     }
+  }
+
+  /// Whole rows of an ED: each cleared in one pass with the same erase cell (no partial-row
+  /// checks, which a whole row does not need).
+  private mutating func eraseRows(_ range: Range<Int>, selective: Bool) {
+    guard !range.isEmpty else { return }
+    guard !selective else {
+      for r in range { eraseCells(row: r, from: 0, to: cols, selective: true) }
+      return
+    }
+    let fill = eraseCell()
+    for r in range { screen.clearRow(r, with: fill) }
   }
 
   /// EL / DECSEL.
