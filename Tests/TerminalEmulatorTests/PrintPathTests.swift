@@ -74,4 +74,36 @@ struct PrintPathTests {
     #expect(whole.cell(row: 2, col: 2).style != 0)
     #expect(whole.isEquivalent(to: bytewise), "\(whole.difference(from: bytewise))")
   }
+
+  /// The text-and-colour pass against the state machine: text runs of random lengths (some
+  /// longer than a row) between SGRs of every length and shape, and now and then another
+  /// sequence or control, fed whole (the pass takes what it can) and byte by byte (it never
+  /// runs). Short SGRs that are prefixes of longer ones (`3` and `31`, `1` and `13`) are there
+  /// so a wrong parameter length would find a wrong cached answer.
+  @Test(arguments: [10, 80])
+  func textAndColourPassMatchesTheStateMachine(cols: Int) {
+    var rng = SystemRandomNumberGenerator()
+    let sgrs = [
+      "0", "1", "3", "4", "7", "13", "31", "32", "37", "39", "42", "1;31", "01;34", "4:3", "38;5;208",
+      "48;5;17", "38;2;10;20;30", "", "0;1;4;7", "22", "3;31",
+    ]
+    let others = ["\r\n", "\u{1B}[2;3H", "\u{1B}[K", "\u{1B}[?7l", "\u{1B}[?7h", "中", "\t"]
+    for _ in 0..<30 {
+      var text = ""
+      for _ in 0..<400 {
+        let length = Int.random(in: 1...(cols + 5), using: &rng)
+        text += String((0..<length).map { _ in "abcdefghij".randomElement(using: &rng)! })
+        text += "\u{1B}[" + sgrs.randomElement(using: &rng)! + "m"
+        if Int.random(in: 0..<8, using: &rng) == 0 { text += others.randomElement(using: &rng)! }
+      }
+      let bytes = Array(text.utf8)
+      var whole = Terminal(cols: cols, rows: 5, scrollback: 50)
+      whole.feed(bytes)
+      var bytewise = Terminal(cols: cols, rows: 5, scrollback: 50)
+      for b in bytes { bytewise.feed([b]) }
+      let same = whole.isEquivalent(to: bytewise)
+      #expect(same, "\(whole.difference(from: bytewise))")
+      if !same { return }
+    }
+  }
 }

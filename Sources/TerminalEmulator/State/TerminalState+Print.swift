@@ -173,10 +173,23 @@ extension TerminalState {
   @inline(__always)
   static func colourChange(_ bytes: UnsafePointer<UInt8>, at i: Int, end: Int) -> RawControlSequence? {
     let parameters = i &+ 2
-    guard parameters &+ RawControlSequence.maxLength < end, bytes[i] == 0x1B, bytes[i &+ 1] == 0x5B,
-      let length = RawControlSequence.parameterLength(bytes + parameters),
-      bytes[parameters &+ length] == UInt8(ascii: "m")
+    guard parameters &+ RawControlSequence.maxLength < end, bytes[i] == 0x1B, bytes[i &+ 1] == 0x5B
     else { return nil }
+    // One or two parameter characters (`ESC[0m`, `ESC[31m`) by direct compares: when the
+    // length is predictable, what follows need not wait for the general scan.
+    let length: Int
+    if bytes[parameters &+ 2] == UInt8(ascii: "m") && bytes[parameters] &- 0x30 <= 9
+      && bytes[parameters &+ 1] &- 0x30 <= 9
+    {
+      length = 2
+    } else if bytes[parameters &+ 1] == UInt8(ascii: "m") && bytes[parameters] &- 0x30 <= 9 {
+      length = 1
+    } else {
+      guard let scanned = RawControlSequence.parameterLength(bytes + parameters),
+        bytes[parameters &+ scanned] == UInt8(ascii: "m")
+      else { return nil }
+      length = scanned
+    }
     let next = bytes[parameters &+ length &+ 1]
     guard next >= 0x20 && next < 0x7F else { return nil }
     return RawControlSequence(characters: bytes + parameters, length: length, final: UInt8(ascii: "m"))
