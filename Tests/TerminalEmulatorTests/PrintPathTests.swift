@@ -13,17 +13,24 @@ struct PrintPathTests {
     "\u{1B}[3b", "colour \u{1B}[31mtext\u{1B}[0m and more",
   ]
 
+  /// `text` fed to two fresh terminals, whole and one byte per feed.
+  static func fedWholeAndBytewise(_ text: String, cols: Int, rows: Int, scrollback: Int) -> (
+    whole: Terminal, bytewise: Terminal
+  ) {
+    var whole = Terminal(cols: cols, rows: rows, scrollback: scrollback)
+    whole.feed(text)
+    var bytewise = Terminal(cols: cols, rows: rows, scrollback: scrollback)
+    for b in Array(text.utf8) { bytewise.feed([b]) }
+    return (whole, bytewise)
+  }
+
   @Test(arguments: [3, 7, 12])
   func wholeAndBytewiseFeedsAgree(cols: Int) {
     var rng = SystemRandomNumberGenerator()
     for _ in 0..<40 {
       var text = ""
       for _ in 0..<300 { text += Self.pieces.randomElement(using: &rng)! }
-      let bytes = Array(text.utf8)
-      var whole = Terminal(cols: cols, rows: 5, scrollback: 20)
-      whole.feed(bytes)
-      var bytewise = Terminal(cols: cols, rows: 5, scrollback: 20)
-      for b in bytes { bytewise.feed([b]) }
+      let (whole, bytewise) = Self.fedWholeAndBytewise(text, cols: cols, rows: 5, scrollback: 20)
       let same = whole.isEquivalent(to: bytewise)
       #expect(same, "\(whole.difference(from: bytewise))\n\(text.debugDescription)")
       if !same { return }
@@ -66,10 +73,8 @@ struct PrintPathTests {
     // and the left half of 文 in one pass.
     let text =
       "\u{1B}[31mq\u{1B}[0mq\r\n\u{1B}[31mq\u{1B}[0mq\r\n中文字\u{1B}[2Gx\u{1B}[31my\u{1B}[0m\r\n" + padding
-    var whole = Terminal(cols: 60, rows: 5)
-    whole.feed(text)
-    var bytewise = Terminal(cols: 60, rows: 5)
-    for b in Array(text.utf8) { bytewise.feed([b]) }
+    let (whole, bytewise) = Self.fedWholeAndBytewise(
+      text, cols: 60, rows: 5, scrollback: Terminal.defaultScrollback)
     #expect(whole.screenLines()[2] == " xy 字")
     #expect(whole.cell(row: 2, col: 2).style != 0)
     #expect(whole.isEquivalent(to: bytewise), "\(whole.difference(from: bytewise))")
@@ -96,11 +101,7 @@ struct PrintPathTests {
         text += "\u{1B}[" + sgrs.randomElement(using: &rng)! + "m"
         if Int.random(in: 0..<8, using: &rng) == 0 { text += others.randomElement(using: &rng)! }
       }
-      let bytes = Array(text.utf8)
-      var whole = Terminal(cols: cols, rows: 5, scrollback: 50)
-      whole.feed(bytes)
-      var bytewise = Terminal(cols: cols, rows: 5, scrollback: 50)
-      for b in bytes { bytewise.feed([b]) }
+      let (whole, bytewise) = Self.fedWholeAndBytewise(text, cols: cols, rows: 5, scrollback: 50)
       let same = whole.isEquivalent(to: bytewise)
       #expect(same, "\(whole.difference(from: bytewise))")
       if !same { return }

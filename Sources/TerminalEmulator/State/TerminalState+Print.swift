@@ -51,8 +51,9 @@ extension TerminalState {
   /// register (`writeRunsOnRow`): the row is found and its storage checked for uniqueness
   /// once per row, not once per run and SGR. With autowrap a run longer than the rest of the
   /// row fills it and continues on the next line; a wide character in the way or autowrap off
-  /// sends that run through the ordinary path, after which the pass goes on. Anything else —
-  /// an unknown SGR, any other sequence or control — ends the pass.
+  /// sends that run through the ordinary path, after which the pass dispatches the SGR that
+  /// follows and goes on. Anything else — an SGR the cache does not know between runs on a
+  /// row, any other sequence or control — ends the pass.
   @inline(never)
   mutating func printTextRuns(
     _ bytes: UnsafePointer<UInt8>, from start: Int, runEnd firstRunEnd: Int, end: Int
@@ -87,13 +88,9 @@ extension TerminalState {
         printRun(UnsafeBufferPointer(start: bytes + i, count: runEnd &- i))
         i = runEnd
       }
-      guard let sequence = TerminalState.colourChange(bytes, at: i, end: end),
-        let id = styles.transitions.lookup(SGRTransitionCache.key(pen: cursor.penID, sequence))
-      else { return i }
-      if id != cursor.penID {
-        cursor.penID = id
-        cursor.pen = styles[id]
-      }
+      // The SGR after a run that took the ordinary path, as the parser would dispatch it.
+      guard let sequence = TerminalState.colourChange(bytes, at: i, end: end) else { return i }
+      csiDispatch(sequence)
       i = i &+ sequence.length &+ 3
       runEnd = VTParser.endOfPrintableRun(bytes, from: i &+ 1, end: end)
     }
@@ -161,10 +158,7 @@ extension TerminalState {
       lastPrinted = UInt32(bytes[written &- 1])
       joinNext = false
     }
-    if pen != startPen {
-      cursor.penID = pen
-      cursor.pen = styles[pen]
-    }
+    usePen(pen)
     return (i, runEnd, reason)
   }
 

@@ -14,10 +14,7 @@ extension TerminalState {
     cachedAs key: SGRTransitionCache.Key?, _ sequence: () -> ControlSequence
   ) {
     if let key, let id = styles.transitions.lookup(key) {
-      if id != cursor.penID {
-        cursor.penID = id
-        cursor.pen = styles[id]
-      }
+      usePen(id)
       return
     }
     decodeAndRemember(key, sequence)

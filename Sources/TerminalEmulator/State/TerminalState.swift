@@ -79,6 +79,14 @@ public struct TerminalState: Sendable {
     cursor.penID = styles.intern(style)
   }
 
+  /// Makes the interned style `id` the pen (an SGR answered from the transition cache).
+  @inline(__always)
+  mutating func usePen(_ id: UInt32) {
+    guard id != cursor.penID else { return }
+    cursor.penID = id
+    cursor.pen = styles[id]
+  }
+
   /// The blank cell an erase leaves: background colour only (xterm's BCE).
   @inline(__always)
   mutating func eraseCell() -> Cell { Cell.erased(styles.eraseID(of: cursor.penID)) }
