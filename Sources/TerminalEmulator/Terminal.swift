@@ -13,10 +13,49 @@ public struct Terminal: Sendable {
   /// Default number of scrollback lines kept.
   public static let defaultScrollback = 10_000
 
+  /// Largest number of columns a terminal may have. Sizes come from untrusted files and
+  /// peers; xterm and tmux bound theirs too (tmux at 10,000), and these bounds keep one screen
+  /// under 16 MiB of cells.
+  public static let maxColumns = 4096
+  /// Largest number of rows a terminal may have.
+  public static let maxRows = 4096
+  /// Largest number of cells (columns × rows) on one screen.
+  public static let maxCells = 1 << 21
+  /// Largest scrollback a terminal keeps, in cells: the line limit is lowered for very wide
+  /// terminals so history never holds more than 256 MiB of cells.
+  public static let maxScrollbackCells = 1 << 25
+
+  /// Why `cols`×`rows` is not a size reel accepts, or nil when it is.
+  public static func sizeProblem(cols: Int, rows: Int) -> String? {
+    guard cols >= 1, rows >= 1 else { return "a terminal needs at least one column and one row" }
+    guard cols <= maxColumns, rows <= maxRows, cols * rows <= maxCells else {
+      return
+        "a \(cols)x\(rows) terminal is too large (at most \(maxColumns) columns, \(maxRows) rows and \(maxCells) cells)"
+    }
+    return nil
+  }
+
+  /// `cols`×`rows` brought within the limits (each at least 1; rows lowered to fit `maxCells`).
+  public static func clampedSize(cols: Int, rows: Int) -> (cols: Int, rows: Int) {
+    let c = min(max(cols, 1), maxColumns)
+    let r = min(max(rows, 1), maxRows, maxCells / c)
+    return (c, r)
+  }
+
+  /// The scrollback line limit actually kept for a terminal `cols` wide (see
+  /// `maxScrollbackCells`).
+  static func effectiveScrollback(_ lines: Int, cols: Int) -> Int {
+    min(max(0, lines), maxScrollbackCells / max(1, cols))
+  }
+
   /// A blank terminal of `cols`×`rows` cells keeping up to `scrollback` lines of history.
+  /// Sizes outside the limits (`sizeProblem`) are clamped to them; check untrusted sizes
+  /// with `sizeProblem` first to report them.
   public init(cols: Int = 80, rows: Int = 24, scrollback: Int = Terminal.defaultScrollback) {
-    precondition(cols >= 1 && rows >= 1, "a terminal needs at least one row and one column")
-    state = TerminalState(cols: cols, rows: rows, scrollbackLimit: scrollback)
+    let size = Terminal.clampedSize(cols: cols, rows: rows)
+    state = TerminalState(
+      cols: size.cols, rows: size.rows,
+      scrollbackLimit: Terminal.effectiveScrollback(scrollback, cols: size.cols))
   }
 
   public var cols: Int { state.cols }
@@ -146,7 +185,7 @@ extension Terminal {
   /// Changes how many scrollback lines are kept (e.g. for a terminal restored from a keyframe
   /// that carried none). Keeps the most recent lines that fit.
   public mutating func setScrollbackLimit(_ limit: Int) {
-    let limit = max(0, limit)
+    let limit = Terminal.effectiveScrollback(limit, cols: cols)
     guard limit != state.scrollbackLimit else { return }
     let old = state.primary
     let lines = (0..<old.lineCount).map { Array(old.line($0)) }
@@ -158,8 +197,10 @@ extension Terminal {
     state.scrollbackLimit = limit
   }
 
-  /// Resizes to `cols`×`rows`, reflowing soft-wrapped lines of the primary screen.
+  /// Resizes to `cols`×`rows` (clamped to the limits, see `sizeProblem`), reflowing
+  /// soft-wrapped lines of the primary screen.
   public mutating func resize(cols: Int, rows: Int) {
-    state.resize(cols: max(1, cols), rows: max(1, rows))
+    let size = Terminal.clampedSize(cols: cols, rows: rows)
+    state.resize(cols: size.cols, rows: size.rows)
   }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Recording
 
 #if canImport(Glibc)
   import Glibc
@@ -24,6 +25,16 @@ struct Reel: ParsableCommand {
   /// Runs the command; every failure becomes one line on stderr and a non-zero exit.
   static func main() {
     signal(SIGPIPE, SIG_IGN)
+    // A signal that ends reel removes the temporary files it was writing (conversions,
+    // recordings not yet in place) and then ends it as the signal would have.
+    TemporaryFileRegistry.prepare()
+    for sig in [SIGINT, SIGTERM, SIGHUP] {
+      signal(sig) { sig in
+        TemporaryFileRegistry.removeAll()
+        signal(sig, SIG_DFL)
+        raise(sig)
+      }
+    }
     do {
       var command = try parseAsRoot()
       try command.run()

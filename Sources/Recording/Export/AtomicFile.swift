@@ -4,66 +4,75 @@
   import Darwin
 #endif
 
-/// An output file written under a temporary name beside its destination and renamed into
-/// place on `commit()`, so a failure or crash never leaves half a file at the destination.
-public final class AtomicFile {
+/// An output file written under a temporary name beside its destination and moved into place
+/// on `commit()`, so a failure, a crash or a signal never leaves half a file at the
+/// destination — and an existing destination is replaced only when `replacing` is true.
+public final class AtomicFile: ByteSink {
   public let destination: String
-  public let temporaryPath: String
-  private var fd: Int32
-  private var buffer: [UInt8] = []
-  private var committed = false
+  public let replacing: Bool
+  private var temporary: TemporaryFile?
+  private let output: FileOutput
 
-  public init(destination: String) throws {
+  public init(destination: String, replacing: Bool) throws {
     self.destination = destination
-    var st = stat()
-    if stat(destination, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
-      throw RecordingError("\(destination): is a directory")
-    }
-    temporaryPath = destination + ".reel-tmp-\(getpid())"
-    fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw RecordingError("\(destination): \(String(cString: strerror(errno)))") }
+    self.replacing = replacing
+    let temporary = try TemporaryFile(beside: destination, replacing: replacing)
+    output = FileOutput(descriptor: temporary.descriptor, name: destination)
+    self.temporary = consume temporary
   }
 
-  deinit {
-    if !committed {
-      closeDescriptor(fd)
-      unlink(temporaryPath)
-    }
+  public var temporaryPath: String { temporary?.path ?? destination }
+
+  public func write(_ bytes: some Collection<UInt8>) throws { try output.write(bytes) }
+
+  public func write(_ text: String) throws { try output.write(Array(text.utf8)) }
+
+  public func flush() throws { try output.flush() }
+
+  /// Flushes, syncs and moves the file into place.
+  public func commit() throws {
+    try output.flush()
+    guard let temporary = temporary.take() else { return }
+    try temporary.moveIntoPlace(replacing: replacing)
+  }
+}
+
+/// Where encoded output goes: a file, buffered.
+public protocol ByteSink: AnyObject {
+  func write(_ bytes: some Collection<UInt8>) throws
+  func flush() throws
+}
+
+/// Buffered writes to a descriptor it does not own: every byte handed over is written by
+/// `flush()` (retrying short writes and EINTR), or the error says why not.
+public final class FileOutput: ByteSink {
+  public let descriptor: Int32
+  public let name: String
+  private var buffer: [UInt8] = []
+  /// Buffered bytes that trigger a write.
+  public var flushThreshold = 1 << 20
+
+  public init(descriptor: Int32, name: String) {
+    self.descriptor = descriptor
+    self.name = name
   }
 
   public func write(_ bytes: some Collection<UInt8>) throws {
     buffer.append(contentsOf: bytes)
-    if buffer.count >= 1 << 20 { try drain() }
+    if buffer.count >= flushThreshold { try flush() }
   }
 
-  public func write(_ text: String) throws { try write(Array(text.utf8)) }
-
-  private func drain() throws {
+  public func flush() throws {
+    defer { buffer.removeAll(keepingCapacity: true) }
     var offset = 0
     while offset < buffer.count {
-      let n = buffer[offset...].withUnsafeBytes { systemWrite(fd, $0.baseAddress, $0.count) }
+      let n = buffer[offset...].withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
       if n < 0 {
         if errno == EINTR { continue }
-        throw RecordingError("\(destination): write failed: \(String(cString: strerror(errno)))")
+        throw RecordingError("\(name): write failed: \(String(cString: strerror(errno)))")
       }
       offset += n
     }
-    buffer.removeAll(keepingCapacity: true)
-  }
-
-  /// Flushes, syncs and renames the file into place.
-  public func commit() throws {
-    try drain()
-    guard fsync(fd) == 0 || errno == EINVAL else {
-      throw RecordingError("\(destination): \(String(cString: strerror(errno)))")
-    }
-    closeDescriptor(fd)
-    guard rename(temporaryPath, destination) == 0 else {
-      unlink(temporaryPath)
-      committed = true
-      throw RecordingError("\(destination): \(String(cString: strerror(errno)))")
-    }
-    committed = true
   }
 }
 

@@ -25,7 +25,7 @@ public enum SessionExport {
   /// Reads `source` to its end and writes `destination` in `format`. `progress` is called with
   /// the number of events done, now and then.
   public static func convert(
-    _ source: inout some EventSource, to destination: String, format: OutputFormat,
+    _ source: inout some EventSource, to destination: String, format: OutputFormat, replacing: Bool = false,
     progress: ((Int) -> Void)? = nil
   ) throws {
     // A recording that starts mid-session (a ring window) begins with a repaint of its state.
@@ -34,34 +34,25 @@ public enum SessionExport {
       wrapped = StartingState(source: source, repaint: try Terminal(snapshot: snapshot).repaintSequence())
     }
     defer { source = wrapped.base }
-    try convertFromStart(&wrapped, to: destination, format: format, progress: progress)
+    try convertFromStart(&wrapped, to: destination, format: format, replacing: replacing, progress: progress)
   }
 
   static func convertFromStart(
-    _ source: inout some EventSource, to destination: String, format: OutputFormat, progress: ((Int) -> Void)?
+    _ source: inout some EventSource, to destination: String, format: OutputFormat, replacing: Bool,
+    progress: ((Int) -> Void)?
   ) throws {
     switch format {
     case .reel:
-      let temp = destination + ".reel-tmp-\(ProcessInfo.processInfo.processIdentifier)"
-      unlink(temp)
-      do {
-        let writer = try ReelWriter(path: temp, info: source.info, mode: .create)
-        var n = 0
-        while let e = try source.next() {
-          try writer.append(e)
-          n += 1
-          if n % 10_000 == 0 { progress?(n) }
-        }
-        try writer.close()
-        guard rename(temp, destination) == 0 else {
-          throw RecordingError("\(destination): \(String(cString: strerror(errno)))")
-        }
-      } catch {
-        unlink(temp)
-        throw error
+      let writer = try ReelWriter(path: destination, info: source.info, mode: .atomic(replacing: replacing))
+      var n = 0
+      while let e = try source.next() {
+        try writer.append(e)
+        n += 1
+        if n % 10_000 == 0 { progress?(n) }
       }
+      try writer.close()
     default:
-      let file = try AtomicFile(destination: destination)
+      let file = try AtomicFile(destination: destination, replacing: replacing)
       try write(&source, format: format, to: file, progress: progress)
       try file.commit()
     }
@@ -104,44 +95,12 @@ public enum SessionExport {
       while lines.last == "" { lines.removeLast() }
       try file.write(lines.joined(separator: "\n") + "\n")
     case .asciicastV2, .asciicastV3:
-      let v3 = format == .asciicastV3
-      let info = source.info
-      var header: [(String, JSONValue)] = [("version", .int(v3 ? 3 : 2))]
-      if v3 {
-        var term: [(String, JSONValue)] = [("cols", .int(info.cols)), ("rows", .int(info.rows))]
-        if let t = info.term { term.append(("type", .string(t))) }
-        header.append(("term", .object(term)))
-      } else {
-        header += [("width", .int(info.cols)), ("height", .int(info.rows))]
-      }
-      if let t = info.startTime { header.append(("timestamp", .int(Int(t)))) }
-      if let t = info.title { header.append(("title", .string(t))) }
-      if let c = info.command { header.append(("command", .string(c))) }
-      var env: [(String, JSONValue)] = []
-      if let t = info.term, !v3 { env.append(("TERM", .string(t))) }
-      if let s = info.shell { env.append(("SHELL", .string(s))) }
-      if !env.isEmpty { header.append(("env", .object(env))) }
-      try file.write(JSONValue.object(header).serialized() + "\n")
-      var previous: UInt64 = 0
-      var outputDecoder = UTF8Carry()
-      var inputDecoder = UTF8Carry()
+      let writer = try AsciicastWriter(sink: file, info: source.info, version: format == .asciicastV3 ? 3 : 2)
       while let e = try source.next() {
         tick()
-        let time: Double = v3 ? Double(e.time - min(previous, e.time)) / 1e6 : Double(e.time) / 1e6
-        let stamp = JSONValue.double((time * 1e6).rounded() / 1e6)
-        var line: JSONValue?
-        switch e.kind {
-        case .output: line = .array([stamp, .string("o"), .string(outputDecoder.decode(e.data))])
-        case .input: line = .array([stamp, .string("i"), .string(inputDecoder.decode(e.data))])
-        case .resize: line = .array([stamp, .string("r"), .string("\(e.cols)x\(e.rows)")])
-        case .marker: line = .array([stamp, .string("m"), .string(String(decoding: e.data, as: UTF8.self))])
-        case .exit: line = v3 ? .array([stamp, .string("x"), .string("\(e.status)")]) : nil
-        }
-        if let line {
-          try file.write(line.serialized() + "\n")
-          previous = e.time
-        }
+        try writer.append(e)
       }
+      try writer.close()
     case .reel:
       break
     }

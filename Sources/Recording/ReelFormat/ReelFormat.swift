@@ -31,6 +31,9 @@ public enum ReelFormat {
   public static let keyframeBytes = 1 << 20
   /// Largest decompressed segment a reader accepts (bounds memory on hostile files).
   public static let maxSegmentBytes = 64 << 20
+  /// Largest file or output offset a reader accepts (2^53): far beyond any real recording,
+  /// small enough that sums of offsets and lengths cannot overflow an `Int`.
+  public static let maxFileOffset = 1 << 53
 }
 
 /// One segment's place in a file, as listed in the index.
@@ -102,17 +105,21 @@ public struct RecordingIndex: Sendable, Equatable {
     for _ in 0..<n {
       index.segments.append(
         SegmentEntry(
-          fileOffset: Int(try r.varint()), frameLength: Int(try r.varint()), startTime: try r.varint(),
-          endTime: try r.varint(), startOutput: Int(try r.varint()), outputBytes: Int(try r.varint()),
-          events: Int(try r.varint()), hasKeyframe: try r.bool()))
+          fileOffset: try r.int("segment offset", max: ReelFormat.maxFileOffset),
+          frameLength: try r.int("segment length", max: ReelFormat.maxFileOffset),
+          startTime: try r.varint(), endTime: try r.varint(),
+          startOutput: try r.int("segment output offset", max: ReelFormat.maxFileOffset),
+          outputBytes: try r.int("segment output bytes", max: ReelFormat.maxSegmentBytes),
+          events: try r.int("segment events", max: ReelFormat.maxSegmentBytes),
+          hasKeyframe: try r.bool()))
     }
     let m = try r.count(max: 10_000_000, "markers")
     for _ in 0..<m { index.markers.append((try r.varint(), try r.string())) }
     let hasExit = try r.bool()
     let status = Int32(bitPattern: UInt32(truncatingIfNeeded: try r.varint()))
     index.exitStatus = hasExit ? status : nil
-    index.finalCols = Int(try r.varint())
-    index.finalRows = Int(try r.varint())
+    index.finalCols = try r.int("columns", max: ReelFormat.maxFileOffset)
+    index.finalRows = try r.int("rows", max: ReelFormat.maxFileOffset)
     return index
   }
 }
@@ -159,7 +166,7 @@ enum SegmentCodec {
       throw BinaryFormatError("unsupported segment version \(version)")
     }
     let start = try r.varint()
-    let startOutput = Int(try r.varint())
+    let startOutput = try r.int("segment output offset", max: ReelFormat.maxFileOffset)
     let keyframe = try r.bool() ? try r.blob() : nil
     var events: [SessionEvent] = []
     var t = start

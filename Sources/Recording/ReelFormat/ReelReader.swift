@@ -59,7 +59,7 @@ public struct ReelReader: EventSource {
       Array(tail[8..<12]) == ReelFormat.trailerMagic
     else { return nil }
     var r = BinaryReader(Array(tail[12...]))
-    let indexOffset = Int(try r.u64())
+    let indexOffset = try r.int64("index offset", max: ReelFormat.maxFileOffset)
     guard indexOffset < size else { return nil }
     let head = try file.bytes(at: indexOffset, count: SkippableFrame.headerSize)
     guard let (iv, ilen) = SkippableFrame.header(head), iv == ReelFormat.indexVariant,

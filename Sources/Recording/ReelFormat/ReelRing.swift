@@ -1,6 +1,12 @@
 import Foundation
 import TerminalEmulator
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Ring mode: a bounded directory of rotating `.reel` files ("ring-buffer snapshot files").
 ///
 /// Files are named `00000001.reel`, `00000002.reel`, …; each starts with a keyframe of the
@@ -16,24 +22,50 @@ public final class ReelRingWriter: EventWriter {
   private var files: [(number: Int, output: Int)] = []
   private var currentStartOutput = 0
 
-  public init(directory: String, capacity: Int, info: SessionInfo) throws {
+  /// Starts a ring in `directory`: created if missing, or an existing directory that holds
+  /// nothing but ring members (`NNNNNNNN.reel`). With `replacing`, existing members are
+  /// removed first — and only they: a directory holding anything else is refused either way,
+  /// so a mistyped path can never cost a user's files.
+  public init(directory: String, capacity: Int, info: SessionInfo, replacing: Bool = false) throws {
     self.directory = directory
     self.capacity = max(capacity, 4096)
     fileBytes = max(4096, capacity / 8)
-    var isDir: ObjCBool = false
-    if FileManager.default.fileExists(atPath: directory, isDirectory: &isDir) {
-      guard isDir.boolValue else { throw RecordingError("\(directory): exists and is not a directory") }
-      let existing = try FileManager.default.contentsOfDirectory(atPath: directory).filter {
-        ReelRingReader.isMember($0)
+    var st = stat()
+    if lstat(directory, &st) == 0 {
+      guard (st.st_mode & S_IFMT) == S_IFDIR else {
+        throw RecordingError("\(directory): exists and is not a directory (a ring records into a directory)")
       }
-      guard existing.isEmpty else {
-        throw RecordingError("\(directory): already holds a recording (use --overwrite to replace it)")
+      let names: [String]
+      do {
+        names = try FileManager.default.contentsOfDirectory(atPath: directory)
+      } catch {
+        throw RecordingError("\(directory): cannot list the directory")
+      }
+      let foreign = names.filter { !ReelRingReader.isMember($0) }.sorted()
+      guard foreign.isEmpty else {
+        throw RecordingError(
+          "\(directory): holds files that are not ring members (\(foreign.prefix(3).joined(separator: ", "))\(foreign.count > 3 ? ", …" : "")); choose an empty or new directory"
+        )
+      }
+      let members = names.sorted()
+      if !members.isEmpty {
+        guard replacing else {
+          throw RecordingError("\(directory): already holds a recording (use --overwrite to replace it)")
+        }
+        for name in members {
+          let member = (directory as NSString).appendingPathComponent(name)
+          // A member must be a plain file; anything else under that name is not ours.
+          guard lstat(member, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            throw RecordingError("\(member): not a regular file; refusing to replace the ring")
+          }
+          guard unlink(member) == 0 else {
+            throw RecordingError("\(member): cannot remove (\(String(cString: strerror(errno))))")
+          }
+        }
       }
     } else {
-      do {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-      } catch {
-        throw RecordingError("\(directory): cannot create the ring directory")
+      guard mkdir(directory, 0o755) == 0 else {
+        throw RecordingError("\(directory): cannot create the ring directory (\(String(cString: strerror(errno))))")
       }
     }
     current = try ReelWriter(

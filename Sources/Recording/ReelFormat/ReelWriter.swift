@@ -18,13 +18,28 @@ public protocol EventWriter: AnyObject {
 }
 
 public final class ReelWriter: EventWriter {
-  public enum Mode: Sendable { case create, overwrite, append }
+  public enum Mode: Sendable, Equatable {
+    /// A new file; an existing one is refused.
+    case create
+    /// Replaces an existing file, but only once the new one holds its first segment: until
+    /// then it is written under a temporary name beside it, so a failure at the start (full
+    /// disk, no permission, a signal) leaves the old recording untouched.
+    case overwrite
+    /// Continues an existing recording.
+    case append
+    /// Written under a temporary name and moved into place by `close()` (conversions): the
+    /// destination never holds half a file. An existing one is replaced only if `replacing`.
+    case atomic(replacing: Bool)
+  }
 
   public let path: String
   public private(set) var info: SessionInfo
   public private(set) var index = RecordingIndex()
   private let fd: Int32
   private var fileOffset: Int
+  private let mode: Mode
+  /// The file being written while it is not yet at `path` (modes `overwrite` and `atomic`).
+  private var temporary: TemporaryFile?
   /// zstd level 1: on 32 MiB of real terminal output its segments are 3 % larger than at the
   /// default level 3 (still 7x smaller than asciicast), and recording takes 40 ms less CPU,
   /// which on a busy two-core machine is the difference between keeping pace with `script`
@@ -67,19 +82,29 @@ public final class ReelWriter: EventWriter {
   ) throws {
     self.path = path
     self.info = info
+    self.mode = mode
     self.segmentMicros = segmentMicros
     self.segmentBytes = segmentBytes
     self.keyframeBytes = keyframeBytes
     terminal = Terminal(cols: info.cols, rows: info.rows, scrollback: 0)
     switch mode {
-    case .create, .overwrite:
-      let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (mode == .create ? O_EXCL : O_TRUNC)
-      let fd = open(path, flags, 0o644)
+    case .create:
+      let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_EXCL, 0o644)
       guard fd >= 0 else {
         if errno == EEXIST { throw RecordingError("\(path): already exists (use --overwrite or --append)") }
         throw RecordingError("\(path): \(String(cString: strerror(errno)))")
       }
       self.fd = fd
+      fileOffset = 0
+      try writeAll(ReelMetadata.encode(info))
+    case .overwrite, .atomic:
+      var replacing = true
+      if case .atomic(let r) = mode { replacing = r }
+      let temporary = try TemporaryFile(beside: path, replacing: replacing)
+      let fd = dup(temporary.descriptor)
+      guard fd >= 0 else { throw RecordingError("\(path): \(String(cString: strerror(errno)))") }
+      self.fd = fd
+      self.temporary = consume temporary
       fileOffset = 0
       try writeAll(ReelMetadata.encode(info))
     case .append:
@@ -120,7 +145,15 @@ public final class ReelWriter: EventWriter {
   }
 
   deinit {
-    if !closed { try? close() }
+    // Not closed: an unfinished conversion (or a recording with no segment yet) is dropped
+    // with its temporary file; a recording already in place gets its index.
+    if !closed {
+      if temporary != nil {
+        closeDescriptor(fd)
+      } else {
+        try? close()
+      }
+    }
   }
 
   /// Output bytes written in this session so far (across ring files).
@@ -188,6 +221,10 @@ public final class ReelWriter: EventWriter {
         hasKeyframe: segmentHasKeyframe))
     segmentEvents = 0
     segment = BinaryWriter()
+    // A replacement recording takes the old one's place once it holds a segment.
+    if mode == .overwrite, let temporary = temporary.take() {
+      try temporary.moveIntoPlace(replacing: true)
+    }
   }
 
   /// Flushes, then writes the index and the trailer that points at it.
@@ -204,6 +241,7 @@ public final class ReelWriter: EventWriter {
     trailer.raw(ReelFormat.trailerMagic)
     trailer.u64(UInt64(indexOffset))
     try writeAll(SkippableFrame.encode(variant: ReelFormat.trailerVariant, payload: trailer.bytes))
+    if let temporary = temporary.take() { try temporary.moveIntoPlace(replacing: mode != .atomic(replacing: false)) }
   }
 
   private func writeAll(_ bytes: [UInt8]) throws {

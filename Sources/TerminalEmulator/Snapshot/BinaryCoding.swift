@@ -119,6 +119,20 @@ public struct BinaryReader {
     return Int(v)
   }
 
+  /// A varint read as a non-negative `Int` no larger than `limit` (default: any value an `Int`
+  /// holds). Offsets, sizes and counts from files go through here so a hostile value throws
+  /// instead of trapping in a conversion or a later sum.
+  public mutating func int(_ what: String, max limit: Int = Int.max) throws -> Int {
+    try count(max: limit, what)
+  }
+
+  /// A little-endian 64-bit value read as a non-negative `Int` no larger than `limit`.
+  public mutating func int64(_ what: String, max limit: Int = Int.max) throws -> Int {
+    let v = try u64()
+    guard v <= UInt64(limit) else { throw BinaryFormatError("\(what) \(v) exceeds the limit \(limit)") }
+    return Int(v)
+  }
+
   public mutating func blob(max limit: Int = 1 << 30) throws -> [UInt8] {
     let n = try count(max: limit, "blob length")
     try need(n)

@@ -214,6 +214,9 @@ struct SnapshotDecoder {
   var reader: BinaryReader
   static let maxDimension = 10_000
   static let maxCells = 1 << 28
+  /// Largest line id (and count of dropped lines) a snapshot may carry: far beyond any real
+  /// session (2^53 lines), small enough that later arithmetic on ids cannot overflow.
+  static let maxLineID = 1 << 53
 
   mutating func decode() throws -> (VTParser, TerminalState) {
     let magic = try (0..<8).map { _ in try reader.u8() }
@@ -275,12 +278,12 @@ struct SnapshotDecoder {
     st.workingDirectory = try reader.string()
     let markCount = try reader.count(max: TerminalState.maxPromptMarks, "prompt marks")
     for _ in 0..<markCount {
-      let id = Int(try reader.varint())
+      let id = try reader.int("prompt mark line id", max: Self.maxLineID)
       st.promptMarks.append(PromptMark(lineID: id, kind: try reader.u8()))
     }
     st.lastPrinted = try reader.u32()
     st.joinNext = try reader.bool()
-    st.bellCount = Int(try reader.varint())
+    st.bellCount = try reader.int("bell count", max: Self.maxLineID)
     // Tables.
     let linkCount = try reader.count(max: 1 << 24, "hyperlinks")
     for _ in 0..<linkCount {
@@ -310,7 +313,7 @@ struct SnapshotDecoder {
     var grids: [Grid] = []
     for _ in 0..<2 {
       let gridLimit = try reader.count(max: 10_000_000, "scrollback limit")
-      let dropped = Int(try reader.varint())
+      let dropped = try reader.int("dropped line count", max: Self.maxLineID)
       let history = try reader.count(max: gridLimit, "scrollback lines")
       let lineCount = history + rows
       guard lineCount * cols <= Self.maxCells else { throw BinaryFormatError("snapshot too large") }

@@ -11,7 +11,7 @@ extension TerminalState {
       var primaryCursor = inactiveSavedCursor.map { ($0.row, $0.col) } ?? (0, 0)
       inactive = TerminalState.reflow(
         inactive, cols: newCols, rows: newRows, oldRows: oldRows, cursor: &primaryCursor,
-        limit: scrollbackLimit, styles: &styles)
+        limit: Terminal.effectiveScrollback(scrollbackLimit, cols: newCols), styles: &styles)
       inactiveSavedCursor?.row = primaryCursor.0
       inactiveSavedCursor?.col = primaryCursor.1
       screen = TerminalState.crop(screen, cols: newCols, rows: newRows, styles: &styles)
@@ -22,7 +22,7 @@ extension TerminalState {
       var position = (cursor.row, cursor.col + (cursor.pendingWrap ? 1 : 0))
       screen = TerminalState.reflow(
         screen, cols: newCols, rows: newRows, oldRows: oldRows, cursor: &position,
-        limit: scrollbackLimit, styles: &styles)
+        limit: Terminal.effectiveScrollback(scrollbackLimit, cols: newCols), styles: &styles)
       cursor.row = position.0
       cursor.col = position.1
       inactive = TerminalState.crop(inactive, cols: newCols, rows: newRows, styles: &styles)
@@ -107,7 +107,6 @@ extension TerminalState {
       // Trim plain trailing blanks (styled blanks are content).
       var length = logical.count
       while length > 0 && logical[length - 1] == .blank { length -= 1 }
-      if containsCursor { length = max(length, min(cursorOffset, logical.count)) }
       let firstRow = newLines.count
       if containsScreenTop { newScreenTop = firstRow }
       // Re-wrap.
@@ -145,27 +144,30 @@ extension TerminalState {
         }
       }
       if containsCursor && !cursorPlaced {
-        // Cursor after the last character (newCols means just past the last column).
-        newCursor = (newLines.count, min(row.count + max(0, cursorOffset - length), newCols))
+        // Cursor after the last character: just past it (column newCols is a pending wrap),
+        // or out in the blanks after it, kept on this row (clamped to the last column) rather
+        // than wrapping blank rows into existence.
+        let gap = max(0, cursorOffset - length)
+        newCursor = (newLines.count, gap == 0 ? min(row.count, newCols) : min(row.count + gap, newCols - 1))
       }
       row += repeatElement(.blank, count: max(0, newCols - row.count))
       newLines.append(row)
       newFlags.append(endsWrapped && line > lastUsed ? .wrapped : [])
     }
-    // Choose which rows form the screen.
+    // Choose which rows form the screen: growing pulls history back, then the screen moves
+    // down as far as needed to show the content after it and the cursor, never below the
+    // cursor. Lines past the screen's end (content below a raised cursor) are cut.
     let contentEnd = max(newLines.count, newCursor.0 + 1)
     var top = newScreenTop
-    if contentEnd - top > newRows {
-      top = contentEnd - newRows
-    } else if newRows > oldRows {
-      top = max(0, top - (newRows - oldRows))
-    }
-    if top > newCursor.0 { top = newCursor.0 }
+    if newRows > oldRows { top = max(0, top - (newRows - oldRows)) }
+    top = max(top, contentEnd - newRows)
+    top = min(top, newCursor.0)
+    let screenEnd = min(newLines.count, top + newRows)
     let dropped = max(0, top - limit)
-    let kept = Array(newLines[dropped...])
-    let keptFlags = Array(newFlags[dropped...])
+    let kept = Array(newLines[dropped..<screenEnd])
+    let keptFlags = Array(newFlags[dropped..<screenEnd])
     // Pad below the content so the screen starts at `top`.
-    let padding = max(0, newRows - (kept.count - (top - dropped)))
+    let padding = newRows - (screenEnd - top)
     let result = Grid(
       cols: newCols, rows: newRows, scrollbackLimit: limit,
       lines: kept + Array(repeating: [], count: padding),

@@ -1,6 +1,12 @@
 import ArgumentParser
 import Recording
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// `reel convert`: between reel, asciicast, ttyrec, script, raw and rendered text.
 struct ConvertCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -24,6 +30,9 @@ struct ConvertCommand: ParsableCommand {
 
   @Option(name: .customLong("input-format"), help: "auto, reel, asciicast, ttyrec, script or raw.")
   var inputFormat: String = "auto"
+
+  @Flag(help: "Replace OUT if it exists.")
+  var overwrite = false
 
   func run() throws {
     let outFormat: OutputFormat
@@ -50,11 +59,14 @@ struct ConvertCommand: ParsableCommand {
       }
       parsedSize = s
     }
-    if input == output { throw CLIError("input and output are the same file") }
+    if input == output || sameFile(input, output) { throw CLIError("input and output are the same file") }
+    if !overwrite && fileExists(output) {
+      throw CLIError("\(output): already exists (use --overwrite to replace it)")
+    }
     do {
       var source = try InputFormat.open(input, format: inFormat, size: parsedSize, timing: timing)
       let showProgress = Output.stderrIsTerminal
-      try SessionExport.convert(&source, to: output, format: outFormat) { n in
+      try SessionExport.convert(&source, to: output, format: outFormat, replacing: overwrite) { n in
         if showProgress { Output.print("\rreel: converting… \(n) events", to: 2) }
       }
       if showProgress { Output.print("\r\u{1B}[K", to: 2) }
@@ -63,4 +75,17 @@ struct ConvertCommand: ParsableCommand {
       throw CLIError(e.message)
     }
   }
+}
+
+/// True when both paths name one existing file (same device and inode).
+func sameFile(_ a: String, _ b: String) -> Bool {
+  var sa = stat()
+  var sb = stat()
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+}
+
+/// True when something (a file, a directory, a dangling link) exists at `path`.
+func fileExists(_ path: String) -> Bool {
+  var st = stat()
+  return lstat(path, &st) == 0
 }

@@ -68,6 +68,7 @@ struct RecordCommand: ParsableCommand {
       if append { throw CLIError("--append is not supported with --ring") }
       ringBytes = bytes
     }
+    let format = try Self.recordingFormat(path: path, ring: ringBytes != nil, append: append)
     let interactive = isatty(0) == 1
     if interactive, let s = WindowSize.of(fd: 0), size == nil { parsedSize = s }
     var environment = env
@@ -83,8 +84,9 @@ struct RecordCommand: ParsableCommand {
     let writer: EventWriter
     do {
       if let ringBytes {
-        if overwrite { try? FileManager.default.removeItem(atPath: path) }
-        writer = try ReelRingWriter(directory: path, capacity: ringBytes, info: info)
+        writer = try ReelRingWriter(directory: path, capacity: ringBytes, info: info, replacing: overwrite)
+      } else if format == .asciicast {
+        writer = try AsciicastWriter(sink: RecordingFile(path: path, replacing: overwrite), info: info, version: 2)
       } else {
         writer = try ReelWriter(
           path: path, info: info, mode: append ? .append : (overwrite ? .overwrite : .create))
@@ -115,6 +117,22 @@ struct RecordCommand: ParsableCommand {
     }
     if interactive { Output.print("reel: recording saved to \(path)\r\n", to: 2) }
     Output.exit(status)
+  }
+
+  enum RecordingFormat { case reel, asciicast }
+
+  /// The format FILE's extension asks for: `.cast` records asciicast v2 (event by event, as `convert` writes `.cast`; asciinema 2 reads it),
+  /// formats that cannot hold a recording are refused, anything else is a `.reel` file.
+  static func recordingFormat(path: String, ring: Bool, append: Bool) throws -> RecordingFormat {
+    switch OutputFormat.from(path: path) {
+    case .asciicastV2, .asciicastV3:
+      if ring { throw CLIError("--ring records .reel files; '\(path)' names an asciicast file") }
+      if append { throw CLIError("--append continues .reel recordings only, not '\(path)'") }
+      return .asciicast
+    case .reel, nil: return .reel
+    case .ttyrec, .raw, .txt:
+      throw CLIError("record writes .reel or .cast files; record to a .reel file and use reel convert for '\(path)'")
+    }
   }
 
   static func defaultFileName(ring: Bool) -> String {
