@@ -265,6 +265,33 @@ struct RepaintRenderer {
     }
   }
 
+  /// A pending wrap over a blank cell (left by `CSI S`/`CSI T` after a print in the last
+  /// column): printing there would leave a character behind, and erasing it would end the
+  /// wrap. The print happens on the other screen instead — modes 47 switch screens sharing
+  /// one cursor, wrap state included — reprinting that screen's own cell, so neither screen
+  /// changes. When that cell is blank too, a blank alternate screen is cleared again on
+  /// leaving it; otherwise a space is left in that cell of the other screen (the one
+  /// difference a VT stream cannot avoid here; the snapshot carries it exactly).
+  mutating func pendingWrapOverBlank(row: Int, col: Int, at target: (row: Int, col: Int)) {
+    let other = state.isAlternateScreen ? state.primary : state.alternate
+    emit(state.isAlternateScreen ? "\u{1B}[?47l" : "\u{1B}[?47h")
+    let cell = other[row, col]
+    if cell.isBlank && !cell.isSpacer {
+      select(state.styles[cell.style])
+      emit("\u{1B}[\(target.row + 1);\(target.col + 1)H ")
+      if !state.isAlternateScreen && isBlank(other) {
+        // A blank alternate screen (the usual case) is blank again after leaving it with
+        // 1047, which clears it with the default pen and leaves the cursor alone.
+        select(Style())
+        emit("\u{1B}[?1047l")
+        return
+      }
+    } else {
+      reprintCell(row: row, col: col, on: other, at: target)
+    }
+    emit(state.isAlternateScreen ? "\u{1B}[?47h" : "\u{1B}[?47l")
+  }
+
   mutating func applyFinalState() {
     let s = state
     // Tab stops.
@@ -293,7 +320,12 @@ struct RepaintRenderer {
       target = (row - s.marginTop, col - (s.modes.contains(.leftRightMargins) ? s.marginLeft : 0))
     }
     if s.cursor.pendingWrap {
-      reprintCell(row: row, col: col, on: s.screen, at: target)
+      let under = s.screen[row, col]
+      if under.isBlank && !under.isSpacer {
+        pendingWrapOverBlank(row: row, col: col, at: target)
+      } else {
+        reprintCell(row: row, col: col, on: s.screen, at: target)
+      }
     } else {
       emit("\u{1B}[\(target.row + 1);\(target.col + 1)H")
     }

@@ -107,12 +107,20 @@ extension TerminalState {
       ?? SavedCursor(
         row: 0, col: 0, pendingWrap: false, pen: Style(), charsets: CharsetState(),
         originMode: false)
-    cursor.row = min(saved.row, rows - 1)
-    cursor.col = min(saved.col, cols - 1)
-    cursor.pendingWrap = saved.pendingWrap && cursor.col == saved.col
+    if saved.originMode { modes.insert(.origin) } else { modes.remove(.origin) }
+    // As xterm's CursorRestore: under origin mode the position is set through the margins,
+    // which keeps the cursor inside the scroll region (where any CUP can address it).
+    var row = min(saved.row, rows - 1)
+    var col = min(saved.col, cols - 1)
+    if saved.originMode {
+      row = min(max(row, marginTop), marginBottom)
+      if modes.contains(.leftRightMargins) { col = min(max(col, marginLeft), marginRight) }
+    }
+    cursor.row = row
+    cursor.col = col
+    cursor.pendingWrap = saved.pendingWrap && cursor.col == saved.col && cursor.row == saved.row
     setPen(saved.pen)
     charsets = saved.charsets
-    if saved.originMode { modes.insert(.origin) } else { modes.remove(.origin) }
   }
 
   /// DECALN: fill the screen with unstyled 'E', reset margins and origin mode, home the cursor.

@@ -131,7 +131,7 @@ extension TerminalState {
       var written = start  // end of the last cells written
       while true {
         let n = min(runEnd &- i, cols &- col)
-        guard n == runEnd &- i && col &+ n < cols || autowrap,
+        guard n >= 1, n == runEnd &- i && col &+ n < cols || autowrap,
           (row[col].content | row[col &+ n &- 1].content) & (Cell.wideFlag | Cell.spacerFlag) == 0
         else { return (col, i, runEnd, written, pen, .runLeft) }
         TerminalState.storeASCIICells(bytes + i, count: n, to: row + col, pen: pen)
@@ -167,7 +167,9 @@ extension TerminalState {
   @inline(__always)
   static func colourChange(_ bytes: UnsafePointer<UInt8>, at i: Int, end: Int) -> RawControlSequence? {
     let parameters = i &+ 2
-    guard parameters &+ RawControlSequence.maxLength < end, bytes[i] == 0x1B, bytes[i &+ 1] == 0x5B
+    // Readable: the parameters and final byte (`maxLength + 1` bytes from `parameters`, what
+    // `parameterLength` needs) and the byte after the final one, which must be text.
+    guard parameters &+ RawControlSequence.maxLength &+ 1 < end, bytes[i] == 0x1B, bytes[i &+ 1] == 0x5B
     else { return nil }
     // One or two parameter characters (`ESC[0m`, `ESC[31m`) by direct compares: when the
     // length is predictable, what follows need not wait for the general scan.
@@ -197,6 +199,8 @@ extension TerminalState {
   static func storeASCIICells(
     _ source: UnsafePointer<UInt8>, count n: Int, to cells: UnsafeMutablePointer<Cell>, pen: UInt32
   ) {
+    // With n == 0 the stores below would write `to[-1]`: every caller passes a non-empty run.
+    precondition(n >= 1, "storeASCIICells needs at least one cell")
     let to = UnsafeMutableRawPointer(cells).assumingMemoryBound(to: UInt64.self)
     let style = UInt64(pen) << 32
     @inline(__always) func one(_ k: Int) { to[k] = UInt64(source[k]) | style }

@@ -1,0 +1,203 @@
+import XCTest
+
+@testable import TerminalEmulator
+
+/// Findings of the trust review (shared/repro and fuzzing): each failed before its fix.
+final class TrustRegressionTests: XCTestCase {
+  /// Every invariant a terminal must keep whatever it was fed.
+  func assertSane(_ t: Terminal, _ context: String, file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssert(t.cursor.row >= 0 && t.cursor.row < t.rows, "\(context): cursor row \(t.cursor.row) of \(t.rows)",
+      file: file, line: line)
+    XCTAssert(t.cursor.col >= 0 && t.cursor.col < t.cols, "\(context): cursor col \(t.cursor.col) of \(t.cols)",
+      file: file, line: line)
+    XCTAssertNoThrow(try Terminal(snapshot: t.snapshot()), context, file: file, line: line)
+  }
+
+  // MARK: - Resize
+
+  /// An 80×24 shell with history and long lines, resized to 60×30 (shared/repro
+  /// realistic_resize.cast): the cursor ended on row 33 of 30 and later output was lost.
+  func testGrowingAfterHistoryKeepsCursorOnScreen() {
+    var t = Terminal(cols: 80, rows: 24)
+    for i in 0..<60 {
+      t.feed("$ echo line \(i) " + String(repeating: "x", count: i % 3 == 0 ? 150 : 20) + "\r\n")
+    }
+    t.feed("$ ")
+    t.resize(cols: 60, rows: 30)
+    assertSane(t, "after 80x24 -> 60x30")
+    XCTAssertEqual(t.rowText(t.cursor.row), "$")
+    t.feed("typed after resize")
+    XCTAssertEqual(t.rowText(t.cursor.row), "$ typed after resize")
+    // Later output keeps reaching the screen.
+    for i in 0..<40 { t.feed("\r\nafter \(i)") }
+    XCTAssertEqual(t.rowText(t.rows - 1), "after 39")
+    assertSane(t, "after more output")
+  }
+
+  /// 40 characters and LF (no CR) at 80 columns, then 10×3 (cursor_out_of_range.cast): the
+  /// screen came out blank because the cursor's column became rows of wrapped blanks.
+  func testShrinkingWithCursorBeyondContentKeepsText() {
+    var t = Terminal(cols: 80, rows: 24)
+    t.feed(String(repeating: "a", count: 40) + "\n")
+    t.resize(cols: 10, rows: 3)
+    assertSane(t, "after 10x3")
+    XCTAssertEqual(t.screenLines(), ["aaaaaaaaaa", "aaaaaaaaaa", ""])
+    XCTAssertEqual(t.cursor.row, 2)
+  }
+
+  /// Random resizes between random output: the cursor always on screen, every state
+  /// restorable, output after the resize visible.
+  func testRandomResizesKeepInvariants() {
+    for seed in UInt64(1)...40 {
+      var rng = SeededRandom(seed: seed)
+      var t = Terminal(cols: 80, rows: 24, scrollback: 200)
+      let stream = HostileStream.make(length: 6000, seed: seed, margins: true)
+      var offset = 0
+      while offset < stream.count {
+        let n = min(stream.count - offset, Int.random(in: 1...400, using: &rng))
+        t.feed(Array(stream[offset..<offset + n]))
+        offset += n
+        t.resize(cols: Int.random(in: 1...120, using: &rng), rows: Int.random(in: 1...40, using: &rng))
+        assertSane(t, "seed \(seed) @\(offset)")
+      }
+      t.feed("\u{1B}[0m\u{1B}[r\u{1B}[?6l\u{1B}[?69l\u{1B}[?7h\u{1B}[4l\u{1B}(B\u{0F}\r\nEND")
+      if t.cols >= 4 {
+        XCTAssertTrue(t.rowText(t.cursor.row).hasPrefix("END"), "seed \(seed): \(t.screenLines())")
+        XCTAssertEqual(t.cursor.col, 3, "seed \(seed)")
+      }
+    }
+  }
+
+  // MARK: - Repaint
+
+  func assertRepaintEquals(_ t: Terminal, _ context: String, file: StaticString = #filePath, line: UInt = #line) {
+    var fresh = Terminal(cols: t.cols, rows: t.rows, scrollback: t.scrollbackLimit)
+    fresh.feed(t.repaintSequence())
+    _ = fresh.takeReplies()
+    var d = fresh.difference(from: t, scrollbackLines: 0)
+    d.components.remove(.pendingInput)
+    XCTAssertTrue(d.isEmpty, "\(context): \(d)", file: file, line: line)
+    // And both behave alike from here: the next character lands in the same place.
+    var a = t
+    var b = fresh
+    a.feed("Z\u{1B}7")
+    b.feed("Z\u{1B}7")
+    XCTAssertEqual(
+      [a.cursor.row, a.cursor.col, a.cursor.pendingWrap ? 1 : 0], [b.cursor.row, b.cursor.col, b.cursor.pendingWrap ? 1 : 0],
+      "\(context): cursor after the next character", file: file, line: line)
+    XCTAssertEqual(a.cursor.pen, b.cursor.pen, "\(context): pen", file: file, line: line)
+    XCTAssertEqual(a.screenLines(), b.screenLines(), "\(context): screen after the next character", file: file, line: line)
+  }
+
+  /// 80×5, `ESC[80G 9 ESC[S`: a pending wrap over the blank that scrolled under the cursor.
+  func testRepaintKeepsPendingWrapAfterScrollUp() {
+    var t = Terminal(cols: 80, rows: 5)
+    t.feed("\u{1B}[80G9\u{1B}[S")
+    XCTAssertTrue(t.cursor.pendingWrap)
+    assertRepaintEquals(t, "primary")
+    // The same on the alternate screen, with text under the primary's cell and without.
+    var alt = Terminal(cols: 80, rows: 5)
+    alt.feed("\u{1B}[2;80Hp\u{1B}[?1049h\u{1B}[2;80H9\u{1B}[T")
+    XCTAssertTrue(alt.cursor.pendingWrap)
+    assertRepaintEquals(alt, "alternate")
+    var down = Terminal(cols: 80, rows: 5)
+    down.feed("text\u{1B}[3;80H9\u{1B}[T")
+    assertRepaintEquals(down, "scroll down")
+  }
+
+  /// Streams rich in scrolls, saved cursors and wraps at the last column, repainted at every
+  /// idle point.
+  func testRepaintOfScrollAndSavedCursorStreams() {
+    let pieces = [
+      "\u{1B}[S", "\u{1B}[T", "\u{1B}[2S", "\u{1B}7", "\u{1B}8", "\u{1B}[s", "\u{1B}[u", "\u{1B}[?1048h",
+      "\u{1B}[?1048l", "\u{1B}[?1049h", "\u{1B}[?1049l", "\u{1B}[?47h", "\u{1B}[?47l", "\u{1B}[?6h", "\u{1B}[?6l",
+      "\u{1B}[31m", "\u{1B}[0m", "\u{1B}[44m", "ab", "xyz", "\r\n", "\u{1B}[20G", "\u{1B}[3;20H", "\u{1B}[2;4r",
+      "\u{1B}[r", "\u{1B}(0", "\u{1B}(B", "\u{1B}[K", "\u{1B}[X",
+    ]
+    for seed in UInt64(1)...60 {
+      var rng = SeededRandom(seed: seed)
+      var t = Terminal(cols: 20, rows: 5, scrollback: 0)
+      var fed: [String] = []
+      for step in 0..<120 {
+        fed.append(pieces.randomElement(using: &rng)!)
+        t.feed(fed.last!)
+
+        assertRepaintEquals(t, "seed \(seed) step \(step)")
+      }
+    }
+  }
+
+  // MARK: - The text-and-colour pass at the end of a buffer
+
+  /// An SGR of exactly `maxLength` parameter characters ending the buffer: the pass read one
+  /// byte past it (and, when that byte was printable and the SGR cached, wrote `cells[-1]`).
+  func testColourChangeAtTheVeryEndOfABuffer() {
+    let sgr = "\u{1B}[38;2;255;128;64;48;2;10;200;30;1m"
+    XCTAssertEqual(sgr.utf8.count - 3, RawControlSequence.maxLength)
+    let text = "ab" + sgr + "cd" + sgr
+    var whole = Terminal(cols: 20, rows: 3)
+    var bytewise = Terminal(cols: 20, rows: 3)
+    // Twice, so the second time the SGR is in the transition cache.
+    for _ in 0..<2 {
+      // The buffer handed over ends exactly at the SGR; a printable byte follows in memory.
+      let storage = Array((text + "Q").utf8)
+      storage.withUnsafeBytes { whole.feed(UnsafeRawBufferPointer(rebasing: $0[0..<(storage.count - 1)])) }
+      for b in text.utf8 { bytewise.feed([b]) }
+    }
+    XCTAssertEqual(whole.screenLines(), bytewise.screenLines())
+    XCTAssertEqual(whole.cursor.col, bytewise.cursor.col)
+    XCTAssertTrue(whole.difference(from: bytewise).isEmpty, "\(whole.difference(from: bytewise))")
+  }
+
+  /// Exact-length slices of a colour-text stream, cut at every offset near SGRs.
+  func testColourTextCutAtEveryOffset() {
+    var text = ""
+    for i in 0..<40 { text += "\u{1B}[38;2;\(i);128;64;48;2;10;200;30;1mw\(i) \u{1B}[0m" }
+    let bytes = Array(text.utf8)
+    var reference = Terminal(cols: 30, rows: 6)
+    for b in bytes { reference.feed([b]) }
+    for cut in stride(from: 1, to: bytes.count, by: 7) {
+      var t = Terminal(cols: 30, rows: 6)
+      var padded = bytes
+      padded.append(UInt8(ascii: "Q"))
+      padded.withUnsafeBytes { raw in
+        t.feed(UnsafeRawBufferPointer(rebasing: raw[0..<cut]))
+        t.feed(UnsafeRawBufferPointer(rebasing: raw[cut..<bytes.count]))
+      }
+      XCTAssertEqual(t.screenLines(), reference.screenLines(), "cut at \(cut)")
+      XCTAssertEqual(t.cursor.col, reference.cursor.col, "cut at \(cut)")
+      XCTAssertEqual(t.cursor.row, reference.cursor.row, "cut at \(cut)")
+    }
+  }
+
+  // MARK: - Sizes
+
+  func testSizesAreBounded() {
+    XCTAssertNotNil(Terminal.sizeProblem(cols: 10_000, rows: 10_000))
+    XCTAssertNotNil(Terminal.sizeProblem(cols: 0, rows: 24))
+    XCTAssertNil(Terminal.sizeProblem(cols: 400, rows: 200))
+    let t = Terminal(cols: 10_000, rows: 10_000)
+    XCTAssertLessThanOrEqual(t.cols * t.rows, Terminal.maxCells)
+    var r = Terminal(cols: 80, rows: 24)
+    r.resize(cols: 10_000, rows: 10_000)
+    XCTAssertLessThanOrEqual(r.cols * r.rows, Terminal.maxCells)
+    XCTAssertLessThan(r.memoryFootprint, 64 << 20)
+  }
+
+  // MARK: - Snapshots with hostile integers
+
+  func testSnapshotWithHugeLineIDsThrows() {
+    var t = Terminal(cols: 10, rows: 3)
+    t.feed("\u{1B}]133;A\u{07}hi")
+    var bytes = t.snapshot()
+    // Every single-byte change to the snapshot either decodes or throws; never traps.
+    for i in stride(from: 0, to: bytes.count, by: 1) {
+      let saved = bytes[i]
+      for v: UInt8 in [0xFF, 0x80, 0x7F, 0x00] {
+        bytes[i] = v
+        _ = try? Terminal(snapshot: bytes)
+      }
+      bytes[i] = saved
+    }
+  }
+}
