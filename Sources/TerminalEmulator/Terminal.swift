@@ -30,7 +30,7 @@ public struct Terminal: Sendable {
     guard cols >= 1, rows >= 1 else { return "a terminal needs at least one column and one row" }
     guard cols <= maxColumns, rows <= maxRows, cols * rows <= maxCells else {
       return
-        "a \(cols)x\(rows) terminal is too large (at most \(maxColumns) columns, \(maxRows) rows and \(maxCells) cells)"
+        "a \(cols)x\(rows) terminal, larger than reel supports (at most \(maxColumns) columns, \(maxRows) rows and \(maxCells) cells)"
     }
     return nil
   }

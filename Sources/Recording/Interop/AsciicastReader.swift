@@ -1,4 +1,5 @@
 import Foundation
+import TerminalEmulator
 
 /// Reads asciinema recordings: v1 (one JSON object), v2 (header line, absolute times) and
 /// v3 (header line, relative intervals, `term` object, `x` exit events, `#` comments).
@@ -31,6 +32,7 @@ public struct AsciicastReader: EventSource {
       version = 1
       file = nil
       info = AsciicastReader.info(from: object)
+      try checkDeclaredSize(info.cols, info.rows, in: path)
       var t: Double = 0
       for entry in object["stdout"] as? [[Any]] ?? [] {
         guard entry.count >= 2, let delay = AsciicastReader.number(entry[0]), let text = entry[1] as? String
@@ -50,6 +52,7 @@ public struct AsciicastReader: EventSource {
     version = v
     file = reader
     info = AsciicastReader.info(from: header)
+    try checkDeclaredSize(info.cols, info.rows, in: path)
   }
 
   static func number(_ any: Any) -> Double? {
@@ -72,8 +75,6 @@ public struct AsciicastReader: EventSource {
       info.cols = header["width"] as? Int ?? 80
       info.rows = header["height"] as? Int ?? 24
     }
-    info.cols = min(max(info.cols, 1), 10_000)
-    info.rows = min(max(info.rows, 1), 10_000)
     info.title = header["title"] as? String
     info.command = header["command"] as? String
     if let env = header["env"] as? [String: Any] {
@@ -108,7 +109,7 @@ public struct AsciicastReader: EventSource {
       case "m": return .marker(t, data)
       case "r":
         let parts = data.split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, (1...10_000).contains(parts[0]), (1...10_000).contains(parts[1]) else {
+        guard parts.count == 2, Terminal.sizeProblem(cols: parts[0], rows: parts[1]) == nil else {
           note("line \(lineNumber): bad resize \"\(data)\", skipped")
           continue
         }

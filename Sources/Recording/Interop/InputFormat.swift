@@ -1,3 +1,4 @@
+import TerminalEmulator
 import Foundation
 
 /// The recording formats reel reads, and detection from a file's first bytes.
@@ -60,8 +61,25 @@ public enum InputFormat: String, CaseIterable, Sendable {
 /// Parses "COLSxROWS" (e.g. "80x24").
 public func parseSize(_ text: String) -> (cols: Int, rows: Int)? {
   let parts = text.lowercased().split(separator: "x")
-  guard parts.count == 2, let c = Int(parts[0]), let r = Int(parts[1]), (1...10_000).contains(c),
-    (1...10_000).contains(r)
+  guard parts.count == 2, let c = Int(parts[0]), let r = Int(parts[1]), Terminal.sizeProblem(cols: c, rows: r) == nil
   else { return nil }
   return (c, r)
+}
+
+/// Parses a `--size` option: COLSxROWS within the emulator's limits, or a one-line error
+/// saying which rule it broke.
+public func parseSizeOption(_ text: String) throws -> (cols: Int, rows: Int) {
+  let parts = text.lowercased().split(separator: "x")
+  guard parts.count == 2, let c = Int(parts[0]), let r = Int(parts[1]) else {
+    throw RecordingError("invalid --size '\(text)', expected COLSxROWS like 80x24")
+  }
+  if let problem = Terminal.sizeProblem(cols: c, rows: r) { throw RecordingError("invalid --size '\(text)': \(problem)") }
+  return (c, r)
+}
+
+/// Throws when a size read from a file is beyond the emulator's limits.
+func checkDeclaredSize(_ cols: Int, _ rows: Int, in path: String) throws {
+  if let problem = Terminal.sizeProblem(cols: cols, rows: rows) {
+    throw RecordingError("\(path): declares \(problem)")
+  }
 }

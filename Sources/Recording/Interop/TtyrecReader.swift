@@ -1,3 +1,5 @@
+import TerminalEmulator
+
 /// Reads ttyrec files: records of (seconds, microseconds, length) little-endian headers followed
 /// by output bytes, with absolute timestamps. ttyrec stores no size, so it comes from the user.
 public struct TtyrecReader: EventSource {
@@ -88,8 +90,8 @@ public struct ScriptReader: EventSource {
     guard parts.count >= 3 else { return }
     let value = parts.count > 3 ? parts[3] : ""
     switch parts[2] {
-    case "COLUMNS": if size == nil, let v = Int(value), v > 0, v <= 10_000 { info.cols = v }
-    case "LINES": if size == nil, let v = Int(value), v > 0, v <= 10_000 { info.rows = v }
+    case "COLUMNS": if size == nil, let v = Int(value), v > 0, v <= Terminal.maxColumns { info.cols = v }
+    case "LINES": if size == nil, let v = Int(value), v > 0, v <= Terminal.maxRows { info.rows = v }
     case "TERM": info.term = value
     case "COMMAND": info.command = value
     case "SHELL": info.shell = value
@@ -134,7 +136,7 @@ public struct ScriptReader: EventSource {
           if f.hasPrefix("COLS=") { cols = Int(f.dropFirst(5)) ?? 0 }
           if f.hasPrefix("ROWS=") { rows = Int(f.dropFirst(5)) ?? 0 }
         }
-        if (1...10_000).contains(cols) && (1...10_000).contains(rows) {
+        if Terminal.sizeProblem(cols: cols, rows: rows) == nil {
           return .resize(micros(clock), cols: cols, rows: rows)
         }
       case "H":

@@ -1,3 +1,4 @@
+import TerminalEmulator
 import Foundation
 
 /// The metadata frame: format version and `SessionInfo` as JSON.
@@ -23,8 +24,11 @@ enum ReelMetadata {
       throw RecordingError("unsupported reel format version \(object["version"] ?? "?")")
     }
     var info = SessionInfo()
-    info.cols = min(max(object["cols"] as? Int ?? 80, 1), 10_000)
-    info.rows = min(max(object["rows"] as? Int ?? 24, 1), 10_000)
+    info.cols = object["cols"] as? Int ?? 80
+    info.rows = object["rows"] as? Int ?? 24
+    if let problem = Terminal.sizeProblem(cols: info.cols, rows: info.rows) {
+      throw RecordingError("metadata declares \(problem)")
+    }
     info.title = object["title"] as? String
     info.command = object["command"] as? String
     info.term = object["term"] as? String

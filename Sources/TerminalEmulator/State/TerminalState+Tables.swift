@@ -6,12 +6,22 @@ extension TerminalState {
   /// Drops interned styles, clusters and hyperlinks no cell refers to any more, once a table
   /// passes its limit. Keeps memory bounded under hostile streams (endless new RGB colours,
   /// unique hyperlinks). Cost: one pass over all cells, amortised over the growth.
+  ///
+  /// After a compaction the next one waits until a table holds twice what survived (or the
+  /// base limit, whichever is more): when the scrollback keeps more entries alive than the
+  /// limit, a fixed limit would make every new entry pay a pass over all cells; doubling makes
+  /// the cost linear in the entries created, and a table never holds more than twice what
+  /// the cells can reference.
   mutating func compactTablesIfNeeded() {
     guard
-      styles.count > TerminalState.styleTableLimit || clusters.count > TerminalState.clusterTableLimit
-        || hyperlinks.count > TerminalState.hyperlinkTableLimit
+      styles.count > compactionThresholds.styles || clusters.count > compactionThresholds.clusters
+        || hyperlinks.count > compactionThresholds.hyperlinks
     else { return }
     compactTables()
+    compactionThresholds = TableThresholds(
+      styles: max(TerminalState.styleTableLimit, 2 * styles.count),
+      clusters: max(TerminalState.clusterTableLimit, 2 * clusters.count),
+      hyperlinks: max(TerminalState.hyperlinkTableLimit, 2 * hyperlinks.count))
   }
 
   mutating func compactTables() {
@@ -70,4 +80,11 @@ extension TerminalState {
     if let saved = savedCursor { savedCursor?.pen = relink(saved.pen) }
     if let saved = inactiveSavedCursor { inactiveSavedCursor?.pen = relink(saved.pen) }
   }
+}
+
+/// When the interned tables are next compacted (sizes past which `compactTablesIfNeeded` acts).
+struct TableThresholds: Sendable, Equatable {
+  var styles = TerminalState.styleTableLimit
+  var clusters = TerminalState.clusterTableLimit
+  var hyperlinks = TerminalState.hyperlinkTableLimit
 }

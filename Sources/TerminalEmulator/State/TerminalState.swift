@@ -32,6 +32,8 @@ public struct TerminalState: Sendable {
   var styles = StyleTable()
   var clusters = ClusterTable()
   var hyperlinks: [Hyperlink] = []
+  /// Table sizes that trigger the next compaction (see `compactTablesIfNeeded`).
+  var compactionThresholds = TableThresholds()
   var hyperlinkIDs: [Hyperlink: UInt32] = [:]
   public internal(set) var promptMarks: [PromptMark] = []
   /// The last graphic character printed (for REP), as a cell content value.

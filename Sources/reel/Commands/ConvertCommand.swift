@@ -54,9 +54,8 @@ struct ConvertCommand: ParsableCommand {
     }
     var parsedSize: (cols: Int, rows: Int)? = nil
     if let size {
-      guard let s = parseSize(size) else {
-        throw CLIError("invalid --size '\(size)', expected COLSxROWS like 80x24")
-      }
+      let s: (cols: Int, rows: Int)
+      do { s = try parseSizeOption(size) } catch let e as RecordingError { throw CLIError(e.message) }
       parsedSize = s
     }
     if input == output || sameFile(input, output) { throw CLIError("input and output are the same file") }

@@ -36,9 +36,8 @@ struct DumpCommand: ParsableCommand {
     }
     var parsedSize: (cols: Int, rows: Int)? = nil
     if let size {
-      guard let s = parseSize(size) else {
-        throw CLIError("invalid --size '\(size)', expected COLSxROWS like 80x24")
-      }
+      let s: (cols: Int, rows: Int)
+      do { s = try parseSizeOption(size) } catch let e as RecordingError { throw CLIError(e.message) }
       parsedSize = s
     }
     let atMicros = try at.map { try microseconds($0, option: "--at") }

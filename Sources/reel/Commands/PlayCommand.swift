@@ -50,7 +50,8 @@ struct PlayCommand: ParsableCommand {
     if let toMicros, toMicros < fromMicros { throw CLIError("--to is before --from") }
     var parsedSize: (cols: Int, rows: Int)? = nil
     if let size {
-      guard let s = parseSize(size) else { throw CLIError("invalid --size '\(size)'") }
+      let s: (cols: Int, rows: Int)
+      do { s = try parseSizeOption(size) } catch let e as RecordingError { throw CLIError(e.message) }
       parsedSize = s
     }
     do {

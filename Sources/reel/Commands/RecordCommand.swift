@@ -48,9 +48,8 @@ struct RecordCommand: ParsableCommand {
     if overwrite && append { throw CLIError("--overwrite and --append cannot be used together") }
     var parsedSize = WindowSize(cols: 80, rows: 24)
     if let size {
-      guard let s = parseSize(size) else {
-        throw CLIError("invalid --size '\(size)', expected COLSxROWS like 80x24")
-      }
+      let s: (cols: Int, rows: Int)
+      do { s = try parseSizeOption(size) } catch let e as RecordingError { throw CLIError(e.message) }
       parsedSize = WindowSize(cols: s.cols, rows: s.rows)
     }
     let idleLimit = try idleTimeLimit.map {

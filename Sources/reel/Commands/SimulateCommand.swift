@@ -62,7 +62,8 @@ struct SimulateCommand: ParsableCommand {
     guard scrolledUp >= 0 && scrolledUp <= 1 else { throw CLIError("--scrolled-up must be between 0 and 1") }
     var parsedSize: (cols: Int, rows: Int)? = nil
     if let size {
-      guard let s = parseSize(size) else { throw CLIError("invalid --size '\(size)'") }
+      let s: (cols: Int, rows: Int)
+      do { s = try parseSizeOption(size) } catch let e as RecordingError { throw CLIError(e.message) }
       parsedSize = s
     }
     var events: [SessionEvent] = []
