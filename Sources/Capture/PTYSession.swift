@@ -32,6 +32,12 @@ public final class PTYSession {
     /// The marker chord: this byte followed by `m` adds a marker; twice sends it once.
     public var markerPrefix: UInt8? = 0x1D  // Ctrl-]
     public var tickInterval: UInt64 = 100_000
+    /// Treat SIGTERM, SIGHUP and SIGINT as a request to end: the program is hung up as a
+    /// closing terminal would, its remaining output is read, and `run` returns normally
+    /// (`terminationSignal` says which signal it was).
+    public var handleTerminationSignals = false
+    /// How long a hung-up program may take to exit before it is killed (microseconds).
+    public var hangupGrace: UInt64 = 2_000_000
 
     public init(arguments: [String], environment: [String], size: WindowSize) {
       self.arguments = arguments
@@ -42,6 +48,8 @@ public final class PTYSession {
 
   public let options: Options
   public private(set) var size: WindowSize
+  /// The signal that ended the session early (with `handleTerminationSignals`), if any.
+  public private(set) var terminationSignal: Int32?
 
   public init(options: Options) {
     self.options = options
@@ -63,6 +71,39 @@ public final class PTYSession {
       arguments: options.arguments, environment: options.environment, terminal: pty)
     if stdinIsTTY { try TerminalMode.enterRaw(fd: 0) }
     defer { TerminalMode.restore() }
+    if options.handleTerminationSignals { TerminationRequest.install() }
+    do {
+      return try relay(pty: pty, child: child, sink: sink, stdinIsTTY: stdinIsTTY)
+    } catch {
+      // The recording cannot go on (a full disk, say): the program must not be left running
+      // on a terminal nobody reads.
+      hangUp(child: child, pty: pty)
+      if !waitForExit(child, within: options.hangupGrace) { kill(-child.pid, SIGKILL) }
+      throw error
+    }
+  }
+
+  /// Sends SIGHUP to the program's process group and the terminal's foreground group, as the
+  /// kernel does when a terminal closes, and SIGCONT so stopped jobs see it.
+  func hangUp(child: ChildProcess, pty: PseudoTerminal) {
+    let foreground = tcgetpgrp(pty.controller)
+    for group in Set([child.pid, foreground]) where group > 0 {
+      kill(-group, SIGHUP)
+      kill(-group, SIGCONT)
+    }
+  }
+
+  /// True when the child ended within `micros`.
+  func waitForExit(_ child: ChildProcess, within micros: UInt64) -> Bool {
+    let deadline = PTYSession.now() + micros
+    while PTYSession.now() < deadline {
+      if child.poll() != nil { return true }
+      usleep(10_000)
+    }
+    return child.poll() != nil
+  }
+
+  private func relay(pty: PseudoTerminal, child: ChildProcess, sink: CaptureSink, stdinIsTTY: Bool) throws -> Int32 {
     _ = fcntl(pty.controller, F_SETFL, fcntl(pty.controller, F_GETFL) | O_NONBLOCK)
     let start = PTYSession.now()
     var stdinOpen = true
@@ -74,8 +115,19 @@ public final class PTYSession {
     var outputOpen = true
 
     func elapsed() -> UInt64 { PTYSession.now() - start }
+    var hangupDeadline: UInt64? = nil
 
     while outputOpen {
+      if options.handleTerminationSignals, hangupDeadline == nil, let sig = TerminationRequest.signal {
+        terminationSignal = sig
+        hangUp(child: child, pty: pty)
+        hangupDeadline = PTYSession.now() + options.hangupGrace
+        stdinOpen = false
+      }
+      if let deadline = hangupDeadline, PTYSession.now() > deadline, child.poll() == nil {
+        kill(-child.pid, SIGKILL)
+        hangupDeadline = .max
+      }
       var fds = [pollfd(fd: pty.controller, events: Int16(POLLIN), revents: 0)]
       if !pendingInput.isEmpty { fds[0].events |= Int16(POLLOUT) }
       if stdinOpen && !childDone { fds.append(pollfd(fd: 0, events: Int16(POLLIN), revents: 0)) }

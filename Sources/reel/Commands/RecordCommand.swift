@@ -103,16 +103,27 @@ struct RecordCommand: ParsableCommand {
       writer: BackgroundEventWriter(wrapping: writer), idleLimit: idleLimit
     )
     if interactive { Output.print("reel: recording to \(path); exit the program to stop\r\n", to: 2) }
+    // SIGTERM, SIGHUP (a closed terminal window, a stopping service) and SIGINT end the
+    // recording the way the program ending would: it is hung up, its last output, its exit
+    // status, the index and the trailer are written, and reel exits with 128+N.
+    options.handleTerminationSignals = true
+    let session = PTYSession(options: options)
     let status: Int32
     do {
-      status = try PTYSession(options: options).run(sink: sink)
+      status = try session.run(sink: sink)
       try sink.writer.append(.exit(sink.adjusted(sink.lastTime), status: status))
       try sink.writer.close()
     } catch let e as CaptureError {
       try? sink.writer.close()
       throw CLIError(e.message)
     } catch let e as RecordingError {
+      // What was written stays readable: close what can still be closed.
+      try? sink.writer.close()
       throw CLIError(e.message)
+    }
+    if let sig = session.terminationSignal {
+      if interactive { Output.print("reel: recording saved to \(path) (ended by signal \(sig))\r\n", to: 2) }
+      Output.exit(128 + sig)
     }
     if interactive { Output.print("reel: recording saved to \(path)\r\n", to: 2) }
     Output.exit(status)

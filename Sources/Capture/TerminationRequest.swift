@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// SIGTERM, SIGHUP and SIGINT turned into a request a capture loop acts on, instead of a death
+/// that would lose the recording's last segment, its exit event and its index.
+///
+/// Contract: the handler only stores the signal number (a word-sized store, async-signal-safe);
+/// `PTYSession.run` reads it between `poll` calls (a signal interrupts `poll`, so the loop sees
+/// it at once). A second signal of the same kind while the first is handled changes nothing.
+public enum TerminationRequest {
+  nonisolated(unsafe) static var received: Int32 = 0
+
+  /// The signal that asked the session to end, if any.
+  public static var signal: Int32? { received == 0 ? nil : received }
+
+  /// Installs the handlers (replacing the default "die at once").
+  public static func install() {
+    for sig in [SIGTERM, SIGHUP, SIGINT] {
+      _ = Glibc_or_Darwin_signal(sig) { sig in
+        if TerminationRequest.received == 0 { TerminationRequest.received = sig }
+      }
+    }
+  }
+}
+
+#if canImport(Glibc)
+  private let Glibc_or_Darwin_signal = Glibc.signal
+#else
+  private let Glibc_or_Darwin_signal = Darwin.signal
+#endif
