@@ -29,6 +29,9 @@ public enum ReelFormat {
   public static let segmentBytes = 256 * 1024
   /// A keyframe at the first segment start after this much output since the last one.
   public static let keyframeBytes = 1 << 20
+  /// A segment's zstd frame ends a block at least every this many bytes of segment data, so
+  /// a file cut inside its last frame keeps every block before the cut (see `ReelReader`).
+  public static let blockBytes = 32 << 10
   /// Largest decompressed segment a reader accepts (bounds memory on hostile files).
   public static let maxSegmentBytes = 64 << 20
   /// Largest file or output offset a reader accepts (2^53): far beyond any real recording,
@@ -156,7 +159,9 @@ enum SegmentCodec {
     var events: [SessionEvent]
   }
 
-  static func decode(_ bytes: [UInt8]) throws -> Decoded {
+  /// Decodes a whole segment; with `partial`, bytes that end inside an event (a frame cut
+  /// short) give the events complete before the cut instead of an error.
+  static func decode(_ bytes: [UInt8], partial: Bool = false) throws -> Decoded {
     var r = BinaryReader(bytes)
     guard try (0..<3).map({ _ in try r.u8() }) == ReelFormat.segmentMagic else {
       throw BinaryFormatError("not a reel segment")
@@ -171,19 +176,29 @@ enum SegmentCodec {
     var events: [SessionEvent] = []
     var t = start
     while !r.isAtEnd {
-      guard let kind = SessionEvent.Kind(rawValue: try r.u8()) else {
-        throw BinaryFormatError("unknown event kind in segment")
+      let eventStart = r.offset
+      do {
+        guard let kind = SessionEvent.Kind(rawValue: try r.u8()) else {
+          throw BinaryFormatError("unknown event kind in segment")
+        }
+        var time = t
+        time &+= try r.varint()
+        var e = SessionEvent(time: time, kind: kind)
+        switch kind {
+        case .output, .input, .marker: e.data = try r.blob(max: ReelFormat.maxSegmentBytes)
+        case .resize:
+          e.cols = try r.count(max: 10_000, "columns")
+          e.rows = try r.count(max: 10_000, "rows")
+        case .exit: e.status = Int32(bitPattern: UInt32(truncatingIfNeeded: try r.varint()))
+        }
+        t = time
+        events.append(e)
+      } catch let error as BinaryFormatError where partial {
+        // Only running out of bytes ends a partial segment quietly; damage still throws.
+        guard error.message.hasPrefix("truncated") else { throw error }
+        _ = eventStart
+        break
       }
-      t &+= try r.varint()
-      var e = SessionEvent(time: t, kind: kind)
-      switch kind {
-      case .output, .input, .marker: e.data = try r.blob(max: ReelFormat.maxSegmentBytes)
-      case .resize:
-        e.cols = try r.count(max: 10_000, "columns")
-        e.rows = try r.count(max: 10_000, "rows")
-      case .exit: e.status = Int32(bitPattern: UInt32(truncatingIfNeeded: try r.varint()))
-      }
-      events.append(e)
     }
     return Decoded(startTime: start, startOutput: startOutput, keyframe: keyframe, events: events)
   }

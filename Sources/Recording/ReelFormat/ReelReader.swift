@@ -22,6 +22,9 @@ public struct ReelReader: EventSource {
   private(set) var scannedIndex = RecordingIndex()
   private var scannedThrough = 0
   private var storedIndex: RecordingIndex?
+  /// True once the events of a truncated last segment were recovered (they end before
+  /// `dataEnd`'s frame boundary, so appending must not start from `dataEnd`).
+  public private(set) var recoveredPartialSegment = false
 
   public init(path: String) throws {
     self.path = path
@@ -35,7 +38,11 @@ public struct ReelReader: EventSource {
     info = try ReelMetadata.decode(payload)
     offset = SkippableFrame.headerSize + length
     dataEnd = offset
-    storedIndex = try? readStoredIndex()
+    do {
+      storedIndex = try readStoredIndex()
+    } catch {
+      warn("damaged index (\(error)): rebuilt by scanning the file")
+    }
   }
 
   /// The index written at a clean close, or one rebuilt by scanning the whole file.
@@ -60,11 +67,11 @@ public struct ReelReader: EventSource {
     else { return nil }
     var r = BinaryReader(Array(tail[12...]))
     let indexOffset = try r.int64("index offset", max: ReelFormat.maxFileOffset)
-    guard indexOffset < size else { return nil }
+    guard indexOffset < size else { throw BinaryFormatError("index offset \(indexOffset) past the end of the file") }
     let head = try file.bytes(at: indexOffset, count: SkippableFrame.headerSize)
     guard let (iv, ilen) = SkippableFrame.header(head), iv == ReelFormat.indexVariant,
       indexOffset + SkippableFrame.headerSize + ilen <= size
-    else { return nil }
+    else { throw BinaryFormatError("the trailer points at no index") }
     return try RecordingIndex.decode(try file.bytes(at: indexOffset + SkippableFrame.headerSize, count: ilen))
   }
 
@@ -99,6 +106,19 @@ public struct ReelReader: EventSource {
   mutating func nextSegment() throws -> SegmentCodec.Decoded? {
     while true {
       guard let frame = try nextDataFrame() else { return nil }
+      if !frame.complete {
+        // The file ends inside this frame: keep the events of its complete blocks.
+        let bytes = decompressor.decompressTruncatedFrame(frame.bytes, maxOutput: ReelFormat.maxSegmentBytes)
+        let segment = try? SegmentCodec.decode(bytes, partial: true)
+        let count = segment?.events.count ?? 0
+        warn(
+          "truncated segment at byte \(frame.offset) (\(frame.bytes.count) bytes): "
+            + (count > 0 ? "recovered \(count) events from its complete blocks" : "nothing recoverable, skipped"))
+        recoveredPartialSegment = count > 0
+        guard let segment, count > 0 else { return nil }
+        record(segment, at: frame.offset, length: frame.bytes.count)
+        return segment
+      }
       do {
         let bytes = try decompressor.decompressFrame(frame.bytes, maxOutput: ReelFormat.maxSegmentBytes)
         let segment = try SegmentCodec.decode(bytes)
@@ -153,8 +173,9 @@ public struct ReelReader: EventSource {
     }
   }
 
-  /// The next zstd data frame, skipping skippable frames and resynchronising after garbage.
-  private mutating func nextDataFrame() throws -> (offset: Int, bytes: [UInt8])? {
+  /// The next zstd data frame, skipping skippable frames and resynchronising after garbage;
+  /// `complete` is false for a frame the end of the file cuts short.
+  private mutating func nextDataFrame() throws -> (offset: Int, bytes: [UInt8], complete: Bool)? {
     let size = file.size
     while offset < size {
       let head = try file.bytes(at: offset, count: 8)
@@ -170,14 +191,15 @@ public struct ReelReader: EventSource {
         case .complete(let n):
           let frameOffset = offset
           offset += n
-          return (frameOffset, Array(window[0..<n]))
+          return (frameOffset, Array(window[0..<n]), true)
         case .needMore where offset + window.count < size && want < ReelFormat.maxSegmentBytes:
           want *= 4
           continue
         case .needMore:
-          warn("truncated segment at byte \(offset) skipped (\(size - offset) bytes)")
+          let frameOffset = offset
           offset = size
-          return nil
+          let rest = try file.bytes(at: frameOffset, count: min(size - frameOffset, 2 * ReelFormat.maxSegmentBytes))
+          return (frameOffset, rest, false)
         case .notAFrame:
           let resume = try resynchronise(from: offset + 1)
           warn("unreadable bytes \(offset)..<\(resume) skipped")

@@ -125,6 +125,13 @@ public final class ReelWriter: EventWriter {
         }
       }
       terminal = t
+      // Appending continues after the last whole segment and drops what follows it; events
+      // recovered from a segment cut short would go with it.
+      if reader.recoveredPartialSegment {
+        throw RecordingError(
+          "\(path): its last segment is cut short; appending would drop the events recovered from it (reel convert it to a new file first)"
+        )
+      }
       let keep = reader.dataEnd
       let fd = open(path, O_WRONLY | O_CLOEXEC)
       guard fd >= 0 else { throw RecordingError("\(path): \(String(cString: strerror(errno)))") }
@@ -211,7 +218,7 @@ public final class ReelWriter: EventWriter {
   /// Compresses and writes the segment in progress.
   public func flush() throws {
     guard segmentEvents > 0 else { return }
-    let frame = try compressor.compressFrame(segment.bytes)
+    let frame = try compressor.compressFrame(segment.bytes, blockBytes: ReelFormat.blockBytes)
     let offset = fileOffset
     try writeAll(frame)
     index.segments.append(

@@ -94,6 +94,39 @@ public final class ZstdCompressor {
 
   deinit { ZSTD_freeCCtx(context) }
 
+  /// Compresses `input` into one complete frame. With `blockBytes`, a zstd block ends at
+  /// least every `blockBytes` of input (a flush): a reader of a frame cut short can decode
+  /// every block before the cut, so a truncated file loses at most that much of its last
+  /// frame instead of all of it.
+  public func compressFrame(_ input: some Collection<UInt8>, blockBytes: Int) throws -> [UInt8] {
+    let bytes = Array(input)
+    guard bytes.count > blockBytes, blockBytes > 0 else { return try compressFrame(bytes) }
+    ZSTD_CCtx_reset(context, ZSTD_reset_session_only)
+    _ = try zstdCheck(ZSTD_CCtx_setPledgedSrcSize(context, UInt64(bytes.count)))
+    var output = [UInt8](repeating: 0, count: ZSTD_compressBound(bytes.count) + (bytes.count / blockBytes + 2) * 8)
+    var written = 0
+    try bytes.withUnsafeBytes { src in
+      try output.withUnsafeMutableBytes { dst in
+        var outBuffer = ZSTD_outBuffer(dst: dst.baseAddress, size: dst.count, pos: 0)
+        var start = 0
+        while start < src.count {
+          let end = min(src.count, start + blockBytes)
+          let directive = end == src.count ? ZSTD_e_end : ZSTD_e_flush
+          var inBuffer = ZSTD_inBuffer(src: src.baseAddress! + start, size: end - start, pos: 0)
+          while true {
+            let remaining = try zstdCheck(ZSTD_compressStream2(context, &outBuffer, &inBuffer, directive))
+            if remaining == 0 && inBuffer.pos == inBuffer.size { break }
+            guard outBuffer.pos < outBuffer.size else { throw ZstdError("zstd: output buffer too small") }
+          }
+          start = end
+        }
+        written = outBuffer.pos
+      }
+    }
+    output.removeSubrange(written...)
+    return output
+  }
+
   /// Compresses `input` into one complete frame.
   public func compressFrame(_ input: some Collection<UInt8>) throws -> [UInt8] {
     let bytes = Array(input)
@@ -155,6 +188,34 @@ public final class ZstdDecompressor {
   }
 
   deinit { ZSTD_freeDCtx(context) }
+
+  /// Decompresses what a frame cut short still holds: the output of every block complete in
+  /// `input` (zstd emits a block's output only once the block is whole). The result has not
+  /// been checked against the frame's checksum, which is lost with the cut.
+  public func decompressTruncatedFrame(_ input: some Collection<UInt8>, maxOutput: Int = 1 << 30) -> [UInt8] {
+    let bytes = Array(input)
+    ZSTD_DCtx_reset(context, ZSTD_reset_session_only)
+    var result: [UInt8] = []
+    bytes.withUnsafeBytes { src in
+      guard let base = src.baseAddress, src.count > 0 else { return }
+      var inBuffer = ZSTD_inBuffer(src: base, size: src.count, pos: 0)
+      var chunk = [UInt8](repeating: 0, count: ZSTD_DStreamOutSize())
+      while true {
+        var produced = 0
+        let hint = chunk.withUnsafeMutableBytes { dst -> Int in
+          var outBuffer = ZSTD_outBuffer(dst: dst.baseAddress, size: dst.count, pos: 0)
+          let r = ZSTD_decompressStream(context, &outBuffer, &inBuffer)
+          produced = outBuffer.pos
+          return ZSTD_isError(r) != 0 ? -1 : r
+        }
+        guard result.count + produced <= maxOutput else { return }
+        result.append(contentsOf: chunk[0..<produced])
+        if hint <= 0 { return }  // an error (damage at the cut) or, unexpectedly, the end
+        if inBuffer.pos == inBuffer.size && produced < chunk.count { return }
+      }
+    }
+    return result
+  }
 
   /// Decompresses the first frame of `input`, refusing output larger than `maxOutput`.
   public func decompressFrame(_ input: some Collection<UInt8>, maxOutput: Int = 1 << 30)
