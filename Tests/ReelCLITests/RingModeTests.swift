@@ -45,4 +45,22 @@ final class RingModeTests: ScratchDirectoryTestCase {
     XCTAssertNotEqual(again.status, 0)
     XCTAssertTrue(again.stderr.contains("already holds"), again.stderr)
   }
+
+  /// A member whose first segment is damaged cannot start the window (it would replay from a
+  /// blank screen): it is skipped and named, and the window starts at the next member.
+  func testDamagedOldestMemberIsSkipped() throws {
+    let ring = dir.appendingPathComponent("ring").path
+    XCTAssertEqual(try ReelCLI.run(["record", ring, "-q", "--ring", "8K", "-c", "seq 1 5000"]).status, 0)
+    let expected = try ReelCLI.run(["dump", ring]).stdout
+    let oldest = try FileManager.default.contentsOfDirectory(atPath: ring).sorted()[0]
+    let url = URL(fileURLWithPath: ring).appendingPathComponent(oldest)
+    var bytes = [UInt8](try Data(contentsOf: url))
+    let frame = (0..<bytes.count - 4).first { bytes[$0..<$0 + 4] == [0x28, 0xB5, 0x2F, 0xFD] }!
+    for i in frame + 20..<frame + 60 { bytes[i] = 0 }
+    try Data(bytes).write(to: url)
+    let r = try ReelCLI.run(["dump", ring])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    XCTAssertTrue(r.stderr.contains("skipped") && r.stderr.contains(oldest), r.stderr)
+    XCTAssertEqual(r.stdout, expected)
+  }
 }

@@ -60,6 +60,11 @@ public final class AsciicastWriter: EventWriter {
   /// Writes what is buffered (the recorder ticks every 100 ms).
   public func tick(at time: UInt64) throws { try sink.flush() }
 
+  public func discard() {
+    closed = true
+    if let file = sink as? RecordingFile { file.discard() }
+  }
+
   public func close() throws {
     guard !closed else { return }
     closed = true

@@ -38,6 +38,9 @@ public final class RecordingFile: ByteSink {
     try output.write(bytes)
   }
 
+  /// Drops the file if it has not taken its destination's place yet.
+  public func discard() { temporary = nil }
+
   public func flush() throws {
     try output.flush()
     if wroteData, let temporary = temporary.take() { try temporary.moveIntoPlace(replacing: true) }

@@ -104,6 +104,16 @@ public final class BackgroundEventWriter: EventWriter, @unchecked Sendable {
     #endif
   }
 
+  /// Stops the worker after what is queued and discards the wrapped writer.
+  public func discard() {
+    condition.lock()
+    finished = true
+    condition.broadcast()
+    condition.unlock()
+    while worker?.isExecuting == true { usleep(500) }
+    base.discard()
+  }
+
   /// Waits for the queue to drain, then closes the wrapped writer.
   public func close() throws {
     condition.lock()

@@ -81,7 +81,23 @@ public struct ReelReader: EventSource {
     var probe = self
     probe.offset = SkippableFrame.headerSize + (try metadataLength())
     let segment = try probe.nextSegment()
+    if segment == nil, let damage = probe.warnings.first {
+      throw RecordingError("\(path): no readable segment (\(damage))")
+    }
+    if let segment, segment.startOutput > 0, segment.keyframe == nil {
+      // Mid-session (a ring member) but its keyframe segment is gone: replaying from here
+      // would start from a blank screen.
+      throw RecordingError("\(path): starts mid-session without a readable keyframe")
+    }
     let snapshot = segment.flatMap { $0.startOutput > 0 ? $0.keyframe : nil }
+    if let snapshot {
+      // Checked here, once, so a damaged keyframe is reported with the file that holds it.
+      do {
+        _ = try Terminal(snapshot: snapshot)
+      } catch {
+        throw RecordingError("\(path): damaged starting keyframe (\(error))")
+      }
+    }
     firstKeyframe = .some(snapshot)
     return snapshot
   }

@@ -115,7 +115,7 @@ public final class ReelRingWriter: EventWriter {
 /// keyframe of the oldest.
 public struct ReelRingReader: EventSource {
   public let directory: String
-  public private(set) var info: SessionInfo
+  public private(set) var info = SessionInfo()
   public private(set) var warnings: [String] = []
   private let files: [String]
   private var position = 0
@@ -130,17 +130,38 @@ public struct ReelRingReader: EventSource {
     files = names.filter { ReelRingReader.isMember($0) }.sorted().map {
       (directory as NSString).appendingPathComponent($0)
     }
-    guard let first = files.first else {
+    guard !files.isEmpty else {
       throw RecordingError("\(directory): a directory, and not a reel ring (no NNNNNNNN.reel files)")
     }
-    var firstReader = try ReelReader(path: first)
-    info = firstReader.info
-    if let kf = try firstReader.initialSnapshot(), let size = ReelRingReader.size(of: kf) {
-      info.cols = size.0
-      info.rows = size.1
+    // The window starts at the oldest member that can be read from its keyframe; damaged
+    // members before it are skipped and named.
+    var firstError: Error? = nil
+    var skipped: [String] = []
+    for (number, file) in files.enumerated() {
+      do {
+        var candidate = try ReelReader(path: file)
+        let keyframe = try candidate.initialSnapshot()
+        info = candidate.info
+        if let keyframe, let size = ReelRingReader.size(of: keyframe) {
+          info.cols = size.0
+          info.rows = size.1
+        }
+        reader = candidate
+        position = number
+        start = number
+        warnings = skipped
+        return
+      } catch {
+        firstError = firstError ?? error
+        skipped.append("skipped " + ((error as? RecordingError)?.message ?? "\(file): \(error)"))
+      }
     }
-    reader = firstReader
+    let reason = (firstError as? RecordingError)?.message ?? "\(firstError.map { "\($0)" } ?? "")"
+    throw RecordingError(reason)
   }
+
+  /// Index of the member the window starts at.
+  private var start = 0
 
   static func isMember(_ name: String) -> Bool {
     name.count == 13 && name.hasSuffix(".reel") && name.prefix(8).allSatisfy(\.isNumber)
@@ -151,7 +172,7 @@ public struct ReelRingReader: EventSource {
   }
 
   public mutating func initialSnapshot() throws -> [UInt8]? {
-    var first = try ReelReader(path: files[0])
+    var first = try ReelReader(path: files[start])
     return try first.initialSnapshot()
   }
 

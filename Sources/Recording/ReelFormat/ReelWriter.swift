@@ -15,6 +15,14 @@ public protocol EventWriter: AnyObject {
   func append(_ event: SessionEvent) throws
   func tick(at time: UInt64) throws
   func close() throws
+  /// Ends a recording whose start failed (the program could not be spawned): one that has
+  /// not yet taken its file's place is dropped, so an old file it was to replace stays; one
+  /// already in place is closed as usual.
+  func discard()
+}
+
+extension EventWriter {
+  public func discard() { try? close() }
 }
 
 public final class ReelWriter: EventWriter {
@@ -231,6 +239,17 @@ public final class ReelWriter: EventWriter {
     // A replacement recording takes the old one's place once it holds a segment.
     if mode == .overwrite, let temporary = temporary.take() {
       try temporary.moveIntoPlace(replacing: true)
+    }
+  }
+
+  public func discard() {
+    guard !closed else { return }
+    if temporary != nil {
+      closed = true
+      closeDescriptor(fd)
+      temporary = nil  // removes the temporary file
+    } else {
+      try? close()
     }
   }
 

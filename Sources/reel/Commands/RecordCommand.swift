@@ -114,7 +114,8 @@ struct RecordCommand: ParsableCommand {
       try sink.writer.append(.exit(sink.adjusted(sink.lastTime), status: status))
       try sink.writer.close()
     } catch let e as CaptureError {
-      try? sink.writer.close()
+      // Nothing was recorded (the program did not start): an old file stays as it was.
+      sink.writer.discard()
       throw CLIError(e.message)
     } catch let e as RecordingError {
       // What was written stays readable: close what can still be closed.
@@ -134,9 +135,15 @@ struct RecordCommand: ParsableCommand {
   /// The format FILE's extension asks for: `.cast` records asciicast v2 (event by event, as `convert` writes `.cast`; asciinema 2 reads it),
   /// formats that cannot hold a recording are refused, anything else is a `.reel` file.
   static func recordingFormat(path: String, ring: Bool, append: Bool) throws -> RecordingFormat {
-    switch OutputFormat.from(path: path) {
+    let format = OutputFormat.from(path: path)
+    if ring {
+      // A ring is a directory of .reel files: its name's extension says nothing, unless it
+      // asks for asciicast.
+      if format == .asciicastV2 { throw CLIError("--ring records .reel files; '\(path)' names an asciicast file") }
+      return .reel
+    }
+    switch format {
     case .asciicastV2, .asciicastV3:
-      if ring { throw CLIError("--ring records .reel files; '\(path)' names an asciicast file") }
       if append { throw CLIError("--append continues .reel recordings only, not '\(path)'") }
       return .asciicast
     case .reel, nil: return .reel
