@@ -45,3 +45,18 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (Fuzz/), built only by scripts/fuzz.sh, which sets REEL_FUZZ and the
+// sanitizer flags: a plain `swift build` or `swift test` never sees them.
+if Context.environment["REEL_FUZZ"] != nil {
+  package.targets += [
+    .target(name: "FuzzSupport", path: "Fuzz/Support"),
+    .executableTarget(name: "fuzz-terminal", dependencies: ["FuzzSupport", "TerminalEmulator"], path: "Fuzz/Terminal"),
+    .executableTarget(name: "fuzz-snapshot", dependencies: ["FuzzSupport", "TerminalEmulator"], path: "Fuzz/Snapshot"),
+    .executableTarget(
+      name: "fuzz-reel-reader", dependencies: ["FuzzSupport", "Recording", "TerminalEmulator", "CZstd"],
+      path: "Fuzz/ReelReader"),
+    .executableTarget(
+      name: "fuzz-interop", dependencies: ["FuzzSupport", "Recording", "TerminalEmulator"], path: "Fuzz/Interop"),
+  ]
+}

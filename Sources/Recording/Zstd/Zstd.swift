@@ -236,6 +236,25 @@ public final class ZstdDecompressor {
         guard declared <= UInt64(maxOutput) else {
           throw ZstdError("zstd: frame declares \(declared) bytes, over the \(maxOutput) limit")
         }
+        // The size is known (reel's writers always declare it): decode straight into the
+        // result, with no staging buffer to clear and copy from. zstd checks that the frame
+        // produces exactly the declared size.
+        let frameSize = ZSTD_findFrameCompressedSize(base, src.count)
+        if ZSTD_isError(frameSize) == 0 {
+          var failure: Int = 0
+          let out = [UInt8](unsafeUninitializedCapacity: Int(declared)) { buffer, initialized in
+            let n = ZSTD_decompressDCtx(context, buffer.baseAddress, Int(declared), base, frameSize)
+            if ZSTD_isError(n) != 0 || n != Int(declared) {
+              failure = ZSTD_isError(n) != 0 ? n : -1
+              initialized = 0
+            } else {
+              initialized = n
+            }
+          }
+          if failure == 0 { return out }
+          if failure == -1 { throw ZstdError("zstd: frame size does not match its header") }
+          throw ZstdError("zstd: " + String(cString: ZSTD_getErrorName(failure)))
+        }
         result.reserveCapacity(Int(declared))
       }
       var inBuffer = ZSTD_inBuffer(src: base, size: src.count, pos: 0)

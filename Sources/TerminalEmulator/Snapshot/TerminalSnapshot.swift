@@ -245,7 +245,8 @@ struct SnapshotDecoder {
         let col = try reader.count(max: cols - 1, "saved column")
         let wrap = try reader.bool()
         let spen = try decodeStyle()
-        let cs = try decodeCharsets()
+        var cs = try decodeCharsets()
+        cs.singleShift = 0  // DECSC never saves a pending single shift
         let origin = try reader.bool()
         saved.append(
           SavedCursor(row: row, col: col, pendingWrap: wrap, pen: spen, charsets: cs, originMode: origin))

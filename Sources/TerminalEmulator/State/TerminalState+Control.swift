@@ -95,9 +95,13 @@ extension TerminalState {
 
   /// DECSC: save position, pen, charsets, origin mode and pending wrap for this screen.
   mutating func saveCursor() {
+    // As xterm's CursorSave: the G0–G3 designations and GL are saved, a pending single shift
+    // (SS2/SS3) is not — it belongs to the next character, and DECRC leaves it alone.
+    var saved = charsets
+    saved.singleShift = 0
     savedCursor = SavedCursor(
       row: cursor.row, col: cursor.col, pendingWrap: cursor.pendingWrap, pen: cursor.pen,
-      charsets: charsets, originMode: modes.contains(.origin))
+      charsets: saved, originMode: modes.contains(.origin))
   }
 
   /// DECRC: restore what DECSC saved (or the home position with default attributes).
@@ -120,7 +124,9 @@ extension TerminalState {
     cursor.col = col
     cursor.pendingWrap = saved.pendingWrap && cursor.col == saved.col && cursor.row == saved.row
     setPen(saved.pen)
+    let singleShift = charsets.singleShift
     charsets = saved.charsets
+    charsets.singleShift = singleShift
   }
 
   /// DECALN: fill the screen with unstyled 'E', reset margins and origin mode, home the cursor.

@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Helpers shared by the libFuzzer targets in `Fuzz/` (built by `scripts/fuzz.sh` only).
+
+/// SplitMix64 seeded from the input, so chunkings and resizes are part of what the fuzzer
+/// explores and every run repeats exactly.
+public struct FuzzRandom {
+  var state: UInt64
+  public init(seed: UInt64) { state = seed }
+  public mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+  public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
+}
+
+/// A finding: print it and abort, which libFuzzer records as a crash with the input.
+public func fuzzFailure(_ message: String) -> Never {
+  let line = Array("fuzz property failed: \(message)\n".utf8)
+  _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+  abort()
+}
+
+/// Writes `bytes` to a per-process scratch file (in /dev/shm when it exists) and returns
+/// its path; readers under test take paths.
+public func scratchFile(_ bytes: UnsafeBufferPointer<UInt8>, suffix: String) -> String {
+  let dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
+  let path = "\(dir)/reel-fuzz-\(getpid())\(suffix)"
+  let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+  guard fd >= 0 else { fuzzFailure("cannot write \(path)") }
+  var offset = 0
+  while offset < bytes.count {
+    let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+    if n <= 0 { break }
+    offset += n
+  }
+  close(fd)
+  return path
+}
+
+/// Reads a file whole (seed corpora).
+public func readWholeFile(_ path: String) -> [UInt8]? {
+  guard let f = fopen(path, "rb") else { return nil }
+  defer { fclose(f) }
+  var out: [UInt8] = []
+  var buffer = [UInt8](repeating: 0, count: 1 << 16)
+  while true {
+    let n = fread(&buffer, 1, buffer.count, f)
+    if n <= 0 { break }
+    out += buffer[0..<n]
+  }
+  return out
+}
+
+/// Writes a seed file into `directory` (used by targets that build their own seeds).
+public func writeSeed(_ bytes: [UInt8], to directory: String, name: String) {
+  bytes.withUnsafeBufferPointer { buffer in
+    let path = directory + "/" + name
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { return }
+    _ = write(fd, buffer.baseAddress, buffer.count)
+    close(fd)
+  }
+}
+
+/// libFuzzer's own mutator, for custom mutators that mutate a part of the input.
+@_silgen_name("LLVMFuzzerMutate")
+public func LLVMFuzzerMutate(_ data: UnsafeMutablePointer<UInt8>, _ size: Int, _ maxSize: Int) -> Int
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+  _ argc: UnsafeMutablePointer<CInt>,
+  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+  _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+) -> CInt
+
+/// Runs libFuzzer's driver with the process's arguments (libFuzzer's flags: corpus
+/// directories, -max_total_time, …) on `test`. SwiftPM gives each executable its own entry
+/// point, so the targets call the driver instead of linking libFuzzer's `main`.
+public func runFuzzer(_ test: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> Never {
+  var argc = CommandLine.argc
+  var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+  exit(LLVMFuzzerRunDriver(&argc, &argv, test))
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Builds and runs one libFuzzer target of Fuzz/ with AddressSanitizer.
+#
+#   scripts/fuzz.sh TARGET SECONDS [libFuzzer flags…]
+#   scripts/fuzz.sh all SECONDS          every target in turn
+#   scripts/fuzz.sh all smoke            every target, a fixed number of runs from a fixed
+#                                        seed and the seed corpus only (what .ci/run does:
+#                                        repeatable, so CI never fails on a new random find)
+#
+# TARGET: terminal, snapshot, reel-reader, interop. The seed corpus comes from Tests/Fixtures
+# and recordings/ (plus small recordings made with reel itself); the working corpus and any
+# crash-* files go to .build-fuzz/corpus/TARGET and .build-fuzz/artifacts/. Exits non-zero
+# when the target finds a crash, a leak or a property failure; the input is saved and printed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+targets=(terminal snapshot reel-reader interop)
+if [ $# -lt 2 ]; then
+  echo "usage: scripts/fuzz.sh TARGET|all SECONDS [libFuzzer flags…]  (targets: ${targets[*]})" >&2
+  exit 2
+fi
+target=$1
+seconds=$2
+shift 2
+if [ "$target" = all ]; then
+  status=0
+  for t in "${targets[@]}"; do "$0" "$t" "$seconds" "$@" || status=1; done
+  exit $status
+fi
+case " ${targets[*]} " in *" $target "*) ;; *) echo "unknown fuzz target '$target' (${targets[*]})" >&2; exit 2 ;; esac
+
+scratch=.build-fuzz
+export REEL_FUZZ=1
+echo "fuzz: building fuzz-$target (release, -sanitize=fuzzer,address)"
+if ! swift build -c release --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address \
+  --product "fuzz-$target" > "$scratch.build.log" 2>&1; then
+  tail -30 "$scratch.build.log" >&2
+  exit 1
+fi
+binary=$(swift build -c release --scratch-path "$scratch" --show-bin-path 2>/dev/null)/fuzz-$target
+
+corpus=$scratch/corpus/$target
+seeds=$scratch/seeds/$target
+artifacts=$scratch/artifacts/$target
+mkdir -p "$corpus" "$seeds" "$artifacts"
+rm -f "$seeds"/*
+reel=""
+make_recordings() {
+  # Small real recordings to start the reader from: plain, colour, resized, a ring member.
+  [ -n "$reel" ] || return 0
+  local tmp
+  tmp=$(mktemp -d)
+  "$reel" record "$tmp/seq.reel" -q --size 40x10 -c 'seq 1 400' > /dev/null 2>&1 < /dev/null
+  "$reel" record "$tmp/colour.reel" -q --size 30x8 -c 'for i in 1 2 3 4 5 6; do printf "\033[3${i}m%s\033[0m\n" "colour $i"; done; printf "\033[?1049h\033[2;3Hfull\033[?1049l"' > /dev/null 2>&1 < /dev/null
+  "$reel" record "$tmp/ring" -q --ring 8K --size 20x5 -c 'seq 1 3000' > /dev/null 2>&1 < /dev/null
+  cp "$tmp/seq.reel" "$tmp/colour.reel" "$1/" 2>/dev/null
+  ls "$tmp/ring"/*.reel 2>/dev/null | head -2 | while read -r f; do cp "$f" "$1/ring-$(basename "$f")"; done
+  rm -rf "$tmp"
+}
+if [ -x .build/release/reel ]; then reel=$root/.build/release/reel; elif [ -x .build/debug/reel ]; then reel=$root/.build/debug/reel; fi
+max_len=65536
+case "$target" in
+  terminal)
+    # Eight bytes choose chunkings and resizes; the rest is the stream.
+    for f in Tests/Fixtures/*/output.raw; do
+      { printf '\001\002\003\004\005\006\007\010'; cat "$f"; } > "$seeds/$(basename "$(dirname "$f")")"
+    done
+    ;;
+  snapshot)
+    inputs=$(ls Tests/Fixtures/*/output.raw | tr '\n' ':')
+    REEL_FUZZ_SEEDS=$seeds REEL_FUZZ_SEED_INPUTS=$inputs "$binary" > /dev/null 2>&1
+    max_len=262144
+    ;;
+  reel-reader)
+    # Small files keep the target fast; the large reproducers are covered by the tests.
+    find recordings Tests/Fixtures/repro -maxdepth 1 -name '*.reel' -size -64k -exec cp {} "$seeds/" \;
+    # Fresh recordings carry timestamps: not for the repeatable smoke.
+    [ "$seconds" = smoke ] || make_recordings "$seeds"
+    ;;
+  interop)
+    for f in Tests/Fixtures/asciicast/*.cast Tests/Fixtures/repro/*.cast; do
+      { printf '\000'; cat "$f"; } > "$seeds/cast-$(basename "$f")"
+    done
+    printf '\000{"version": 1, "width": 20, "height": 5, "stdout": [[0.1, "hi\\r\\n"], [0.5, "\\u001b[31mred"]]}' > "$seeds/v1"
+    printf '\000{"version": 3, "term": {"cols": 20, "rows": 5}}\n[0.1, "o", "hi"]\n[0.2, "r", "30x6"]\n[0.1, "x", "0"]\n' > "$seeds/v3"
+    # ttyrec: sec, usec, length (little-endian) and the bytes.
+    printf '\001\001\000\000\000\000\000\000\000\005\000\000\000hello\002\000\000\000\000\000\000\000\002\000\000\000\r\n' > "$seeds/ttyrec"
+    # script: typescript NUL timing (classic and advanced formats).
+    printf '\002Script started\nhello world\n\000''0.1 6\n0.2 6\n' > "$seeds/script-classic"
+    printf '\002hello\000''H 0.0 START_TIME 2024-01-01\nH 0.0 COLUMNS 40\nH 0.0 LINES 10\nO 0.1 5\nS 0.2 SIGWINCH ROWS=12 COLS=50\n' > "$seeds/script-advanced"
+    ;;
+esac
+
+log=$scratch/fuzz-$target.log
+if [ "$seconds" = smoke ]; then
+  declare -A smoke_runs=([terminal]=6000 [snapshot]=40000 [reel-reader]=2000 [interop]=40000)
+  corpus=$(mktemp -d)
+  limit=(-seed=1 -runs="${smoke_runs[$target]}")
+  echo "fuzz: smoke of fuzz-$target: ${smoke_runs[$target]} runs from seed 1 ($(ls "$seeds" | wc -l) seeds)"
+else
+  limit=(-max_total_time="$seconds")
+  echo "fuzz: running fuzz-$target for ${seconds}s ($(ls "$seeds" | wc -l) seeds, corpus $corpus)"
+fi
+SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+  "$binary" "$corpus" "$seeds" "${limit[@]}" -max_len="$max_len" -rss_limit_mb=3072 \
+  -timeout=25 -print_final_stats=1 -artifact_prefix="$artifacts/" "$@" > "$log" 2>&1
+status=$?
+[ "$seconds" = smoke ] && rm -rf "$corpus"
+runs=$(grep -E "^stat::number_of_executed_units" "$log" | awk '{print $2}')
+speed=$(grep -E "^stat::average_exec_per_sec" "$log" | awk '{print $2}')
+echo "fuzz: fuzz-$target: ${runs:-?} executions, ${speed:-?} exec/s, exit $status"
+if [ $status -ne 0 ]; then
+  grep -E "fuzz property failed|ERROR: |SUMMARY|Test unit written" "$log" | head -8 >&2
+  exit 1
+fi
