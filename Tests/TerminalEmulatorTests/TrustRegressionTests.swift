@@ -127,6 +127,36 @@ final class TrustRegressionTests: XCTestCase {
     }
   }
 
+  /// Fuzzer find: `ESC N` (single shift 2), `CSI s`, `-`. DECSC saved the pending single
+  /// shift (xterm's CursorSave keeps the G-sets and GL, not SS2/SS3); the repaint could not
+  /// set up such a saved cursor without leaving the shift pending in the live state.
+  func testSavedCursorDoesNotKeepASingleShift() {
+    var t = Terminal(cols: 80, rows: 24)
+    t.feed("\u{1B}(0\u{1B}*0\u{1B}N\u{1B}[s-q")
+    XCTAssertEqual(t.rowText(0), "-─", "SS2 applies to the next character only")
+    XCTAssertEqual(t.state.savedCursor?.charsets.singleShift, 0)
+    // DECRC returns to column 0; the shift set before it still applies to the `q` there.
+    t.feed("\u{1B}N\u{1B}[uq")
+    XCTAssertEqual(t.rowText(0), "──", "DECRC leaves a pending single shift alone")
+    assertRepaintEquals(t, "after the single shift")
+  }
+
+  /// Fuzzer find: at 1 column a printed character leaves a pending wrap, DECSC saves it, and a
+  /// resize to 11 columns left the saved cursor pending-wrapped in column 0.
+  func testSavedPendingWrapFollowsAResize() {
+    var t = Terminal(cols: 1, rows: 5)
+    t.feed("\u{C3}\u{1B}[s")
+    t.resize(cols: 11, rows: 9)
+    XCTAssertEqual(t.state.savedCursor?.col, 1)
+    XCTAssertEqual(t.state.savedCursor?.pendingWrap, false)
+    assertRepaintEquals(t, "after the resize")
+    var wide = Terminal(cols: 10, rows: 3)
+    wide.feed("\u{1B}[10Gx\u{1B}7")
+    wide.resize(cols: 6, rows: 3)
+    XCTAssertEqual(wide.state.savedCursor?.col, 5)
+    XCTAssertEqual(wide.state.savedCursor?.pendingWrap, true, "still at the last column")
+  }
+
   // MARK: - The text-and-colour pass at the end of a buffer
 
   /// An SGR of exactly `maxLength` parameter characters ending the buffer: the pass read one

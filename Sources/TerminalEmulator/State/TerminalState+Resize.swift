@@ -44,7 +44,15 @@ extension TerminalState {
     for keyPath in [\TerminalState.savedCursor, \TerminalState.inactiveSavedCursor] {
       if var saved = self[keyPath: keyPath] {
         saved.row = min(saved.row, newRows - 1)
-        saved.col = min(saved.col, newCols - 1)
+        if saved.pendingWrap && saved.col + 1 < newCols {
+          // As for the live cursor: a pending wrap is one past its column, which on a wider
+          // screen is an ordinary position (a pending wrap away from the last column cannot
+          // exist, nor be repainted).
+          saved.col += 1
+          saved.pendingWrap = false
+        } else {
+          saved.col = min(saved.col, newCols - 1)
+        }
         self[keyPath: keyPath] = saved
       }
     }
