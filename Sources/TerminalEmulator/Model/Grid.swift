@@ -52,6 +52,21 @@ struct Grid: Sendable, Equatable {
     }
   }
 
+  /// Builds a grid from flat storage: `cells` holds `lineFlags.count` lines of `cols` cells,
+  /// oldest first, at least `rows` of them; the last `rows` become the screen. Lines beyond
+  /// `scrollbackLimit + rows` are dropped from the top.
+  init(cols: Int, rows: Int, scrollbackLimit: Int, cells: [Cell], lineFlags: [LineFlags], droppedLines: Int) {
+    precondition(cells.count == lineFlags.count * cols && lineFlags.count >= rows, "grid storage shape")
+    self.init(cols: cols, rows: rows, scrollbackLimit: scrollbackLimit)
+    let keep = min(lineFlags.count, self.scrollbackLimit + rows)
+    let start = lineFlags.count - keep
+    self.cells = start == 0 ? cells : Array(cells[(start * cols)...])
+    flags = start == 0 ? lineFlags : Array(lineFlags[start...])
+    ring = (0..<Int32(keep)).map { $0 }
+    historyCount = keep - rows
+    self.droppedLines = droppedLines + start
+  }
+
   var lineCount: Int { historyCount + rows }
   var ringCapacity: Int { scrollbackLimit + rows }
 

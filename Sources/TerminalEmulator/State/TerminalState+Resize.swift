@@ -76,6 +76,11 @@ extension TerminalState {
   }
 
   /// Re-wraps every logical line (scrollback and screen) to `cols`.
+  ///
+  /// Works on flat storage: a logical line is read in place through the grid's line ring
+  /// (its rows joined while they carry the wrapped flag) and written row by row into one
+  /// buffer of `newCols`-wide rows that becomes the new grid, so a resize costs no allocation
+  /// per line (hostile recordings resize thousands of times).
   static func reflow(
     _ grid: Grid, cols newCols: Int, rows newRows: Int, oldRows: Int, cursor: inout (Int, Int),
     limit: Int, styles: inout StyleTable
@@ -83,69 +88,81 @@ extension TerminalState {
     let oldCols = grid.cols
     let screenStart = grid.historyCount
     let cursorLine = screenStart + cursor.0
+    let source = grid.cells
+    @inline(__always) func rowIsBlank(_ line: Int) -> Bool {
+      let base = grid.lineBase(line)
+      for c in 0..<oldCols where source[base + c] != .blank { return false }
+      return true
+    }
     // Last line with content, or the cursor's line.
     var lastUsed = cursorLine
-    for line in stride(from: grid.lineCount - 1, to: cursorLine, by: -1) {
-      if grid.line(line).contains(where: { $0 != .blank }) {
-        lastUsed = line
-        break
-      }
+    for line in stride(from: grid.lineCount - 1, to: cursorLine, by: -1) where !rowIsBlank(line) {
+      lastUsed = line
+      break
     }
-    var newLines: [[Cell]] = []
-    var newFlags: [LineFlags] = []
+    var out: [Cell] = []
+    out.reserveCapacity((lastUsed + 2) * newCols)
+    var outFlags: [LineFlags] = []
+    outFlags.reserveCapacity(lastUsed + 2)
     var newCursor = (0, 0)
     var newScreenTop = 0
     var line = 0
+    // Source rows of the logical line being laid out (their bases in `source`).
+    var rowBases: [Int] = []
     while line <= lastUsed {
       // Gather one logical line: rows joined while they carry the wrapped flag.
-      var logical: [Cell] = []
+      rowBases.removeAll(keepingCapacity: true)
       var containsCursor = false
       var cursorOffset = 0
       var containsScreenTop = false
       repeat {
         if line == cursorLine {
           containsCursor = true
-          cursorOffset = logical.count + min(cursor.1, oldCols)
+          cursorOffset = rowBases.count * oldCols + min(cursor.1, oldCols)
         }
         if line == screenStart { containsScreenTop = true }
-        logical += grid.line(line)
+        rowBases.append(grid.lineBase(line))
         line += 1
       } while line <= lastUsed && grid.flags(line: line - 1).contains(.wrapped)
       let endsWrapped = grid.flags(line: line - 1).contains(.wrapped)
+      let logicalCount = rowBases.count * oldCols
+      @inline(__always) func cell(_ k: Int) -> Cell { source[rowBases[k / oldCols] + k % oldCols] }
       // Trim plain trailing blanks (styled blanks are content).
-      var length = logical.count
-      while length > 0 && logical[length - 1] == .blank { length -= 1 }
-      let firstRow = newLines.count
-      if containsScreenTop { newScreenTop = firstRow }
-      // Re-wrap.
-      var row: [Cell] = []
-      row.reserveCapacity(newCols)
+      var length = logicalCount
+      while length > 0 && cell(length - 1) == .blank { length -= 1 }
+      if containsScreenTop { newScreenTop = outFlags.count }
+      // Re-wrap into rows of the new width.
+      var rowStart = out.count
+      out.append(contentsOf: repeatElement(Cell.blank, count: newCols))
+      var col = 0
       var index = 0
       var cursorPlaced = false
-      while index < length || row.isEmpty {
-        if index >= length { break }
-        var cell = logical[index]
+      while index < length {
+        var c = cell(index)
         // A wide character needs its spacer and two columns; otherwise it becomes a blank.
-        if cell.isWide && (newCols < 2 || index + 1 >= logical.count || !logical[index + 1].isSpacer) {
-          cell = blanked(cell, &styles)
-        } else if cell.isSpacer && (index == 0 || !logical[index - 1].isWide) {
-          cell = blanked(cell, &styles)
+        let spacerFollows = index + 1 < logicalCount && cell(index + 1).isSpacer
+        if c.isWide && (newCols < 2 || !spacerFollows) {
+          c = blanked(c, &styles)
+        } else if c.isSpacer && (index == 0 || !cell(index - 1).isWide) {
+          c = blanked(c, &styles)
         }
         if containsCursor && index == cursorOffset {
-          newCursor = (newLines.count, row.count)
+          newCursor = (outFlags.count, col)
           cursorPlaced = true
         }
-        let width = cell.isWide ? 2 : 1
-        if row.count + width > newCols {
-          row += repeatElement(.blank, count: newCols - row.count)
-          newLines.append(row)
-          newFlags.append(.wrapped)
-          row = []
-          if containsCursor && index == cursorOffset { newCursor = (newLines.count, 0) }
+        let width = c.isWide ? 2 : 1
+        if col + width > newCols {
+          outFlags.append(.wrapped)
+          rowStart = out.count
+          out.append(contentsOf: repeatElement(Cell.blank, count: newCols))
+          col = 0
+          if containsCursor && index == cursorOffset { newCursor = (outFlags.count, 0) }
         }
-        row.append(cell)
-        if cell.isWide {
-          row.append(logical[index + 1])
+        out[rowStart + col] = c
+        col += 1
+        if c.isWide {
+          out[rowStart + col] = cell(index + 1)
+          col += 1
           index += 2
         } else {
           index += 1
@@ -156,30 +173,30 @@ extension TerminalState {
         // or out in the blanks after it, kept on this row (clamped to the last column) rather
         // than wrapping blank rows into existence.
         let gap = max(0, cursorOffset - length)
-        newCursor = (newLines.count, gap == 0 ? min(row.count, newCols) : min(row.count + gap, newCols - 1))
+        newCursor = (outFlags.count, gap == 0 ? min(col, newCols) : min(col + gap, newCols - 1))
       }
-      row += repeatElement(.blank, count: max(0, newCols - row.count))
-      newLines.append(row)
-      newFlags.append(endsWrapped && line > lastUsed ? .wrapped : [])
+      outFlags.append(endsWrapped && line > lastUsed ? .wrapped : [])
     }
     // Choose which rows form the screen: growing pulls history back, then the screen moves
     // down as far as needed to show the content after it and the cursor, never below the
     // cursor. Lines past the screen's end (content below a raised cursor) are cut.
-    let contentEnd = max(newLines.count, newCursor.0 + 1)
+    let lineCount = outFlags.count
+    let contentEnd = max(lineCount, newCursor.0 + 1)
     var top = newScreenTop
     if newRows > oldRows { top = max(0, top - (newRows - oldRows)) }
     top = max(top, contentEnd - newRows)
     top = min(top, newCursor.0)
-    let screenEnd = min(newLines.count, top + newRows)
+    let screenEnd = min(lineCount, top + newRows)
     let dropped = max(0, top - limit)
-    let kept = Array(newLines[dropped..<screenEnd])
-    let keptFlags = Array(newFlags[dropped..<screenEnd])
     // Pad below the content so the screen starts at `top`.
     let padding = newRows - (screenEnd - top)
+    out.removeSubrange((screenEnd * newCols)...)
+    out.removeSubrange(0..<(dropped * newCols))
+    out.append(contentsOf: repeatElement(Cell.blank, count: padding * newCols))
+    var flags = Array(outFlags[dropped..<screenEnd])
+    flags.append(contentsOf: repeatElement([], count: padding))
     let result = Grid(
-      cols: newCols, rows: newRows, scrollbackLimit: limit,
-      lines: kept + Array(repeating: [], count: padding),
-      lineFlags: keptFlags + Array(repeating: [], count: padding),
+      cols: newCols, rows: newRows, scrollbackLimit: limit, cells: out, lineFlags: flags,
       droppedLines: grid.droppedLines + dropped)
     cursor = (newCursor.0 - top, newCursor.1)
     return result
