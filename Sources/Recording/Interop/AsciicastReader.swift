@@ -10,39 +10,36 @@ public struct AsciicastReader: EventSource {
   public private(set) var warnings: [String] = []
   public let version: Int
   private let file: ChunkedFileReader?
-  private var v1Events: [SessionEvent] = []
-  private var v1Index = 0
+  private var v1: AsciicastV1Stream?
   private var clock: Double = 0
   private var lineNumber = 1
   private var skipped = 0
 
   public init(path: String) throws {
     let reader = try ChunkedFileReader(path: path)
-    guard let first = try reader.readLine() else { throw RecordingError("\(path): empty file") }
-    let firstObject = try? JSONSerialization.jsonObject(with: Data(first)) as? [String: Any]
+    guard !(try reader.peek(1)).isEmpty else { throw RecordingError("\(path): empty file") }
+    // A v2/v3 header is one short line; a first line longer than 1 MiB can only be v1 (or
+    // not asciicast), which is streamed rather than read as a line.
+    let first = try? reader.readLine(maxLine: 1 << 20)
+    let firstObject = first.flatMap { $0 }.flatMap {
+      try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]
+    }
     if firstObject == nil || (firstObject?["version"] as? Int) == 1 {
-      // v1 is one JSON object, possibly spread over many lines: read it whole.
-      var whole = first
-      while let line = try reader.readLine() { whole += [0x0A] + line }
-      guard let object = try? JSONSerialization.jsonObject(with: Data(whole)) as? [String: Any],
-        (object["version"] as? Int) == 1
-      else {
+      // v1 is one JSON object, possibly spread over many lines: streamed, never read whole.
+      let stream: AsciicastV1Stream
+      do {
+        stream = try AsciicastV1Stream(path: path)
+      } catch {
+        throw RecordingError("\(path): not an asciicast file (the first line is not a JSON header)")
+      }
+      guard (stream.header["version"] as? Int) == 1 else {
         throw RecordingError("\(path): not an asciicast file (the first line is not a JSON header)")
       }
       version = 1
       file = nil
-      info = AsciicastReader.info(from: object)
+      v1 = stream
+      info = AsciicastReader.info(from: stream.header)
       try checkDeclaredSize(info.cols, info.rows, in: path)
-      var t: Double = 0
-      for entry in object["stdout"] as? [[Any]] ?? [] {
-        guard entry.count >= 2, let delay = AsciicastReader.number(entry[0]), let text = entry[1] as? String
-        else {
-          warnings.append("skipped a malformed stdout entry")
-          continue
-        }
-        t += max(0, delay)
-        v1Events.append(.output(AsciicastReader.micros(t), Array(text.utf8)))
-      }
       return
     }
     let header = firstObject!
@@ -87,9 +84,26 @@ public struct AsciicastReader: EventSource {
 
   public mutating func next() throws -> SessionEvent? {
     guard let file else {
-      guard v1Index < v1Events.count else { return nil }
-      defer { v1Index += 1 }
-      return v1Events[v1Index]
+      guard v1 != nil else { return nil }
+      while true {
+        let entry: Any?
+        do {
+          entry = try v1!.nextEntry()
+        } catch {
+          note("stdout: \(error), the rest skipped")
+          v1 = nil
+          return nil
+        }
+        guard let entry else { return nil }
+        guard let pair = entry as? [Any], pair.count >= 2, let delay = AsciicastReader.number(pair[0]),
+          let text = pair[1] as? String
+        else {
+          note("skipped a malformed stdout entry")
+          continue
+        }
+        clock += max(0, delay.isFinite ? delay : 0)
+        return .output(AsciicastReader.micros(clock), Array(text.utf8))
+      }
     }
     while let line = try file.readLine() {
       lineNumber += 1
