@@ -122,26 +122,32 @@ final class FileSafetyTests: ScratchDirectoryTestCase {
     XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["old.reel"])
   }
 
-  /// A full disk while recording: one line, exit 1, the program not left running, what was
-  /// written readable. Needs a small tmpfs (root); skipped where mounting is not allowed.
-  func testFullDiskWhileRecording() throws {
-    let mountPoint = path("small")
+  /// Mounts a small tmpfs at `name` (with `options`) for the rest of the test; skips the test
+  /// where mounting is not allowed (it needs root).
+  func mountTmpfs(_ name: String, options: String) throws -> String {
+    let mountPoint = path(name)
     try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
     let mount = Process()
     mount.executableURL = URL(fileURLWithPath: "/bin/mount")
-    mount.arguments = ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint]
+    mount.arguments = ["-t", "tmpfs", "-o", options, "tmpfs", mountPoint]
     mount.standardError = FileHandle.nullDevice
     try? mount.run()
     mount.waitUntilExit()
     guard mount.terminationStatus == 0 else { throw XCTSkip("cannot mount a tmpfs here") }
-    defer {
+    addTeardownBlock {
       let umount = Process()
       umount.executableURL = URL(fileURLWithPath: "/bin/umount")
       umount.arguments = [mountPoint]
       try? umount.run()
       umount.waitUntilExit()
     }
-    let file = mountPoint + "/full.reel"
+    return mountPoint
+  }
+
+  /// A full disk while recording: one line, exit 1, the program not left running, what was
+  /// written readable.
+  func testFullDiskWhileRecording() throws {
+    let file = try mountTmpfs("small", options: "size=64k") + "/full.reel"
     let start = Date()
     let r = try ReelCLI.run(["record", file, "-q", "-c", "seq 1 300000; sleep 60"])
     XCTAssertLessThan(Date().timeIntervalSince(start), 30, "the program was left running")
@@ -151,5 +157,22 @@ final class FileSafetyTests: ScratchDirectoryTestCase {
     let obj = try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as! [String: Any]
     XCTAssertGreaterThan(obj["outputBytes"] as? Int ?? 0, 10_000)
     XCTAssertTrue(try ReelCLI.run(["cat", file]).stdout.hasPrefix("1\r\n2\r\n3\r\n"))
+  }
+
+  /// Nowhere to write (a read-only filesystem; root ignores permission bits): one line each.
+  func testUnwritablePlaces() throws {
+    let readOnly = try mountTmpfs("ro", options: "ro,size=64k")
+    let cases: [[String]] = [
+      ["record", readOnly + "/x.reel", "-q", "-c", "true"],
+      ["record", readOnly + "/x.cast", "-q", "-c", "true"],
+      ["record", readOnly + "/ring", "-q", "--ring", "8K", "-c", "true"],
+      ["convert", "recordings/demo.reel", readOnly + "/y.cast"],
+      ["record", path("missing/x.reel"), "-q", "-c", "true"],
+    ]
+    for args in cases {
+      let r = try ReelCLI.run(args)
+      XCTAssertEqual(r.status, 1, "\(args): \(r.stderr)")
+      XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, "\(args): \(r.stderr)")
+    }
   }
 }
