@@ -74,8 +74,13 @@ enum RecordingBench {
   }
 
   static func run(sizeMiB: Int, runs: Int) throws -> Result {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-bench-\(getpid())")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    // A directory made fresh for this run (mkdtemp), so the removal below can only ever
+    // take what the bench itself wrote.
+    var template = Array((NSTemporaryDirectory() + "/reel-bench-XXXXXX").utf8CString)
+    guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+      throw CLIError("cannot create a scratch directory for the bench")
+    }
+    let dir = URL(fileURLWithPath: String(cString: template))
     defer { try? FileManager.default.removeItem(at: dir) }
     let input = dir.appendingPathComponent("real.txt").path
     // The same real output as the emulator's "real" workload, but with LF line ends: the PTY
