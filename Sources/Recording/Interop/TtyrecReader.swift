@@ -100,7 +100,12 @@ public struct ScriptReader: EventSource {
     }
   }
 
-  private mutating func take(_ count: Int) throws -> [UInt8] {
+  /// Largest output event taken from a typescript at once: a timing line claiming more (a
+  /// damaged or hostile file) gets this much, so one line cannot pull a whole file into memory.
+  static let maxEventBytes = 16 << 20
+
+  private mutating func take(_ requested: Int) throws -> [UInt8] {
+    let count = min(requested, ScriptReader.maxEventBytes)
     while dataBuffer.count < count, let chunk = try data.readChunk() { dataBuffer += chunk }
     let n = min(count, dataBuffer.count)
     defer { dataBuffer.removeFirst(n) }
@@ -111,7 +116,9 @@ public struct ScriptReader: EventSource {
   public mutating func next() throws -> SessionEvent? {
     while let raw = try timing.readLine() {
       let line = String(decoding: raw, as: UTF8.self)
-      let fields = line.split(separator: " ").map(String.init)
+      // The formats use at most a handful of fields; a long line of garbage is not split
+      // into thousands.
+      let fields = line.split(separator: " ", maxSplits: 8).map(String.init)
       guard !fields.isEmpty else { continue }
       let micros = { (s: Double) -> UInt64 in UInt64(max(0, min(s, 1e9)) * 1_000_000) }
       if let delay = Double(fields[0]), fields.count == 2, let count = Int(fields[1]) {

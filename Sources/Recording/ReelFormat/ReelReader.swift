@@ -81,14 +81,7 @@ public struct ReelReader: EventSource {
     var probe = self
     probe.offset = SkippableFrame.headerSize + (try metadataLength())
     let segment = try probe.nextSegment()
-    if segment == nil, let damage = probe.warnings.first {
-      throw RecordingError("\(path): no readable segment (\(damage))")
-    }
-    if let segment, segment.startOutput > 0, segment.keyframe == nil {
-      // Mid-session (a ring member) but its keyframe segment is gone: replaying from here
-      // would start from a blank screen.
-      throw RecordingError("\(path): starts mid-session without a readable keyframe")
-    }
+    firstSegmentDamage = probe.warnings.first
     let snapshot = segment.flatMap { $0.startOutput > 0 ? $0.keyframe : nil }
     if let snapshot {
       // Checked here, once, so a damaged keyframe is reported with the file that holds it.
@@ -101,6 +94,10 @@ public struct ReelReader: EventSource {
     firstKeyframe = .some(snapshot)
     return snapshot
   }
+
+  /// Why the segments before the first readable one were skipped, if any were (set by
+  /// `initialSnapshot()`): a ring member that lost its keyframe segment cannot start a window.
+  public private(set) var firstSegmentDamage: String?
 
   /// Cached answer of `initialSnapshot()` (outer nil: not looked up yet).
   private var firstKeyframe: [UInt8]?? = nil

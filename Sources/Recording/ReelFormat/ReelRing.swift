@@ -141,6 +141,11 @@ public struct ReelRingReader: EventSource {
       do {
         var candidate = try ReelReader(path: file)
         let keyframe = try candidate.initialSnapshot()
+        // Every member but the session's first starts mid-session: without its keyframe it
+        // would replay from a blank screen.
+        if keyframe == nil, !file.hasSuffix("00000001.reel"), let damage = candidate.firstSegmentDamage {
+          throw RecordingError("\(file): starts mid-session without a readable keyframe (\(damage))")
+        }
         info = candidate.info
         if let keyframe, let size = ReelRingReader.size(of: keyframe) {
           info.cols = size.0

@@ -211,7 +211,9 @@ public final class ZstdDecompressor {
         guard result.count + produced <= maxOutput else { return }
         result.append(contentsOf: chunk[0..<produced])
         if hint <= 0 { return }  // an error (damage at the cut) or, unexpectedly, the end
-        if inBuffer.pos == inBuffer.size && produced < chunk.count { return }
+        // zstd may hold consumed input and emit its blocks over several calls: stop only
+        // when all input is in and a call gives nothing more.
+        if inBuffer.pos == inBuffer.size && produced == 0 { return }
       }
     }
     return result
