@@ -50,13 +50,16 @@ let package = Package(
 // sanitizer flags: a plain `swift build` or `swift test` never sees them.
 if Context.environment["REEL_FUZZ"] != nil {
   package.targets += [
-    .target(name: "FuzzSupport", path: "Fuzz/Support"),
-    .executableTarget(name: "fuzz-terminal", dependencies: ["FuzzSupport", "TerminalEmulator"], path: "Fuzz/Terminal"),
-    .executableTarget(name: "fuzz-snapshot", dependencies: ["FuzzSupport", "TerminalEmulator"], path: "Fuzz/Snapshot"),
+    .target(name: "FuzzSupport", dependencies: ["Replay"], path: "Fuzz/Support"),
+    .executableTarget(
+      name: "fuzz-terminal", dependencies: ["FuzzSupport", "TerminalEmulator"], path: "Fuzz/Terminal"),
+    .executableTarget(
+      name: "fuzz-snapshot", dependencies: ["FuzzSupport", "TerminalEmulator"], path: "Fuzz/Snapshot"),
     .executableTarget(
       name: "fuzz-reel-reader", dependencies: ["FuzzSupport", "Recording", "TerminalEmulator", "CZstd"],
       path: "Fuzz/ReelReader"),
     .executableTarget(
-      name: "fuzz-interop", dependencies: ["FuzzSupport", "Recording", "TerminalEmulator"], path: "Fuzz/Interop"),
+      name: "fuzz-interop", dependencies: ["FuzzSupport", "Recording", "TerminalEmulator"],
+      path: "Fuzz/Interop"),
   ]
 }

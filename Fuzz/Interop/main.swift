@@ -20,7 +20,8 @@ public func fuzzInterop(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   default:
     let split = body.firstIndex(of: 0) ?? body.count
     let typescript = scratchFile(UnsafeBufferPointer(rebasing: body[0..<split]), suffix: ".typescript")
-    let timing = scratchFile(UnsafeBufferPointer(rebasing: body[min(split + 1, body.count)...]), suffix: ".timing")
+    let timing = scratchFile(
+      UnsafeBufferPointer(rebasing: body[min(split + 1, body.count)...]), suffix: ".timing")
     source = try? InputFormat.open(typescript, format: .script, timing: timing)
   }
   guard var source else { return 0 }

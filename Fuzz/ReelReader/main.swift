@@ -41,27 +41,33 @@ nonisolated(unsafe) let decompressor = ZstdDecompressor()
 @_cdecl("LLVMFuzzerCustomMutator")
 public func mutate(_ data: UnsafeMutablePointer<UInt8>, _ size: Int, _ maxSize: Int, _ seed: UInt32) -> Int {
   var random = FuzzRandom(seed: UInt64(seed))
-  guard random.below(2) == 0 else { return LLVMFuzzerMutate(data, size, maxSize) }
+  guard random.below(2) == 0 else { return libFuzzerMutate(data, size, maxSize) }
   let bytes = Array(UnsafeBufferPointer(start: data, count: size))
   // Frames start with the zstd magic 28 B5 2F FD.
   var starts: [Int] = []
   var i = 0
   while i + 4 <= bytes.count {
-    if bytes[i] == 0x28 && bytes[i + 1] == 0xB5 && bytes[i + 2] == 0x2F && bytes[i + 3] == 0xFD { starts.append(i) }
+    if bytes[i] == 0x28 && bytes[i + 1] == 0xB5 && bytes[i + 2] == 0x2F && bytes[i + 3] == 0xFD {
+      starts.append(i)
+    }
     i += 1
   }
-  guard !starts.isEmpty else { return LLVMFuzzerMutate(data, size, maxSize) }
+  guard !starts.isEmpty else { return libFuzzerMutate(data, size, maxSize) }
   let start = starts[random.below(starts.count)]
-  let frameSize = bytes.withUnsafeBytes { ZSTD_findFrameCompressedSize($0.baseAddress! + start, bytes.count - start) }
-  guard ZSTD_isError(frameSize) == 0 else { return LLVMFuzzerMutate(data, size, maxSize) }
+  let frameSize = bytes.withUnsafeBytes {
+    ZSTD_findFrameCompressedSize($0.baseAddress! + start, bytes.count - start)
+  }
+  guard ZSTD_isError(frameSize) == 0 else { return libFuzzerMutate(data, size, maxSize) }
   guard var payload = try? decompressor.decompressFrame(bytes[start..<start + frameSize], maxOutput: 1 << 22)
-  else { return LLVMFuzzerMutate(data, size, maxSize) }
+  else { return libFuzzerMutate(data, size, maxSize) }
   let original = payload.count
   payload += [UInt8](repeating: 0, count: 256)
-  let mutated = payload.withUnsafeMutableBufferPointer { LLVMFuzzerMutate($0.baseAddress!, original, $0.count) }
+  let mutated = payload.withUnsafeMutableBufferPointer {
+    libFuzzerMutate($0.baseAddress!, original, $0.count)
+  }
   guard let frame = try? compressor.compressFrame(payload[0..<mutated]) else { return size }
   let result = Array(bytes[0..<start]) + frame + Array(bytes[(start + frameSize)...])
-  guard result.count <= maxSize else { return LLVMFuzzerMutate(data, size, maxSize) }
+  guard result.count <= maxSize else { return libFuzzerMutate(data, size, maxSize) }
   for (k, b) in result.enumerated() { data[k] = b }
   return result.count
 }

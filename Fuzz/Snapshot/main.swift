@@ -15,7 +15,9 @@ public func fuzzSnapshot(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   let bytes = Array(UnsafeBufferPointer(start: data, count: size))
   guard var t = try? Terminal(snapshot: bytes) else { return 0 }
   let again: Terminal
-  do { again = try Terminal(snapshot: t.snapshot()) } catch { fuzzFailure("re-snapshot does not restore: \(error)") }
+  do { again = try Terminal(snapshot: t.snapshot()) } catch {
+    fuzzFailure("re-snapshot does not restore: \(error)")
+  }
   let d = again.difference(from: t)
   if !d.isEmpty { fuzzFailure("snapshot round trip differs: \(d)") }
   t.feed("x\u{1B}[31mé中\r\n\u{1B}[2J\u{1B}[5;5H\u{1B}7\u{1B}[?1049h\u{1B}[S\u{1B}8")
@@ -27,7 +29,10 @@ public func fuzzSnapshot(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 /// With REEL_FUZZ_SEEDS=DIR set, writes seed snapshots of real program output (the files
 /// named in REEL_FUZZ_SEED_INPUTS, separated by ':') into DIR and exits.
 @_cdecl("LLVMFuzzerInitialize")
-public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+public func initialize(
+  _ argc: UnsafeMutablePointer<CInt>,
+  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+) -> CInt {
   guard let dir = getenv("REEL_FUZZ_SEEDS").map({ String(cString: $0) }),
     let inputs = getenv("REEL_FUZZ_SEED_INPUTS").map({ String(cString: $0) })
   else { return 0 }

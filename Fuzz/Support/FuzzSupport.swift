@@ -1,3 +1,5 @@
+@_exported import Replay
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -6,20 +8,9 @@
 
 /// Helpers shared by the libFuzzer targets in `Fuzz/` (built by `scripts/fuzz.sh` only).
 
-/// SplitMix64 seeded from the input, so chunkings and resizes are part of what the fuzzer
-/// explores and every run repeats exactly.
-public struct FuzzRandom {
-  var state: UInt64
-  public init(seed: UInt64) { state = seed }
-  public mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
-}
+/// The generator that picks chunkings and resizes: Replay's SplitMix64, seeded from the
+/// input, so what the fuzzer explores includes them and every run repeats exactly.
+public typealias FuzzRandom = SplitMix64
 
 /// A finding: print it and abort, which libFuzzer records as a crash with the input.
 public func fuzzFailure(_ message: String) -> Never {
@@ -72,10 +63,10 @@ public func writeSeed(_ bytes: [UInt8], to directory: String, name: String) {
 
 /// libFuzzer's own mutator, for custom mutators that mutate a part of the input.
 @_silgen_name("LLVMFuzzerMutate")
-public func LLVMFuzzerMutate(_ data: UnsafeMutablePointer<UInt8>, _ size: Int, _ maxSize: Int) -> Int
+public func libFuzzerMutate(_ data: UnsafeMutablePointer<UInt8>, _ size: Int, _ maxSize: Int) -> Int
 
 @_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
+func libFuzzerRunDriver(
   _ argc: UnsafeMutablePointer<CInt>,
   _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
   _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
@@ -87,5 +78,5 @@ func LLVMFuzzerRunDriver(
 public func runFuzzer(_ test: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> Never {
   var argc = CommandLine.argc
   var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-  exit(LLVMFuzzerRunDriver(&argc, &argv, test))
+  exit(libFuzzerRunDriver(&argc, &argv, test))
 }

@@ -27,7 +27,9 @@ public func fuzzTerminal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   }
   // Snapshot: restore is exact.
   let restored: Terminal
-  do { restored = try Terminal(snapshot: t.snapshot()) } catch { fuzzFailure("snapshot does not restore: \(error)") }
+  do { restored = try Terminal(snapshot: t.snapshot()) } catch {
+    fuzzFailure("snapshot does not restore: \(error)")
+  }
   let roundTrip = restored.difference(from: t)
   if !roundTrip.isEmpty { fuzzFailure("restored snapshot differs: \(roundTrip)") }
   // Repaint: at a sequence boundary, a fresh terminal fed the repaint equals the terminal.

@@ -103,7 +103,9 @@ public final class PTYSession {
     return child.poll() != nil
   }
 
-  private func relay(pty: PseudoTerminal, child: ChildProcess, sink: CaptureSink, stdinIsTTY: Bool) throws -> Int32 {
+  private func relay(pty: PseudoTerminal, child: ChildProcess, sink: CaptureSink, stdinIsTTY: Bool) throws
+    -> Int32
+  {
     _ = fcntl(pty.controller, F_SETFL, fcntl(pty.controller, F_GETFL) | O_NONBLOCK)
     let start = PTYSession.now()
     var stdinOpen = true

@@ -19,7 +19,7 @@ public enum TerminationRequest {
   /// Installs the handlers (replacing the default "die at once").
   public static func install() {
     for sig in [SIGTERM, SIGHUP, SIGINT] {
-      _ = Glibc_or_Darwin_signal(sig) { sig in
+      _ = systemSignal(sig) { sig in
         if TerminationRequest.received == 0 { TerminationRequest.received = sig }
       }
     }
@@ -27,7 +27,7 @@ public enum TerminationRequest {
 }
 
 #if canImport(Glibc)
-  private let Glibc_or_Darwin_signal = Glibc.signal
+  private let systemSignal = Glibc.signal
 #else
-  private let Glibc_or_Darwin_signal = Darwin.signal
+  private let systemSignal = Darwin.signal
 #endif

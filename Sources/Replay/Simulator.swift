@@ -187,4 +187,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
     return z ^ (z >> 31)
   }
+
+  /// A value in 0..<n (0 when n < 1).
+  public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
 }

@@ -28,10 +28,11 @@ final class AsciicastV1Tests: ScratchDirectoryTestCase {
   /// (read whole, it grew by three times the size).
   func testLargeFileIsNotReadWhole() throws {
     let cast = path("big.cast")
-    let handle = try FileHandle(forWritingTo: {
-      FileManager.default.createFile(atPath: cast, contents: nil)
-      return URL(fileURLWithPath: cast)
-    }())
+    let handle = try FileHandle(
+      forWritingTo: {
+        FileManager.default.createFile(atPath: cast, contents: nil)
+        return URL(fileURLWithPath: cast)
+      }())
     try handle.write(contentsOf: Data(#"{"version": 1, "width": 80, "height": 24, "stdout": ["#.utf8))
     let entry = #"[0.001, ""# + String(repeating: "x", count: 94) + #"\r\n"]"#
     var chunk = ""
@@ -53,7 +54,7 @@ final class AsciicastV1Tests: ScratchDirectoryTestCase {
     var pid = pid_t()
     let args = [ReelCLI.executable.path] + arguments
     var argv = args.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
+    defer { for p in argv { free(p) } }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)

@@ -6,7 +6,8 @@ import XCTest
 final class FileSafetyTests: ScratchDirectoryTestCase {
   func write(_ text: String, to name: String) throws {
     let url = dir.appendingPathComponent(name)
-    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
     try Data(text.utf8).write(to: url)
   }
 
@@ -14,7 +15,9 @@ final class FileSafetyTests: ScratchDirectoryTestCase {
     (try? Data(contentsOf: dir.appendingPathComponent(name))).map { String(decoding: $0, as: UTF8.self) }
   }
 
-  func assertOneLineError(_ r: ReelRun, containing text: String, file: StaticString = #filePath, line: UInt = #line) {
+  func assertOneLineError(
+    _ r: ReelRun, containing text: String, file: StaticString = #filePath, line: UInt = #line
+  ) {
     XCTAssertEqual(r.status, 1, r.stderr, file: file, line: line)
     XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr, file: file, line: line)
     XCTAssertTrue(r.stderr.contains(text), r.stderr, file: file, line: line)
@@ -76,7 +79,8 @@ final class FileSafetyTests: ScratchDirectoryTestCase {
       XCTAssertEqual(try ReelCLI.run(["convert", input, path(name)]).status, 0, name)
       XCTAssertEqual(try ReelCLI.run(["convert", input, path(name)]).status, 1, name)
     }
-    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains("reel-tmp") }, [])
+    XCTAssertEqual(
+      try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains("reel-tmp") }, [])
   }
 
   /// `record out.cast` wrote zstd frames into a file named `.cast`.
@@ -91,17 +95,20 @@ final class FileSafetyTests: ScratchDirectoryTestCase {
     XCTAssertTrue(lines.dropFirst().contains { $0.contains("\"o\"") && $0.contains("héllo") }, "\(lines)")
     XCTAssertEqual(try ReelCLI.run(["dump", cast]).stdout.split(separator: "\n").first, "héllo")
     // Like .reel: an existing file is kept unless --overwrite.
-    assertOneLineError(try ReelCLI.run(["record", cast, "-q", "-c", "echo again"]), containing: "already exists")
+    assertOneLineError(
+      try ReelCLI.run(["record", cast, "-q", "-c", "echo again"]), containing: "already exists")
     XCTAssertTrue(contents("out.cast")!.contains("héllo"))
     XCTAssertEqual(try ReelCLI.run(["record", cast, "-q", "--overwrite", "-c", "echo again"]).status, 0)
     XCTAssertTrue(contents("out.cast")!.contains("again"))
     // Formats that cannot hold a recording are refused, not written with the wrong content.
     for name in ["out.ttyrec", "out.txt", "out.raw"] {
-      assertOneLineError(try ReelCLI.run(["record", path(name), "-q", "-c", "echo x"]), containing: "record writes")
+      assertOneLineError(
+        try ReelCLI.run(["record", path(name), "-q", "-c", "echo x"]), containing: "record writes")
       XCTAssertFalse(FileManager.default.fileExists(atPath: path(name)))
     }
     assertOneLineError(
-      try ReelCLI.run(["record", path("r.cast"), "-q", "--ring", "64K", "-c", "echo x"]), containing: "--ring")
+      try ReelCLI.run(["record", path("r.cast"), "-q", "--ring", "64K", "-c", "echo x"]), containing: "--ring"
+    )
   }
 
   /// `record --overwrite` truncated the old recording first: a failure at the start lost it.
@@ -117,7 +124,8 @@ final class FileSafetyTests: ScratchDirectoryTestCase {
     XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: file)), old)
     XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["old.reel"])
     // A successful overwrite replaces it, and leaves no temporary file.
-    XCTAssertEqual(try ReelCLI.run(["record", file, "-q", "--overwrite", "-c", "echo new recording"]).status, 0)
+    XCTAssertEqual(
+      try ReelCLI.run(["record", file, "-q", "--overwrite", "-c", "echo new recording"]).status, 0)
     XCTAssertEqual(try ReelCLI.run(["cat", file]).stdout, "new recording\r\n")
     XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["old.reel"])
   }

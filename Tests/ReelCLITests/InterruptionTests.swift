@@ -82,7 +82,9 @@ final class InterruptionTests: ScratchDirectoryTestCase {
     // Enough raw output that the conversion is still running when the signal comes.
     let raw = path("big.raw")
     var chunk = Data()
-    for i in 0..<20_000 { chunk.append(contentsOf: Array("\u{1B}[3\(i % 8)mline \(i) of some output\u{1B}[0m\r\n".utf8)) }
+    for i in 0..<20_000 {
+      chunk.append(contentsOf: Array("\u{1B}[3\(i % 8)mline \(i) of some output\u{1B}[0m\r\n".utf8))
+    }
     var big = Data()
     for _ in 0..<40 { big.append(chunk) }
     try big.write(to: URL(fileURLWithPath: raw))
@@ -95,7 +97,9 @@ final class InterruptionTests: ScratchDirectoryTestCase {
       }
       kill(p.processIdentifier, sig)
       p.waitUntilExit()
-      let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains("reel-tmp") }
+      let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter {
+        $0.contains("reel-tmp")
+      }
       XCTAssertEqual(left, [], "signal \(sig)")
       if p.terminationReason == .uncaughtSignal {
         XCTAssertFalse(FileManager.default.fileExists(atPath: out), "no half file at the destination")

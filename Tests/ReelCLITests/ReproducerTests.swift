@@ -14,7 +14,9 @@ final class ReproducerTests: ScratchDirectoryTestCase {
 
   func testNoReadingCommandTrapsOnAReproducer() throws {
     for name in Self.damaged {
-      for args in [["info"], ["info", "--json"], ["dump"], ["dump", "--at", "1"], ["dump", "--format", "json"], ["cat"]] {
+      for args in [
+        ["info"], ["info", "--json"], ["dump"], ["dump", "--at", "1"], ["dump", "--format", "json"], ["cat"],
+      ] {
         let r = try ReelCLI.run(args + [fixture(name)])
         XCTAssertTrue(r.status == 0 || r.status == 1, "\(args) \(name): status \(r.status) \(r.stderr)")
         XCTAssertFalse(r.stderr.contains("Fatal error"), "\(args) \(name): \(r.stderr)")

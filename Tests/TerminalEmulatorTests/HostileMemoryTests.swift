@@ -32,7 +32,8 @@ final class HostileMemoryTests: XCTestCase {
 
   func testHundredMegabyteOSCIsBounded() {
     var t = Terminal(cols: 80, rows: 24)
-    let peak = feedRepeated("\u{1B}]2;", String(repeating: "t", count: 1024), count: 100 * 1024, "\u{07}", into: &t)
+    let peak = feedRepeated(
+      "\u{1B}]2;", String(repeating: "t", count: 1024), count: 100 * 1024, "\u{07}", into: &t)
     XCTAssertLessThan(peak, baseline + 4 * VTParser.maxStringLength, "peak \(peak)")
     XCTAssertEqual(t.title, "", "an overlong title is dropped, not kept in part")
     t.feed("\u{1B}]2;ok\u{07}after")

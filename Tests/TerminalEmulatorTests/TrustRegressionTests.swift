@@ -6,9 +6,11 @@ import XCTest
 final class TrustRegressionTests: XCTestCase {
   /// Every invariant a terminal must keep whatever it was fed.
   func assertSane(_ t: Terminal, _ context: String, file: StaticString = #filePath, line: UInt = #line) {
-    XCTAssert(t.cursor.row >= 0 && t.cursor.row < t.rows, "\(context): cursor row \(t.cursor.row) of \(t.rows)",
+    XCTAssert(
+      t.cursor.row >= 0 && t.cursor.row < t.rows, "\(context): cursor row \(t.cursor.row) of \(t.rows)",
       file: file, line: line)
-    XCTAssert(t.cursor.col >= 0 && t.cursor.col < t.cols, "\(context): cursor col \(t.cursor.col) of \(t.cols)",
+    XCTAssert(
+      t.cursor.col >= 0 && t.cursor.col < t.cols, "\(context): cursor col \(t.cursor.col) of \(t.cols)",
       file: file, line: line)
     XCTAssertNoThrow(try Terminal(snapshot: t.snapshot()), context, file: file, line: line)
   }
@@ -70,7 +72,9 @@ final class TrustRegressionTests: XCTestCase {
 
   // MARK: - Repaint
 
-  func assertRepaintEquals(_ t: Terminal, _ context: String, file: StaticString = #filePath, line: UInt = #line) {
+  func assertRepaintEquals(
+    _ t: Terminal, _ context: String, file: StaticString = #filePath, line: UInt = #line
+  ) {
     var fresh = Terminal(cols: t.cols, rows: t.rows, scrollback: t.scrollbackLimit)
     fresh.feed(t.repaintSequence())
     _ = fresh.takeReplies()
@@ -83,10 +87,12 @@ final class TrustRegressionTests: XCTestCase {
     a.feed("Z\u{1B}7")
     b.feed("Z\u{1B}7")
     XCTAssertEqual(
-      [a.cursor.row, a.cursor.col, a.cursor.pendingWrap ? 1 : 0], [b.cursor.row, b.cursor.col, b.cursor.pendingWrap ? 1 : 0],
+      [a.cursor.row, a.cursor.col, a.cursor.pendingWrap ? 1 : 0],
+      [b.cursor.row, b.cursor.col, b.cursor.pendingWrap ? 1 : 0],
       "\(context): cursor after the next character", file: file, line: line)
     XCTAssertEqual(a.cursor.pen, b.cursor.pen, "\(context): pen", file: file, line: line)
-    XCTAssertEqual(a.screenLines(), b.screenLines(), "\(context): screen after the next character", file: file, line: line)
+    XCTAssertEqual(
+      a.screenLines(), b.screenLines(), "\(context): screen after the next character", file: file, line: line)
   }
 
   /// 80×5, `ESC[80G 9 ESC[S`: a pending wrap over the blank that scrolled under the cursor.
@@ -110,8 +116,10 @@ final class TrustRegressionTests: XCTestCase {
   func testRepaintOfScrollAndSavedCursorStreams() {
     let pieces = [
       "\u{1B}[S", "\u{1B}[T", "\u{1B}[2S", "\u{1B}7", "\u{1B}8", "\u{1B}[s", "\u{1B}[u", "\u{1B}[?1048h",
-      "\u{1B}[?1048l", "\u{1B}[?1049h", "\u{1B}[?1049l", "\u{1B}[?47h", "\u{1B}[?47l", "\u{1B}[?6h", "\u{1B}[?6l",
-      "\u{1B}[31m", "\u{1B}[0m", "\u{1B}[44m", "ab", "xyz", "\r\n", "\u{1B}[20G", "\u{1B}[3;20H", "\u{1B}[2;4r",
+      "\u{1B}[?1048l", "\u{1B}[?1049h", "\u{1B}[?1049l", "\u{1B}[?47h", "\u{1B}[?47l", "\u{1B}[?6h",
+      "\u{1B}[?6l",
+      "\u{1B}[31m", "\u{1B}[0m", "\u{1B}[44m", "ab", "xyz", "\r\n", "\u{1B}[20G", "\u{1B}[3;20H",
+      "\u{1B}[2;4r",
       "\u{1B}[r", "\u{1B}(0", "\u{1B}(B", "\u{1B}[K", "\u{1B}[X",
     ]
     for seed in UInt64(1)...60 {

@@ -34,7 +34,8 @@ public struct TemporaryFile: ~Copyable {
         break
       }
       guard errno == EEXIST, attempt < 100 else {
-        throw RecordingError("\(destination): cannot create a file beside it (\(String(cString: strerror(errno))))")
+        throw RecordingError(
+          "\(destination): cannot create a file beside it (\(String(cString: strerror(errno))))")
       }
       attempt += 1
     }

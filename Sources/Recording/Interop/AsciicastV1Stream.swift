@@ -18,7 +18,9 @@ struct AsciicastV1Stream {
   init(path: String) throws {
     scanner = try JSONByteScanner(path: path)
     try scanner.skipWhitespace()
-    guard try scanner.take() == UInt8(ascii: "{") else { throw RecordingError("\(path): not an asciicast v1 object") }
+    guard try scanner.take() == UInt8(ascii: "{") else {
+      throw RecordingError("\(path): not an asciicast v1 object")
+    }
     try scanner.skipWhitespace()
     if try scanner.peek() == UInt8(ascii: "}") { return }
     while true {
@@ -123,8 +125,9 @@ struct JSONByteScanner {
       }
       throw RecordingError("unexpected end of the JSON")
     }
-    while let b = try peek(), !(b == UInt8(ascii: ",") || b == UInt8(ascii: "}") || b == UInt8(ascii: "]")
-      || b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09)
+    while let b = try peek(),
+      !(b == UInt8(ascii: ",") || b == UInt8(ascii: "}") || b == UInt8(ascii: "]")
+        || b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09)
     {
       position += 1
     }
@@ -147,9 +150,12 @@ struct JSONByteScanner {
     let start = position
     try skipValue()
     let length = position - start
-    guard length <= max else { throw RecordingError("a JSON value of \(length) bytes, over the \(max) limit") }
+    guard length <= max else {
+      throw RecordingError("a JSON value of \(length) bytes, over the \(max) limit")
+    }
     let bytes = try file.bytes(at: start, count: length)
-    guard let value = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else {
+    guard let value = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+    else {
       throw RecordingError("invalid JSON value at byte \(start)")
     }
     return value

@@ -1,5 +1,5 @@
-import TerminalEmulator
 import Foundation
+import TerminalEmulator
 
 /// The recording formats reel reads, and detection from a file's first bytes.
 public enum InputFormat: String, CaseIterable, Sendable {
@@ -61,7 +61,8 @@ public enum InputFormat: String, CaseIterable, Sendable {
 /// Parses "COLSxROWS" (e.g. "80x24").
 public func parseSize(_ text: String) -> (cols: Int, rows: Int)? {
   let parts = text.lowercased().split(separator: "x")
-  guard parts.count == 2, let c = Int(parts[0]), let r = Int(parts[1]), Terminal.sizeProblem(cols: c, rows: r) == nil
+  guard parts.count == 2, let c = Int(parts[0]), let r = Int(parts[1]),
+    Terminal.sizeProblem(cols: c, rows: r) == nil
   else { return nil }
   return (c, r)
 }
@@ -73,7 +74,9 @@ public func parseSizeOption(_ text: String) throws -> (cols: Int, rows: Int) {
   guard parts.count == 2, let c = Int(parts[0]), let r = Int(parts[1]) else {
     throw RecordingError("invalid --size '\(text)', expected COLSxROWS like 80x24")
   }
-  if let problem = Terminal.sizeProblem(cols: c, rows: r) { throw RecordingError("invalid --size '\(text)': \(problem)") }
+  if let problem = Terminal.sizeProblem(cols: c, rows: r) {
+    throw RecordingError("invalid --size '\(text)': \(problem)")
+  }
   return (c, r)
 }
 

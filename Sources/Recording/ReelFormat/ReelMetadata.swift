@@ -1,5 +1,5 @@
-import TerminalEmulator
 import Foundation
+import TerminalEmulator
 
 /// The metadata frame: format version and `SessionInfo` as JSON.
 enum ReelMetadata {

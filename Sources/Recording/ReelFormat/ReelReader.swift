@@ -67,7 +67,9 @@ public struct ReelReader: EventSource {
     else { return nil }
     var r = BinaryReader(Array(tail[12...]))
     let indexOffset = try r.int64("index offset", max: ReelFormat.maxFileOffset)
-    guard indexOffset < size else { throw BinaryFormatError("index offset \(indexOffset) past the end of the file") }
+    guard indexOffset < size else {
+      throw BinaryFormatError("index offset \(indexOffset) past the end of the file")
+    }
     let head = try file.bytes(at: indexOffset, count: SkippableFrame.headerSize)
     guard let (iv, ilen) = SkippableFrame.header(head), iv == ReelFormat.indexVariant,
       indexOffset + SkippableFrame.headerSize + ilen <= size
@@ -126,7 +128,8 @@ public struct ReelReader: EventSource {
         let count = segment?.events.count ?? 0
         warn(
           "truncated segment at byte \(frame.offset) (\(frame.bytes.count) bytes): "
-            + (count > 0 ? "recovered \(count) events from its complete blocks" : "nothing recoverable, skipped"))
+            + (count > 0
+              ? "recovered \(count) events from its complete blocks" : "nothing recoverable, skipped"))
         recoveredPartialSegment = count > 0
         guard let segment, count > 0 else { return nil }
         record(segment, at: frame.offset, length: frame.bytes.count)
@@ -211,7 +214,8 @@ public struct ReelReader: EventSource {
         case .needMore:
           let frameOffset = offset
           offset = size
-          let rest = try file.bytes(at: frameOffset, count: min(size - frameOffset, 2 * ReelFormat.maxSegmentBytes))
+          let rest = try file.bytes(
+            at: frameOffset, count: min(size - frameOffset, 2 * ReelFormat.maxSegmentBytes))
           return (frameOffset, rest, false)
         case .notAFrame:
           let resume = try resynchronise(from: offset + 1)

@@ -65,7 +65,8 @@ public final class ReelRingWriter: EventWriter {
       }
     } else {
       guard mkdir(directory, 0o755) == 0 else {
-        throw RecordingError("\(directory): cannot create the ring directory (\(String(cString: strerror(errno))))")
+        throw RecordingError(
+          "\(directory): cannot create the ring directory (\(String(cString: strerror(errno))))")
       }
     }
     current = try ReelWriter(

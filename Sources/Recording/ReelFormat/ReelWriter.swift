@@ -267,7 +267,9 @@ public final class ReelWriter: EventWriter {
     trailer.raw(ReelFormat.trailerMagic)
     trailer.u64(UInt64(indexOffset))
     try writeAll(SkippableFrame.encode(variant: ReelFormat.trailerVariant, payload: trailer.bytes))
-    if let temporary = temporary.take() { try temporary.moveIntoPlace(replacing: mode != .atomic(replacing: false)) }
+    if let temporary = temporary.take() {
+      try temporary.moveIntoPlace(replacing: mode != .atomic(replacing: false))
+    }
   }
 
   private func writeAll(_ bytes: [UInt8]) throws {

@@ -103,7 +103,8 @@ public final class ZstdCompressor {
     guard bytes.count > blockBytes, blockBytes > 0 else { return try compressFrame(bytes) }
     ZSTD_CCtx_reset(context, ZSTD_reset_session_only)
     _ = try zstdCheck(ZSTD_CCtx_setPledgedSrcSize(context, UInt64(bytes.count)))
-    var output = [UInt8](repeating: 0, count: ZSTD_compressBound(bytes.count) + (bytes.count / blockBytes + 2) * 8)
+    var output = [UInt8](
+      repeating: 0, count: ZSTD_compressBound(bytes.count) + (bytes.count / blockBytes + 2) * 8)
     var written = 0
     try bytes.withUnsafeBytes { src in
       try output.withUnsafeMutableBytes { dst in

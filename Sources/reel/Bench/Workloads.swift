@@ -108,8 +108,3 @@ enum Workloads {
     return Array(data)
   }
 }
-
-extension SplitMix64 {
-  /// A value in 0..<n.
-  mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-}

@@ -85,7 +85,8 @@ struct RecordCommand: ParsableCommand {
       if let ringBytes {
         writer = try ReelRingWriter(directory: path, capacity: ringBytes, info: info, replacing: overwrite)
       } else if format == .asciicast {
-        writer = try AsciicastWriter(sink: RecordingFile(path: path, replacing: overwrite), info: info, version: 2)
+        writer = try AsciicastWriter(
+          sink: RecordingFile(path: path, replacing: overwrite), info: info, version: 2)
       } else {
         writer = try ReelWriter(
           path: path, info: info, mode: append ? .append : (overwrite ? .overwrite : .create))
@@ -139,7 +140,9 @@ struct RecordCommand: ParsableCommand {
     if ring {
       // A ring is a directory of .reel files: its name's extension says nothing, unless it
       // asks for asciicast.
-      if format == .asciicastV2 { throw CLIError("--ring records .reel files; '\(path)' names an asciicast file") }
+      if format == .asciicastV2 {
+        throw CLIError("--ring records .reel files; '\(path)' names an asciicast file")
+      }
       return .reel
     }
     switch format {
@@ -148,7 +151,8 @@ struct RecordCommand: ParsableCommand {
       return .asciicast
     case .reel, nil: return .reel
     case .ttyrec, .raw, .txt:
-      throw CLIError("record writes .reel or .cast files; record to a .reel file and use reel convert for '\(path)'")
+      throw CLIError(
+        "record writes .reel or .cast files; record to a .reel file and use reel convert for '\(path)'")
     }
   }
 
