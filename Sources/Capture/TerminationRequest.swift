@@ -16,8 +16,10 @@ public enum TerminationRequest {
   /// The signal that asked the session to end, if any.
   public static var signal: Int32? { received == 0 ? nil : received }
 
-  /// Installs the handlers (replacing the default "die at once").
+  /// Installs the handlers (replacing the default "die at once") and forgets any signal an
+  /// earlier session received.
   public static func install() {
+    received = 0
     for sig in [SIGTERM, SIGHUP, SIGINT] {
       _ = systemSignal(sig) { sig in
         if TerminationRequest.received == 0 { TerminationRequest.received = sig }
