@@ -45,25 +45,7 @@ final class AsciicastV1Tests: ScratchDirectoryTestCase {
     let small = path("small.cast")
     try Data(#"{"version": 1, "width": 80, "height": 24, "stdout": [[0.1, "x"]]}"#.utf8)
       .write(to: URL(fileURLWithPath: small))
-    let growth = try peakRSS(["info", cast]) - (try peakRSS(["info", small]))
+    let growth = try ReelCLI.peakRSS(["info", cast]) - (try ReelCLI.peakRSS(["info", small]))
     XCTAssertLessThan(growth, size / 4, "peak RSS grew by \(growth) bytes for a \(size)-byte file")
-  }
-
-  /// Peak resident memory of `reel ARGS` (wait4's rusage), in bytes.
-  func peakRSS(_ arguments: [String]) throws -> Int {
-    var pid = pid_t()
-    let args = [ReelCLI.executable.path] + arguments
-    var argv = args.map { strdup($0) } + [nil]
-    defer { for p in argv { free(p) } }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    XCTAssertEqual(posix_spawn(&pid, args[0], &actions, nil, &argv, environ), 0)
-    var status: Int32 = 0
-    var usage = rusage()
-    XCTAssertEqual(wait4(pid, &status, 0, &usage), pid)
-    XCTAssertEqual(status, 0, "\(arguments)")
-    return Int(usage.ru_maxrss) * 1024
   }
 }

@@ -50,4 +50,22 @@ enum ReelCLI {
       status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
       stderr: String(decoding: errData, as: UTF8.self))
   }
+
+  /// Peak resident memory of `reel ARGS` (wait4's rusage), in bytes.
+  static func peakRSS(_ arguments: [String]) throws -> Int {
+    var pid = pid_t()
+    let args = [executable.path] + arguments
+    var argv = args.map { strdup($0) } + [nil]
+    defer { for p in argv { free(p) } }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    XCTAssertEqual(posix_spawn(&pid, args[0], &actions, nil, &argv, environ), 0)
+    var status: Int32 = 0
+    var usage = rusage()
+    XCTAssertEqual(wait4(pid, &status, 0, &usage), pid)
+    XCTAssertEqual(status, 0, "\(arguments)")
+    return Int(usage.ru_maxrss) * 1024
+  }
 }

@@ -92,4 +92,28 @@ final class ReproducerTests: ScratchDirectoryTestCase {
     XCTAssertTrue(r.stderr.contains("bad resize"), r.stderr)
     XCTAssertTrue(r.stdout.contains("\"cols\":20"), r.stdout)
   }
+
+  /// A .cast with 100,000 resize events: it plays to the right screen in bounded memory.
+  func testHundredThousandResizeEvents() throws {
+    let cast = path("resizes.cast")
+    var text = "{\"version\": 2, \"width\": 12, \"height\": 4}\n"
+    for i in 0..<100_000 {
+      let t = String(format: "%.4f", Double(i) / 10_000)
+      text += "[\(t), \"r\", \"\(i % 2 == 0 ? "12x4" : "16x6")\"]\n"
+      // Output that stays on the screen: with history, every resize reflows all of it (the
+      // cost left open in #11's note), which a debug build makes minutes.
+      if i % 10_000 == 0 { text += "[\(t), \"o\", \"\\u001b[Hline \(i)\"]\n" }
+    }
+    try Data(text.utf8).write(to: URL(fileURLWithPath: cast))
+    let small = path("small.cast")
+    try Data("{\"version\": 2, \"width\": 12, \"height\": 4}\n[0.1, \"o\", \"x\"]\n".utf8)
+      .write(to: URL(fileURLWithPath: small))
+    let growth = try ReelCLI.peakRSS(["dump", cast]) - (try ReelCLI.peakRSS(["dump", small]))
+    XCTAssertLessThan(growth, 16 << 20, "peak RSS grew by \(growth) bytes")
+    let json = try ReelCLI.run(["dump", "--format", "json", cast])
+    let obj = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [String: Any]
+    XCTAssertEqual(obj["cols"] as? Int, 16)
+    XCTAssertEqual(obj["rows"] as? Int, 6)
+    XCTAssertTrue(json.stdout.contains("line 90000"), json.stdout)
+  }
 }
