@@ -165,6 +165,16 @@ final class TrustRegressionTests: XCTestCase {
     XCTAssertEqual(wide.state.savedCursor?.pendingWrap, true, "still at the last column")
   }
 
+  /// Fuzzer find: 80x30 erased with a coloured pen (styled blanks are content), then 61x1:
+  /// the screen's only row kept its "wrapped" flag though its continuation was cut below it.
+  func testRowWhoseContinuationIsCutIsNotWrapped() {
+    var t = Terminal(cols: 80, rows: 30, scrollback: 37)
+    t.feed("\u{1B}[37m\u{1B}[J")
+    t.resize(cols: 61, rows: 1)
+    XCTAssertFalse(t.isWrapped(row: 0))
+    assertRepaintEquals(t, "after 61x1")
+  }
+
   // MARK: - The text-and-colour pass at the end of a buffer
 
   /// An SGR of exactly `maxLength` parameter characters ending the buffer: the pass read one

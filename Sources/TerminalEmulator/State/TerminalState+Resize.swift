@@ -194,6 +194,8 @@ extension TerminalState {
     out.removeSubrange(0..<(dropped * newCols))
     out.append(contentsOf: repeatElement(Cell.blank, count: padding * newCols))
     var flags = Array(outFlags[dropped..<screenEnd])
+    // A line whose continuation was cut below the screen no longer continues.
+    if screenEnd < lineCount, let last = flags.indices.last { flags[last].remove(.wrapped) }
     flags.append(contentsOf: repeatElement([], count: padding))
     let result = Grid(
       cols: newCols, rows: newRows, scrollbackLimit: limit, cells: out, lineFlags: flags,
