@@ -131,7 +131,7 @@ extension TerminalState {
       var written = start  // end of the last cells written
       while true {
         let n = min(runEnd &- i, cols &- col)
-        guard n >= 1, n == runEnd &- i && col &+ n < cols || autowrap,
+        guard n == runEnd &- i && col &+ n < cols || autowrap,
           (row[col].content | row[col &+ n &- 1].content) & (Cell.wideFlag | Cell.spacerFlag) == 0
         else { return (col, i, runEnd, written, pen, .runLeft) }
         TerminalState.storeASCIICells(bytes + i, count: n, to: row + col, pen: pen)
