@@ -57,8 +57,9 @@ final class InterruptionTests: ScratchDirectoryTestCase {
     let whole = try ReelCLI.run(["cat", file]).stdout
     let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
     // Blocks compress unevenly (the first ones, without history, take most of the file), so
-    // what a cut keeps grows with the cut but not in proportion: at least something at half,
-    // never less for a longer cut, more than half the output at nine tenths.
+    // what a cut keeps grows with the cut but not in proportion (and the blocks depend on how
+    // the PTY chunked the output, i.e. on load): something at every cut, never less for a
+    // longer one, always exactly a prefix of the output.
     var previous = 0
     for fraction in [0.5, 0.75, 0.9] {
       let cut = path("cut.reel")
@@ -66,7 +67,7 @@ final class InterruptionTests: ScratchDirectoryTestCase {
       let r = try ReelCLI.run(["cat", cut])
       XCTAssertEqual(r.status, 0, r.stderr)
       XCTAssertTrue(r.stderr.contains("recovered"), r.stderr)
-      XCTAssertGreaterThan(r.stdout.count, fraction == 0.9 ? whole.count / 2 : 0, "cut at \(fraction)")
+      XCTAssertGreaterThan(r.stdout.count, 0, "cut at \(fraction)")
       XCTAssertGreaterThanOrEqual(r.stdout.count, previous, "cut at \(fraction)")
       previous = r.stdout.count
       XCTAssertTrue(whole.hasPrefix(r.stdout), "what is recovered is exactly the start of the output")
