@@ -1,3 +1,4 @@
+import Foundation
 import FuzzSupport
 import TerminalEmulator
 
@@ -14,13 +15,22 @@ public func fuzzTerminal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   var random = FuzzRandom(seed: seed)
   let stream = UnsafeRawBufferPointer(start: data + 8, count: size - 8)
   var t = Terminal(cols: 1 + random.below(90), rows: 1 + random.below(30), scrollback: random.below(60))
+  // REEL_FUZZ_TRACE=1 prints the steps, to turn a find into a test.
+  let trace = getenv("REEL_FUZZ_TRACE") != nil
+  if trace { traceLine("Terminal(cols: \(t.cols), rows: \(t.rows), scrollback: \(t.scrollbackLimit))") }
   var offset = 0
   while offset < stream.count {
     let n = min(stream.count - offset, 1 + random.below(random.below(4) == 0 ? 4096 : 48))
-    t.feed(UnsafeRawBufferPointer(rebasing: stream[offset..<offset + n]))
+    let chunk = UnsafeRawBufferPointer(rebasing: stream[offset..<offset + n])
+    if trace { traceLine("feed \(Array(chunk))") }
+    t.feed(chunk)
     offset += n
     _ = t.takeReplies()
-    if random.below(24) == 0 { t.resize(cols: 1 + random.below(120), rows: 1 + random.below(40)) }
+    if random.below(24) == 0 {
+      let (cols, rows) = (1 + random.below(120), 1 + random.below(40))
+      if trace { traceLine("resize(cols: \(cols), rows: \(rows))") }
+      t.resize(cols: cols, rows: rows)
+    }
     guard t.cursor.row >= 0, t.cursor.row < t.rows, t.cursor.col >= 0, t.cursor.col < t.cols else {
       fuzzFailure("cursor \(t.cursor.row),\(t.cursor.col) outside \(t.cols)x\(t.rows)")
     }
@@ -49,6 +59,12 @@ public func fuzzTerminal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if !d.isEmpty { fuzzFailure("repaint differs: \(d)") }
   }
   return 0
+}
+
+/// One step of the trace, on stderr (unbuffered: a failure aborts).
+func traceLine(_ line: String) {
+  let bytes = Array((line + "\n").utf8)
+  _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 }
 
 runFuzzer { data, size in fuzzTerminal(data, size) }

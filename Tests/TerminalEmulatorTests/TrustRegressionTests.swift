@@ -175,6 +175,26 @@ final class TrustRegressionTests: XCTestCase {
     assertRepaintEquals(t, "after 61x1")
   }
 
+  /// Fuzzer find: a wide character reflowed into one column became a blank, but its spacer
+  /// survived alone on the next row (a half character no stream can draw; the repaint lost
+  /// it and the cursor's pending wrap).
+  func testWideCharacterReflowedIntoOneColumnLeavesNoSpacer() {
+    for text in ["旗", "a旗b", "旗旗旗", "\u{1B}[31m旗\u{1B}[0m x"] {
+      var t = Terminal(cols: 75, rows: 20, scrollback: 9)
+      t.feed(text)
+      t.resize(cols: 1, rows: 28)
+      for row in 0..<t.rows {
+        XCTAssertFalse(
+          t.cell(row: row, col: 0).isSpacer, "\(text.debugDescription): spacer alone on row \(row)")
+      }
+      assertRepaintEquals(t, "\(text.debugDescription) at 1 column")
+      // And back: nothing half-drawn returns.
+      t.resize(cols: 10, rows: 5)
+      assertSane(t, "\(text.debugDescription) back to 10 columns")
+      assertRepaintEquals(t, "\(text.debugDescription) back to 10 columns")
+    }
+  }
+
   // MARK: - The text-and-colour pass at the end of a buffer
 
   /// An SGR of exactly `maxLength` parameter characters ending the buffer: the pass read one

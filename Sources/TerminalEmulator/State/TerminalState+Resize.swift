@@ -143,7 +143,9 @@ extension TerminalState {
         let spacerFollows = index + 1 < logicalCount && cell(index + 1).isSpacer
         if c.isWide && (newCols < 2 || !spacerFollows) {
           c = blanked(c, &styles)
-        } else if c.isSpacer && (index == 0 || !cell(index - 1).isWide) {
+        } else if c.isSpacer {
+          // A kept wide character takes its spacer with it, so a spacer met here lost its
+          // character (blanked above, or never there).
           c = blanked(c, &styles)
         }
         if containsCursor && index == cursorOffset {
