@@ -75,6 +75,28 @@ extension TerminalState {
       lineFlags: flags, droppedLines: 0)
   }
 
+  /// True when the first `length` cells of the row at `base` reflow to themselves: every wide
+  /// character is followed by its spacer, every spacer follows one, and the new width has room
+  /// for wide characters at all.
+  @inline(__always)
+  static func rowIsCopyable(_ cells: [Cell], base: Int, length: Int, newCols: Int) -> Bool {
+    let halves = Cell.wideFlag | Cell.spacerFlag
+    var k = base
+    let end = base + length
+    while k < end {
+      let content = cells[k].content
+      if content & halves == 0 {
+        k += 1
+        continue
+      }
+      guard content & Cell.wideFlag != 0, newCols >= 2, k + 1 < end,
+        cells[k + 1].content & halves == Cell.spacerFlag
+      else { return false }
+      k += 2
+    }
+    return true
+  }
+
   /// Re-wraps every logical line (scrollback and screen) to `cols`.
   ///
   /// Works on flat storage: a logical line is read in place through the grid's line ring
@@ -129,8 +151,32 @@ extension TerminalState {
       @inline(__always) func cell(_ k: Int) -> Cell { source[rowBases[k / oldCols] + k % oldCols] }
       // Trim plain trailing blanks (styled blanks are content).
       var length = logicalCount
-      while length > 0 && cell(length - 1) == .blank { length -= 1 }
+      trim: for base in rowBases.reversed() {
+        var col = oldCols
+        while col > 0 && source[base + col - 1] == .blank { col -= 1 }
+        length -= oldCols - col
+        if col > 0 { break trim }
+      }
       if containsScreenTop { newScreenTop = outFlags.count }
+      // Most lines are one row that fits the new width and holds no half of a wide character
+      // that the loop below would blank: copied as they are (a resize over a long history is
+      // mostly this).
+      if rowBases.count == 1 && !containsCursor && length <= newCols
+        && rowIsCopyable(source, base: rowBases[0], length: length, newCols: newCols)
+      {
+        let base = rowBases[0]
+        let rowStart = out.count
+        out.append(contentsOf: repeatElement(Cell.blank, count: newCols))
+        // Bounds: length <= oldCols (one row at `base`) and length <= newCols (the row just
+        // appended at `rowStart`).
+        out.withUnsafeMutableBufferPointer { to in
+          source.withUnsafeBufferPointer { from in
+            (to.baseAddress! + rowStart).update(from: from.baseAddress! + base, count: length)
+          }
+        }
+        outFlags.append(endsWrapped && line > lastUsed ? .wrapped : [])
+        continue
+      }
       // Re-wrap into rows of the new width.
       var rowStart = out.count
       out.append(contentsOf: repeatElement(Cell.blank, count: newCols))
