@@ -6,6 +6,8 @@
 public struct TerminalDifference: Sendable, Equatable, CustomStringConvertible {
   public enum Component: String, CaseIterable, Sendable, Comparable {
     case size, activeScreen, inactiveScreen, cursor, savedCursors, modes, scrollback, title
+    /// Shell-integration prompt marks (OSC 133) on the compared lines.
+    case promptMarks
     /// Hidden state that shapes future output: the parser's half-read sequence, REP's last
     /// character, a pending ZWJ join.
     case pendingInput
@@ -152,6 +154,13 @@ struct CellComparer {
     }
     // Scrollback.
     compareScrollback(scrollbackLines, &d)
+    // Prompt marks on the compared lines: the screen and the compared scrollback.
+    let markRows = -(scrollbackLines ?? max(a.primary.historyCount, b.primary.historyCount))
+    let aMarks = a.promptMarksByRow(fromRow: markRows)
+    let bMarks = b.promptMarksByRow(fromRow: markRows)
+    if !aMarks.elementsEqual(bMarks, by: { $0.row == $1.row && $0.kind == $1.kind }) {
+      d.add(.promptMarks, "prompt marks differ (\(aMarks.count) vs \(bMarks.count))")
+    }
     // Hidden input state.
     if self.a.parser != other.parser { d.add(.pendingInput, "parser state differs") }
     if a.lastPrinted != b.lastPrinted || a.joinNext != b.joinNext {

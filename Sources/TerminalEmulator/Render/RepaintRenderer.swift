@@ -33,6 +33,7 @@ struct RepaintRenderer {
     let alternate = state.alternate
     let primarySaved = state.isAlternateScreen ? state.inactiveSavedCursor : state.savedCursor
     let alternateSaved = state.isAlternateScreen ? state.savedCursor : state.inactiveSavedCursor
+    let primaryMarks = state.promptMarksByRow(fromRow: includeScrollback ? -primary.historyCount : 0)
     if !state.isAlternateScreen {
       // Paint the hidden alternate screen first, then come back.
       if !isBlank(alternate) || alternateSaved != nil {
@@ -42,10 +43,10 @@ struct RepaintRenderer {
         emit("\u{1B}[0m\u{1B}[?47l")
         currentStyle = Style()
       }
-      paint(primary, fromLine: includeScrollback ? 0 : primary.historyCount)
+      paint(primary, fromLine: includeScrollback ? 0 : primary.historyCount, marks: primaryMarks)
       if let s = primarySaved { applySaved(s, on: primary) }
     } else {
-      paint(primary, fromLine: includeScrollback ? 0 : primary.historyCount)
+      paint(primary, fromLine: includeScrollback ? 0 : primary.historyCount, marks: primaryMarks)
       if let s = primarySaved { applySaved(s, on: primary) }
       emit("\u{1B}[0m\u{1B}[?47h")
       currentStyle = Style()
@@ -93,8 +94,9 @@ struct RepaintRenderer {
 
   /// Paints a grid: scrollback lines (from `first`) as one stream that scrolls them into
   /// history, then each screen row in place, then the soft-wrap flags of the screen rows.
-  mutating func paint(_ grid: Grid, fromLine first: Int) {
+  mutating func paint(_ grid: Grid, fromLine first: Int, marks: [(row: Int, kind: UInt8)] = []) {
     emit("\u{1B}[H")
+    var nextMark = 0
     if first < grid.historyCount {
       for line in first..<grid.historyCount {
         if line > first && !grid.flags(line: line - 1).contains(.wrapped) {
@@ -102,6 +104,11 @@ struct RepaintRenderer {
           emit("\r\n")
         }
         paintCells(Array(grid.line(line)), fillLastColumn: grid.flags(line: line).contains(.wrapped))
+        // The line's prompt marks, while the cursor is on it (a pending wrap has not left it).
+        while nextMark < marks.count && marks[nextMark].row == line - grid.historyCount {
+          emitPromptMark(marks[nextMark].kind)
+          nextMark += 1
+        }
       }
       select(Style())
       emit(String(repeating: "\r\n", count: grid.rows))
@@ -110,9 +117,19 @@ struct RepaintRenderer {
       emit("\u{1B}[\(r + 1);1H")
       paintCells(Array(grid.line(grid.historyCount + r)), fillLastColumn: false)
     }
+    for (row, kind) in marks[nextMark...] where row >= 0 {
+      emit("\u{1B}[\(row + 1);1H")
+      emitPromptMark(kind)
+    }
     for r in 0..<grid.rows where grid.flags(line: grid.historyCount + r).contains(.wrapped) {
       recreateWrap(grid, row: r)
     }
+  }
+
+  mutating func emitPromptMark(_ kind: UInt8) {
+    emit("\u{1B}]133;")
+    out.append(kind)
+    emit("\u{1B}\\")
   }
 
   /// Paints one row's cells from the cursor. Blank runs are erased in place (ECH) and stepped
@@ -332,33 +349,29 @@ struct RepaintRenderer {
     // Pen and charsets.
     select(s.cursor.pen)
     applyCharsets(s.charsets)
-    // Modes.
+    // Modes, from the mode table: every batch mode on or off, the selected mouse modes.
     var set: [Int] = []
     var reset: [Int] = []
-    func mode(_ n: Int, _ on: Bool) { if on { set.append(n) } else { reset.append(n) } }
-    let m = s.modes
-    mode(1, m.contains(.applicationCursorKeys))
-    mode(5, m.contains(.reverseVideo))
-    mode(7, m.contains(.autowrap))
-    mode(12, m.contains(.cursorBlink))
-    mode(25, m.contains(.cursorVisible))
-    mode(45, m.contains(.reverseWrap))
-    mode(1004, m.contains(.focusEvents))
-    mode(1007, m.contains(.alternateScroll))
-    mode(2004, m.contains(.bracketedPaste))
-    mode(2026, m.contains(.synchronizedOutput))
-    if s.mouseTracking != .none {
-      let n = [MouseTracking.x10: 9, .normal: 1000, .buttonEvent: 1002, .anyEvent: 1003][s.mouseTracking]!
-      set.append(n)
-    }
-    if s.mouseEncoding != .default {
-      set.append([MouseEncoding.utf8: 1005, .sgr: 1006, .urxvt: 1015, .sgrPixels: 1016][s.mouseEncoding]!)
+    for entry in ModeTable.dec {
+      switch (entry.repaint, entry.effect) {
+      case (.batch, .flag(let flag)):
+        if s.modes.contains(flag) { set.append(entry.number) } else { reset.append(entry.number) }
+      case (.whenSelected, .mouseTracking(let tracking)) where s.mouseTracking == tracking:
+        set.append(entry.number)
+      case (.whenSelected, .mouseEncoding(let encoding)) where s.mouseEncoding == encoding:
+        set.append(entry.number)
+      default: break
+      }
     }
     if !set.isEmpty { emit("\u{1B}[?" + set.map(String.init).joined(separator: ";") + "h") }
     if !reset.isEmpty { emit("\u{1B}[?" + reset.map(String.init).joined(separator: ";") + "l") }
-    emit(m.contains(.applicationKeypad) ? "\u{1B}=" : "\u{1B}>")
-    if m.contains(.insert) { emit("\u{1B}[4h") }
-    if m.contains(.lineFeedNewLine) { emit("\u{1B}[20h") }
+    emit(s.modes.contains(.applicationKeypad) ? "\u{1B}=" : "\u{1B}>")
+    // ANSI modes: the repaint starts from RIS, where they are all reset.
+    let ansiSet = ModeTable.ansi.filter {
+      if case .flag(let flag) = $0.effect { return $0.repaint == .batch && s.modes.contains(flag) }
+      return false
+    }
+    if !ansiSet.isEmpty { emit("\u{1B}[" + ansiSet.map { String($0.number) }.joined(separator: ";") + "h") }
     emit("\u{1B}[\(s.cursorShape.rawValue) q")
   }
 }

@@ -34,8 +34,8 @@ public struct TerminalModes: OptionSet, Hashable, Sendable {
   /// ?1: reverse wraparound (?45).
   public static let reverseWrap = TerminalModes(rawValue: 1 << 14)
 
-  /// Power-on state: autowrap and a visible cursor.
-  public static let initial: TerminalModes = [.autowrap, .cursorVisible]
+  /// Power-on state (autowrap and a visible cursor), from `ModeTable`.
+  public static let initial: TerminalModes = ModeTable.initialFlags
 }
 
 /// Which mouse events the application asked for (?9, ?1000, ?1002, ?1003).

@@ -62,10 +62,7 @@ extension TerminalState {
       }
     case UInt8(ascii: "h"), UInt8(ascii: "l"):
       let on = seq.final == UInt8(ascii: "h")
-      for v in seq.values {
-        if v == 4 { modes.set(.insert, on) }
-        if v == 20 { modes.set(.lineFeedNewLine, on) }
-      }
+      for v in seq.values { setMode(Int(v), isPrivate: false, on) }
     case UInt8(ascii: "n"):
       switch seq.raw(0) {
       case 5: appendReply("\u{1B}[0n")
@@ -108,16 +105,11 @@ extension TerminalState {
       setPen(pen)
     case (0, UInt8(ascii: "$"), UInt8(ascii: "p")):
       let mode = seq.raw(0)
-      let state: Int
-      switch mode {
-      case 4: state = modes.contains(.insert) ? 1 : 2
-      case 20: state = modes.contains(.lineFeedNewLine) ? 1 : 2
-      default: state = 0
-      }
+      let state = modeState(mode, isPrivate: false).map { $0 ? 1 : 2 } ?? 0
       appendReply("\u{1B}[\(mode);\(state)$y")
     case (UInt8(ascii: "?"), UInt8(ascii: "$"), UInt8(ascii: "p")):
       let mode = seq.raw(0)
-      let state = decPrivateModeState(mode).map { $0 ? 1 : 2 } ?? 0
+      let state = modeState(mode, isPrivate: true).map { $0 ? 1 : 2 } ?? 0
       appendReply("\u{1B}[?\(mode);\(state)$y")
     default:
       break
@@ -129,7 +121,7 @@ extension TerminalState {
     switch seq.final {
     case UInt8(ascii: "h"), UInt8(ascii: "l"):
       let on = seq.final == UInt8(ascii: "h")
-      for v in seq.values { setDECPrivateMode(Int(v), on) }
+      for v in seq.values { setMode(Int(v), isPrivate: true, on) }
     case UInt8(ascii: "J"): eraseInDisplay(seq.raw(0), selective: true)
     case UInt8(ascii: "K"): eraseInLine(seq.raw(0), selective: true)
     case UInt8(ascii: "n"):
@@ -322,8 +314,8 @@ extension TerminalState {
 
   /// DECSTR: soft reset (modes, margins, pen, saved cursor; screen content stays).
   mutating func softReset() {
-    modes.remove([.insert, .origin, .applicationCursorKeys, .applicationKeypad, .leftRightMargins])
-    modes.insert([.autowrap, .cursorVisible])
+    modes.remove(ModeTable.softResetOff)
+    modes.insert(ModeTable.softResetOn)
     marginTop = 0
     marginBottom = rows - 1
     marginLeft = 0

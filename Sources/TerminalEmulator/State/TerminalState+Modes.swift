@@ -1,92 +1,56 @@
 extension TerminalState {
-  /// DECSET/DECRST for one private mode number.
-  mutating func setDECPrivateMode(_ mode: Int, _ on: Bool) {
-    switch mode {
-    case 1: modes.set(.applicationCursorKeys, on)
-    case 5: modes.set(.reverseVideo, on)
-    case 6:
-      modes.set(.origin, on)
-      setPosition(row: 0, col: 0)
-    case 7: modes.set(.autowrap, on)
-    case 12: modes.set(.cursorBlink, on)
-    case 25: modes.set(.cursorVisible, on)
-    case 45: modes.set(.reverseWrap, on)
-    case 66: modes.set(.applicationKeypad, on)
-    case 69:
-      modes.set(.leftRightMargins, on)
-      if !on {
+  /// SM/RM (`isPrivate` false) or DECSET/DECRST (true) for one mode number; unknown numbers
+  /// are ignored. What a number controls comes from `ModeTable`; the side effects beyond a
+  /// flag are here.
+  mutating func setMode(_ number: Int, isPrivate: Bool, _ on: Bool) {
+    guard let entry = ModeTable.entry(number, isPrivate: isPrivate) else { return }
+    switch entry.effect {
+    case .flag(let flag):
+      modes.set(flag, on)
+      if flag == .origin { setPosition(row: 0, col: 0) }
+      if flag == .leftRightMargins && !on {
         marginLeft = 0
         marginRight = cols - 1
       }
-    case 9: mouseTracking = on ? .x10 : .none
-    case 1000: mouseTracking = on ? .normal : .none
-    case 1002: mouseTracking = on ? .buttonEvent : .none
-    case 1003: mouseTracking = on ? .anyEvent : .none
-    case 1004: modes.set(.focusEvents, on)
-    case 1005: setMouseEncoding(.utf8, on)
-    case 1006: setMouseEncoding(.sgr, on)
-    case 1015: setMouseEncoding(.urxvt, on)
-    case 1016: setMouseEncoding(.sgrPixels, on)
-    case 1007: modes.set(.alternateScroll, on)
-    case 47, 1047:
+    case .mouseTracking(let tracking):
+      mouseTracking = on ? tracking : .none
+    case .mouseEncoding(let encoding):
       if on {
-        switchToAlternate(clear: false)
-      } else {
-        if mode == 1047 && isAlternateScreen { clearActiveScreen() }
-        switchToPrimary()
+        mouseEncoding = encoding
+      } else if mouseEncoding == encoding {
+        mouseEncoding = .default
       }
-    case 1048:
+    case .saveCursor:
       if on { saveCursor() } else { restoreCursor() }
-    case 1049:
-      if on {
+    case .alternateScreen:
+      switch (number, on) {
+      case (1049, true):
         if !isAlternateScreen {
           saveCursor()
           switchToAlternate(clear: true)
         }
-      } else if isAlternateScreen {
+      case (1049, false):
+        if isAlternateScreen {
+          switchToPrimary()
+          restoreCursor()
+        }
+      case (_, true): switchToAlternate(clear: false)
+      case (_, false):
+        if number == 1047 && isAlternateScreen { clearActiveScreen() }
         switchToPrimary()
-        restoreCursor()
       }
-    case 2004: modes.set(.bracketedPaste, on)
-    case 2026: modes.set(.synchronizedOutput, on)
-    default: break
     }
   }
 
-  private mutating func setMouseEncoding(_ encoding: MouseEncoding, _ on: Bool) {
-    if on {
-      mouseEncoding = encoding
-    } else if mouseEncoding == encoding {
-      mouseEncoding = .default
-    }
-  }
-
-  /// The state of a private mode for DECRQM, or nil when not recognised.
-  func decPrivateModeState(_ mode: Int) -> Bool? {
-    switch mode {
-    case 1: return modes.contains(.applicationCursorKeys)
-    case 5: return modes.contains(.reverseVideo)
-    case 6: return modes.contains(.origin)
-    case 7: return modes.contains(.autowrap)
-    case 12: return modes.contains(.cursorBlink)
-    case 25: return modes.contains(.cursorVisible)
-    case 45: return modes.contains(.reverseWrap)
-    case 66: return modes.contains(.applicationKeypad)
-    case 69: return modes.contains(.leftRightMargins)
-    case 9: return mouseTracking == .x10
-    case 1000: return mouseTracking == .normal
-    case 1002: return mouseTracking == .buttonEvent
-    case 1003: return mouseTracking == .anyEvent
-    case 1004: return modes.contains(.focusEvents)
-    case 1005: return mouseEncoding == .utf8
-    case 1006: return mouseEncoding == .sgr
-    case 1015: return mouseEncoding == .urxvt
-    case 1016: return mouseEncoding == .sgrPixels
-    case 1007: return modes.contains(.alternateScroll)
-    case 47, 1047, 1049: return isAlternateScreen
-    case 2004: return modes.contains(.bracketedPaste)
-    case 2026: return modes.contains(.synchronizedOutput)
-    default: return nil
+  /// A mode's state for DECRQM: true (set), false (reset), nil (not recognised).
+  func modeState(_ number: Int, isPrivate: Bool) -> Bool? {
+    guard let entry = ModeTable.entry(number, isPrivate: isPrivate), entry.reportable else { return nil }
+    switch entry.effect {
+    case .flag(let flag): return modes.contains(flag)
+    case .mouseTracking(let tracking): return mouseTracking == tracking
+    case .mouseEncoding(let encoding): return mouseEncoding == encoding
+    case .alternateScreen: return isAlternateScreen
+    case .saveCursor: return nil
     }
   }
 

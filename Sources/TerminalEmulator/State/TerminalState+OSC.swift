@@ -16,12 +16,43 @@ extension TerminalState {
     case 2: title = String(decoding: text, as: UTF8.self)
     case 7: workingDirectory = String(decoding: text, as: UTF8.self)
     case 8: setHyperlink(text)
-    case 133:
-      if let kind = text.first, promptMarks.count < TerminalState.maxPromptMarks {
-        promptMarks.append(PromptMark(lineID: screen.lineID(row: cursor.row), kind: kind))
-      }
+    case 133: addPromptMark(text.first)
     default: break  // 52 (clipboard) and colour queries are deliberately ignored.
     }
+  }
+
+  /// OSC 133 (shell integration): marks the cursor's line with the kind letter. Marks belong
+  /// to the primary screen's lines (the alternate screen has no history to navigate, and its
+  /// line ids are another numbering), so they are ignored there; the kind is a printable
+  /// ASCII character. At the cap, marks on lines that left the scrollback go first, then the
+  /// oldest quarter.
+  private mutating func addPromptMark(_ kind: UInt8?) {
+    guard let kind, kind >= 0x20 && kind < 0x7F, !isAlternateScreen else { return }
+    if promptMarks.count >= TerminalState.maxPromptMarks {
+      let firstRetained = screen.droppedLines
+      promptMarks.removeAll { $0.lineID < firstRetained }
+      if promptMarks.count >= TerminalState.maxPromptMarks {
+        promptMarks.removeFirst(TerminalState.maxPromptMarks / 4)
+      }
+    }
+    promptMarks.append(PromptMark(lineID: screen.lineID(row: cursor.row), kind: kind))
+  }
+
+  /// The prompt marks on retained primary-screen lines, as (row relative to the screen's top
+  /// — negative in the scrollback —, kind), ordered by line (marks on one line in the order
+  /// they came). `fromRow` leaves out scrollback rows above it.
+  func promptMarksByRow(fromRow: Int) -> [(row: Int, kind: UInt8)] {
+    let grid = primary
+    let top = grid.droppedLines + grid.historyCount
+    let first = max(fromRow, grid.droppedLines - top)
+    var marks: [(row: Int, kind: UInt8)] = []
+    for mark in promptMarks {
+      let row = mark.lineID - top
+      if row >= first && row < rows { marks.append((row, mark.kind)) }
+    }
+    // Stable: a line's marks keep their order.
+    return marks.enumerated().sorted { ($0.element.row, $0.offset) < ($1.element.row, $1.offset) }.map(
+      \.element)
   }
 
   /// OSC 8 `params;uri`: start (non-empty uri) or end (empty uri) a hyperlink.

@@ -1,0 +1,110 @@
+import Testing
+
+@testable import TerminalEmulator
+
+/// The mode table drives DECSET/DECRST, DECRQM, DECSTR, power-on flags and the repaint: each
+/// entry is checked through all of them, from the outside (bytes in, replies and state out).
+@Suite struct ModeTableTests {
+  func reply(_ t: inout Terminal, _ query: String) -> String {
+    _ = t.takeReplies()
+    t.feed(query)
+    return String(decoding: t.takeReplies(), as: UTF8.self)
+  }
+
+  @Test func everyFlagHasExactlyOneEntry() {
+    var seen: TerminalModes = []
+    for entry in ModeTable.ansi + ModeTable.dec {
+      if case .flag(let flag) = entry.effect {
+        #expect(seen.isDisjoint(with: flag), "flag of mode \(entry.number) listed twice")
+        seen.formUnion(flag)
+      }
+    }
+    // Every declared flag bit is in the table (the flags are consecutive bits from 0).
+    let declared: [TerminalModes] = [
+      .insert, .lineFeedNewLine, .applicationCursorKeys, .origin, .autowrap, .cursorVisible,
+      .applicationKeypad, .bracketedPaste, .focusEvents, .synchronizedOutput, .cursorBlink,
+      .reverseVideo, .leftRightMargins, .alternateScroll, .reverseWrap,
+    ]
+    #expect(seen == TerminalModes(declared))
+    #expect(seen.rawValue == (1 << declared.count) - 1, "a flag of TerminalModes has no table entry")
+  }
+
+  @Test(arguments: ModeTable.dec.filter(\.reportable))
+  func decsetAndDecrstAreReportedAndRepainted(_ entry: ModeEntry) {
+    var t = Terminal(cols: 20, rows: 5)
+    let initially = entry.initiallySet
+    #expect(
+      reply(&t, "\u{1B}[?\(entry.number)$p") == "\u{1B}[?\(entry.number);\(initially ? 1 : 2)$y",
+      "mode \(entry.number) at power-on")
+    for on in [!initially, initially] {
+      t.feed("\u{1B}[?\(entry.number)\(on ? "h" : "l")")
+      #expect(
+        reply(&t, "\u{1B}[?\(entry.number)$p") == "\u{1B}[?\(entry.number);\(on ? 1 : 2)$y",
+        "mode \(entry.number) after \(on ? "DECSET" : "DECRST")")
+      var fresh = Terminal(cols: 20, rows: 5)
+      fresh.feed(t.repaintSequence())
+      #expect(
+        reply(&fresh, "\u{1B}[?\(entry.number)$p") == "\u{1B}[?\(entry.number);\(on ? 1 : 2)$y",
+        "mode \(entry.number) \(on ? "set" : "reset") survives the repaint")
+      #expect(fresh.difference(from: t, scrollbackLines: 0).components.subtracting([.pendingInput]).isEmpty)
+    }
+  }
+
+  @Test(arguments: ModeTable.ansi)
+  func smAndRmAreReportedAndRepainted(_ entry: ModeEntry) {
+    var t = Terminal(cols: 20, rows: 5)
+    #expect(reply(&t, "\u{1B}[\(entry.number)$p") == "\u{1B}[\(entry.number);2$y")
+    t.feed("\u{1B}[\(entry.number)h")
+    #expect(reply(&t, "\u{1B}[\(entry.number)$p") == "\u{1B}[\(entry.number);1$y")
+    var fresh = Terminal(cols: 20, rows: 5)
+    fresh.feed(t.repaintSequence())
+    #expect(reply(&fresh, "\u{1B}[\(entry.number)$p") == "\u{1B}[\(entry.number);1$y")
+    t.feed("\u{1B}[\(entry.number)l")
+    #expect(reply(&t, "\u{1B}[\(entry.number)$p") == "\u{1B}[\(entry.number);2$y")
+  }
+
+  @Test(
+    arguments: (ModeTable.ansi + ModeTable.dec).filter { if case .flag = $0.effect { true } else { false } })
+  func softResetFollowsTheTable(_ entry: ModeEntry) {
+    let prefix = ModeTable.ansi.contains { $0.number == entry.number } ? "" : "?"
+    for on in [true, false] {
+      var t = Terminal(cols: 20, rows: 5)
+      t.feed("\u{1B}[\(prefix)\(entry.number)\(on ? "h" : "l")\u{1B}[!p")
+      let expected: Bool
+      switch entry.softReset {
+      case .keeps: expected = on
+      case .resetsOff: expected = false
+      case .setsOn: expected = true
+      }
+      #expect(
+        reply(&t, "\u{1B}[\(prefix)\(entry.number)$p")
+          == "\u{1B}[\(prefix)\(entry.number);\(expected ? 1 : 2)$y",
+        "DECSTR after mode \(entry.number) \(on ? "set" : "reset")")
+    }
+  }
+
+  @Test func unknownAndActionModesAreNotRecognised() {
+    var t = Terminal(cols: 20, rows: 5)
+    #expect(reply(&t, "\u{1B}[?1048$p") == "\u{1B}[?1048;0$y")
+    #expect(reply(&t, "\u{1B}[?31337$p") == "\u{1B}[?31337;0$y")
+    #expect(reply(&t, "\u{1B}[2$p") == "\u{1B}[2;0$y")
+  }
+
+  @Test func mouseModesSelectOneOfAFamily() {
+    var t = Terminal(cols: 20, rows: 5)
+    t.feed("\u{1B}[?1000h\u{1B}[?1003h\u{1B}[?1006h\u{1B}[?1015h")
+    #expect(t.state.mouseTracking == .anyEvent)
+    #expect(t.state.mouseEncoding == .urxvt)
+    #expect(reply(&t, "\u{1B}[?1000$p") == "\u{1B}[?1000;2$y")
+    // Resetting an encoding that is not selected leaves the selected one.
+    t.feed("\u{1B}[?1006l")
+    #expect(t.state.mouseEncoding == .urxvt)
+    t.feed("\u{1B}[?1015l\u{1B}[?1002l")
+    #expect(t.state.mouseEncoding == .default)
+    #expect(t.state.mouseTracking == .none)
+  }
+}
+
+extension ModeEntry: CustomTestStringConvertible {
+  public var testDescription: String { "mode \(number)" }
+}
