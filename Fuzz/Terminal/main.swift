@@ -31,6 +31,9 @@ public func fuzzTerminal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
       if trace { traceLine("resize(cols: \(cols), rows: \(rows))") }
       t.resize(cols: cols, rows: rows)
     }
+    if let half = t.orphanWideHalf() {
+      fuzzFailure("half of a wide character alone on the \(half.screen) screen at \(half.row),\(half.col)")
+    }
     guard t.cursor.row >= 0, t.cursor.row < t.rows, t.cursor.col >= 0, t.cursor.col < t.cols else {
       fuzzFailure("cursor \(t.cursor.row),\(t.cursor.col) outside \(t.cols)x\(t.rows)")
     }

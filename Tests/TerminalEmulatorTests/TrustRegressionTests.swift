@@ -13,6 +13,9 @@ final class TrustRegressionTests: XCTestCase {
       t.cursor.col >= 0 && t.cursor.col < t.cols, "\(context): cursor col \(t.cursor.col) of \(t.cols)",
       file: file, line: line)
     XCTAssertNoThrow(try Terminal(snapshot: t.snapshot()), context, file: file, line: line)
+    if let half = t.orphanWideHalf() {
+      XCTFail("\(context): half a wide character alone at \(half)", file: file, line: line)
+    }
   }
 
   // MARK: - Resize
@@ -192,6 +195,21 @@ final class TrustRegressionTests: XCTestCase {
       t.resize(cols: 10, rows: 5)
       assertSane(t, "\(text.debugDescription) back to 10 columns")
       assertRepaintEquals(t, "\(text.debugDescription) back to 10 columns")
+    }
+  }
+
+  /// Fuzzer find: a wide character that does not fit in the last column wraps, and the last
+  /// column is erased — which, when that cell was the spacer of another wide character, left
+  /// the character without its right half (the repaint could not draw it).
+  func testWideCharacterWrappingOverASpacerRepairsThePair() {
+    for prefix in ["abcd字", "\u{1B}[31mabcd字\u{1B}[0m"] {
+      var t = Terminal(cols: 6, rows: 3)
+      t.feed(prefix + "\u{1B}[1;6H和")
+      XCTAssertNil(
+        t.orphanWideHalf(), "\(prefix.debugDescription): \(String(describing: t.orphanWideHalf()))")
+      XCTAssertEqual(t.rowText(0).trimmingCharacters(in: .whitespaces), "abcd")
+      XCTAssertEqual(t.rowText(1), "和")
+      assertRepaintEquals(t, prefix.debugDescription)
     }
   }
 

@@ -298,14 +298,14 @@ extension TerminalState {
   mutating func eraseCells(row: Int, from: Int, to: Int, selective: Bool, keepsWrap: Bool = false) {
     guard from < to else { return }
     let fill = eraseCell()
-    if from > 0 { clearHalfOfWide(row: row, col: from) }
-    if to < cols { clearHalfOfWide(row: row, col: to - 1) }
     if selective {
       for c in from..<to where !styles[screen[row, c].style].attributes.contains(.protected) {
         screen[row, c] = fill
       }
+      repairWideCharacters(row: row, from: from - 1, through: to)
     } else {
       screen.fill(row: row, from: from, to: to, with: fill)
+      repairWideSeams(base: screen.rowBase(row), before: from, after: to)
     }
     if to == cols && !keepsWrap { screen.setWrapped(row: row, false) }
   }

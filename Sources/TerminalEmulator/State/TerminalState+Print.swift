@@ -316,18 +316,11 @@ extension TerminalState {
     guard count > 0 else { return }
     let base = screen.rowBase(cursor.row)
     let start = base &+ col
-    let last = start &+ count &- 1
-    // Overwriting half of a wide character blanks its other half.
-    if screen.cells[start].isSpacer && col > 0 && screen.cells[start &- 1].isWide {
-      screen.cells[start &- 1] = blanked(screen.cells[start &- 1])
-    }
-    if screen.cells[last].isWide && col &+ count < cols && screen.cells[last &+ 1].isSpacer {
-      screen.cells[last &+ 1] = blanked(screen.cells[last &+ 1])
-    }
     screen.cells.withUnsafeMutableBufferPointer { cells in
       TerminalState.storeASCIICells(
         run.baseAddress! + from, count: count, to: cells.baseAddress! + start, pen: pen)
     }
+    repairWideSeams(base: base, before: col, after: col &+ count)
   }
 
   /// A run of scalars (non-ASCII text with the odd ASCII character between). Stretches that
@@ -438,7 +431,9 @@ extension TerminalState {
     if width == 2 && cursor.col >= right {
       if modes.contains(.autowrap) && cursor.col == right && right > leftEdge {
         // A wide character does not fit in the last column: it wraps whole.
-        screen[cursor.row, cursor.col] = eraseCell()
+        let base = screen.rowBase(cursor.row)
+        screen.cells[base &+ cursor.col] = eraseCell()
+        repairWideSeams(base: base, before: cursor.col, after: cursor.col &+ 1)
         wrapLine()
         right = rightEdge
       } else if right > 0 {
@@ -450,44 +445,20 @@ extension TerminalState {
     let col = cursor.col
     let base = screen.rowBase(cursor.row)
     let pen = cursor.penID
-    // Overwriting half of a wide character blanks its other half.
-    breakWidePair(base, col)
     if width == 2 {
-      if col + 1 <= right { breakWidePair(base, col + 1) }
       screen.cells[base &+ col] = Cell(scalar: c, style: pen, wide: true)
       if col + 1 < cols { screen.cells[base &+ col &+ 1] = .spacer(pen) }
     } else {
       screen.cells[base &+ col] = Cell(scalar: c, style: pen)
     }
+    // Overwriting half of a wide character blanks its other half.
+    repairWideSeams(base: base, before: col, after: min(col &+ width, cols))
     let next = col + width
     if next > right {
       cursor.col = right
       cursor.pendingWrap = modes.contains(.autowrap)
     } else {
       cursor.col = next
-    }
-  }
-
-  /// `clearHalfOfWide` for a row whose first cell is at `base` in the active grid.
-  @inline(__always)
-  mutating func breakWidePair(_ base: Int, _ col: Int) {
-    let cell = screen.cells[base &+ col]
-    guard cell.content & (Cell.wideFlag | Cell.spacerFlag) != 0 else { return }
-    if cell.isSpacer, col > 0, screen.cells[base &+ col &- 1].isWide {
-      screen.cells[base &+ col &- 1] = blanked(screen.cells[base &+ col &- 1])
-    } else if cell.isWide, col &+ 1 < cols, screen.cells[base &+ col &+ 1].isSpacer {
-      screen.cells[base &+ col &+ 1] = blanked(screen.cells[base &+ col &+ 1])
-    }
-  }
-
-  /// Before overwriting (row, col): if it is half of a wide character, blank the other half.
-  @inline(__always)
-  mutating func clearHalfOfWide(row: Int, col: Int) {
-    let cell = screen[row, col]
-    if cell.isSpacer, col > 0, screen[row, col - 1].isWide {
-      screen[row, col - 1] = blanked(screen[row, col - 1])
-    } else if cell.isWide, col + 1 < cols, screen[row, col + 1].isSpacer {
-      screen[row, col + 1] = blanked(screen[row, col + 1])
     }
   }
 

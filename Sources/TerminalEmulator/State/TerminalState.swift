@@ -194,35 +194,6 @@ public struct TerminalState: Sendable {
     fixWideCharsAtMargins(top: top, bottom: bottom)
   }
 
-  /// After a rectangle moved, a wide character may have lost a half at a margin: blank it.
-  mutating func fixWideCharsAtMargins(top: Int, bottom: Int) {
-    for r in top...bottom {
-      repairWideCharacters(row: r, from: marginLeft - 1, through: marginLeft)
-      repairWideCharacters(row: r, from: marginRight, through: marginRight + 1)
-    }
-  }
-
-  /// After cells moved within a row (ICH, DCH, margins), blanks every half of a wide character
-  /// in `from...through` whose partner is gone, so no orphan halves survive.
-  mutating func repairWideCharacters(row: Int, from: Int, through: Int) {
-    let lo = max(0, from)
-    let hi = min(cols - 1, through)
-    guard lo <= hi else { return }
-    for col in lo...hi { repairWideCharacter(row: row, col: col) }
-  }
-
-  /// Blanks the cell at (row, col) if it is half of a wide character whose partner is gone.
-  @inline(__always)
-  mutating func repairWideCharacter(row: Int, col: Int) {
-    guard col >= 0 && col < cols else { return }
-    let cell = screen[row, col]
-    if cell.isSpacer && (col == 0 || !screen[row, col - 1].isWide) {
-      screen[row, col] = blanked(cell)
-    } else if cell.isWide && (col == cols - 1 || !screen[row, col + 1].isSpacer) {
-      screen[row, col] = blanked(cell)
-    }
-  }
-
   // MARK: - Reset
 
   /// RIS: back to the power-on state, scrollback included (as alacritty, VTE and Ghostty do;
