@@ -169,4 +169,22 @@ final class ReelFormatTests: ScratchDirectoryTestCase {
     XCTAssertTrue(r.warnings.isEmpty)
     XCTAssertEqual(r.info.cols, 20)
   }
+
+  /// Fuzzer find: a segment whose resize event declares 0x0 (or more cells than the emulator
+  /// holds) was passed on to every reader; it is damage.
+  func testResizeEventsOutsideTheLimitsAreDamage() throws {
+    for (cols, rows) in [(0, 0), (0, 24), (80, 0), (4096, 4096), (Terminal.maxColumns + 1, 1)] {
+      var w = BinaryWriter()
+      SegmentCodec.encodeHeader(into: &w, startTime: 0, startOutput: 0, keyframe: nil)
+      SegmentCodec.encode(.output(0, Array("hi".utf8)), previousTime: 0, into: &w)
+      SegmentCodec.encode(.resize(10, cols: cols, rows: rows), previousTime: 0, into: &w)
+      XCTAssertThrowsError(try SegmentCodec.decode(w.bytes), "\(cols)x\(rows)") { error in
+        XCTAssertTrue("\(error)".contains("bad resize event") || "\(error)".contains("exceeds"), "\(error)")
+      }
+    }
+    var w = BinaryWriter()
+    SegmentCodec.encodeHeader(into: &w, startTime: 0, startOutput: 0, keyframe: nil)
+    SegmentCodec.encode(.resize(10, cols: 1, rows: 1), previousTime: 0, into: &w)
+    XCTAssertEqual(try SegmentCodec.decode(w.bytes).events.map(\.cols), [1])
+  }
 }

@@ -187,8 +187,11 @@ enum SegmentCodec {
         switch kind {
         case .output, .input, .marker: e.data = try r.blob(max: ReelFormat.maxSegmentBytes)
         case .resize:
-          e.cols = try r.count(max: 10_000, "columns")
-          e.rows = try r.count(max: 10_000, "rows")
+          e.cols = try r.count(max: Terminal.maxColumns, "columns")
+          e.rows = try r.count(max: Terminal.maxRows, "rows")
+          if let problem = Terminal.sizeProblem(cols: e.cols, rows: e.rows) {
+            throw BinaryFormatError("bad resize event: \(problem)")
+          }
         case .exit: e.status = Int32(bitPattern: UInt32(truncatingIfNeeded: try r.varint()))
         }
         t = time

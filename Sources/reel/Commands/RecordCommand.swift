@@ -2,6 +2,7 @@ import ArgumentParser
 import Capture
 import Foundation
 import Recording
+import TerminalEmulator
 
 /// `reel record`: run a command under a real PTY and save its output as a `.reel` file.
 struct RecordCommand: ParsableCommand {
@@ -192,7 +193,9 @@ final class RecordingSink: CaptureSink {
     try writer.append(.input(adjusted(time), Array(bytes)))
   }
   func resize(_ size: WindowSize, at time: UInt64) throws {
-    try writer.append(.resize(adjusted(time), cols: size.cols, rows: size.rows))
+    // Readers refuse sizes beyond the emulator's limits as damage: record what it will show.
+    let clamped = Terminal.clampedSize(cols: size.cols, rows: size.rows)
+    try writer.append(.resize(adjusted(time), cols: clamped.cols, rows: clamped.rows))
   }
   func marker(at time: UInt64) throws {
     markers += 1
