@@ -48,7 +48,7 @@ public struct SimulationSummary: Sendable {
     return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
   }
 
-  public var json: JSONValue {
+  package var json: JSONValue {
     func round(_ x: Double, _ digits: Double = 1000) -> JSONValue { .double((x * digits).rounded() / digits) }
     return .object([
       ("strategy", .string(strategy.rawValue)),

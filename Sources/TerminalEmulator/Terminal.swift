@@ -5,7 +5,7 @@
 /// copy-on-write snapshot, and `snapshot()`/`init(snapshot:)` give a portable binary form.
 public struct Terminal: Sendable {
   var parser = VTParser()
-  public internal(set) var state: TerminalState
+  package internal(set) var state: TerminalState
 
   /// reel's version, reported by XTVERSION.
   public static let version = "0.1.0"

@@ -6,6 +6,16 @@ import Foundation
 struct SeededRandom: RandomNumberGenerator {
   var state: UInt64
   init(seed: UInt64) { state = seed }
+
+  /// A generator for a random test: seeded from `REEL_TEST_SEED` when set, otherwise at
+  /// random, and the seed printed so a failure reproduces.
+  static func printingSeed(_ test: String = #function) -> SeededRandom {
+    let seed =
+      ProcessInfo.processInfo.environment["REEL_TEST_SEED"].flatMap { UInt64($0) }
+      ?? UInt64.random(in: 0...UInt64.max)
+    print("\(test): seed \(seed) (REEL_TEST_SEED=\(seed) repeats it)")
+    return SeededRandom(seed: seed)
+  }
   mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var z = state

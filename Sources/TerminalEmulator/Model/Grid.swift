@@ -126,6 +126,8 @@ struct Grid: Sendable, Equatable {
     cells.withUnsafeMutableBufferPointer { buf in
       let p = buf.baseAddress! + start
       if cell == .blank {
+        // Contract: `Cell.blank` is eight zero bytes (pinned by CellLayoutTests). The memory
+        // is bound to bytes only inside the closure, where no cell is read.
         UnsafeMutableRawPointer(p).withMemoryRebound(to: UInt8.self, capacity: count &* 8) { bytes in
           for i in 0..<(count &* 8) { bytes[i] = 0 }
         }
@@ -250,10 +252,11 @@ struct Grid: Sendable, Equatable {
     // eight, down by `back` rows (the last `back` come to the top).
     let up = shift <= 8
     let moving = up ? shift : height &- shift
-    var saved: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // eight ring entries
+    // Eight ring entries on the stack (`moving` is at most eight: see `rotate`).
+    precondition(moving <= 8, "rotateSmall moves at most eight entries")
     ring.withUnsafeMutableBufferPointer { r in
-      withUnsafeMutableBytes(of: &saved) { raw in
-        let keep = raw.baseAddress!.assumingMemoryBound(to: Int32.self)
+      withUnsafeTemporaryAllocation(of: Int32.self, capacity: 8) { buffer in
+        let keep = buffer.baseAddress!
         if start &+ height <= count {
           let rows = r.baseAddress! + start
           let stay = height &- moving

@@ -62,11 +62,18 @@ struct SGRTransitionCache: @unchecked Sendable {
   private var storage: Storage?
   /// What lookups read, copied out of `storage` so a lookup is one load from the terminal's
   /// own state instead of a chain of them.
-  private(set) var reader = Reader(entries: nil, slotShift: 64)
+  private var reader = Reader(entries: nil, slotShift: 64)
 
-  /// The lookup half of the cache as plain values: valid until the cache is next changed.
-  /// The print fast path holds one while it writes cells, where the cache itself (a part of
-  /// the terminal being modified) cannot be reached.
+  /// Runs `body` with the lookup half of the cache as plain values. The print fast path uses
+  /// it while it writes cells, where the cache itself (a part of the terminal being modified)
+  /// cannot be reached. The reader's pointer lives as long as `storage`: the call borrows this
+  /// cache (and so `storage`) for its whole duration, and nothing can change the cache during
+  /// it (that needs `mutating` access, which exclusivity forbids while the borrow lasts). The
+  /// reader must not leave the closure.
+  @inline(__always)
+  func withReader<R>(_ body: (Reader) -> R) -> R { body(reader) }
+
+  /// The lookup half of the cache (see `withReader`).
   struct Reader {
     fileprivate let entries: UnsafePointer<Entry>?
     /// 64 minus the table's slot bits: the hash's top bits pick the slot.

@@ -6,14 +6,14 @@
 /// `key` identifies the parameters exactly in two words, so a handler
 /// can remember what a sequence did and skip decoding it the next time; `decoded()` gives the
 /// parsed form. The value points into the buffer being fed: it is valid only during the call.
-public struct RawControlSequence {
+package struct RawControlSequence {
   /// Longest parameter string taken whole (two words at four bits per character in `key`).
-  public static let maxLength = 32
+  package static let maxLength = 32
 
   @usableFromInline let characters: UnsafePointer<UInt8>
   /// Number of parameter characters.
-  public let length: Int
-  public let final: UInt8
+  package let length: Int
+  package let final: UInt8
 
   @inline(__always)
   init(characters: UnsafePointer<UInt8>, length: Int, final: UInt8) {
@@ -27,7 +27,7 @@ public struct RawControlSequence {
   /// and a mask for the short sequences programs repeat — and longer ones packed four bits
   /// each (`0`–`9` → 0–9, `:` → 10, `;` → 11).
   @inline(__always)
-  public var key: (low: UInt64, high: UInt64) {
+  package var key: (low: UInt64, high: UInt64) {
     // The parser guarantees `maxLength` readable bytes; those past `length` are masked off.
     let raw = UnsafeRawPointer(characters)
     @inline(__always) func word(_ offset: Int) -> UInt64 {
@@ -52,7 +52,7 @@ public struct RawControlSequence {
   /// The parameters parsed as the state machine would: empty parameters are 0, values clamp
   /// at 65535, a value after `:` is a sub-parameter of the one before.
   @inline(__always)
-  public func decoded() -> ControlSequence {
+  package func decoded() -> ControlSequence {
     var parameters = PackedParameters()
     var accumulator: UInt32 = 0
     var nextIsSub = false

@@ -3,7 +3,7 @@
 /// The parser (`VTParser`) knows the grammar of DEC/ANSI control sequences and nothing about
 /// what they do; a handler (the terminal state) decides. This split, borrowed from alacritty's
 /// `vte::Perform` and libvterm's parser/state layers, keeps the state machine small and testable.
-public protocol VTHandler {
+package protocol VTHandler {
   /// A run of printable ASCII (0x20...0x7E) in the ground state: the print fast path.
   mutating func printASCII(_ run: UnsafeBufferPointer<UInt8>)
   /// Text in the ground state: `bytes[start]` is printable ASCII and `bytes[start..<end]` is
@@ -34,54 +34,54 @@ public protocol VTHandler {
 
 extension VTHandler {
   @inline(__always)
-  public mutating func printText(_ bytes: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int {
+  package mutating func printText(_ bytes: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int {
     let runEnd = VTParser.endOfPrintableRun(bytes, from: start &+ 1, end: end)
     printASCII(UnsafeBufferPointer(start: bytes + start, count: runEnd &- start))
     return runEnd
   }
 
-  public mutating func csiDispatch(_ sequence: RawControlSequence) { csiDispatch(sequence.decoded()) }
+  package mutating func csiDispatch(_ sequence: RawControlSequence) { csiDispatch(sequence.decoded()) }
 
-  public mutating func printScalars(_ run: UnsafeBufferPointer<UInt32>) {
+  package mutating func printScalars(_ run: UnsafeBufferPointer<UInt32>) {
     for scalar in run { print(scalar) }
   }
 }
 
 /// Up to two intermediate bytes (0x20...0x2F) of an escape or control sequence.
-public struct Intermediates: Equatable, Hashable, Sendable {
+package struct Intermediates: Equatable, Hashable, Sendable {
   /// Packed bytes: first intermediate in the low byte.
-  public var packed: UInt16
-  public var count: UInt8
+  package var packed: UInt16
+  package var count: UInt8
 
-  public static let none = Intermediates(packed: 0, count: 0)
+  package static let none = Intermediates(packed: 0, count: 0)
 
   @inline(__always)
-  public var first: UInt8 { UInt8(truncatingIfNeeded: packed) }
+  package var first: UInt8 { UInt8(truncatingIfNeeded: packed) }
   @inline(__always)
-  public var second: UInt8 { UInt8(truncatingIfNeeded: packed >> 8) }
+  package var second: UInt8 { UInt8(truncatingIfNeeded: packed >> 8) }
 
   /// True when exactly the one intermediate `byte` is present.
   @inline(__always)
-  public func isOnly(_ byte: UInt8) -> Bool { count == 1 && first == byte }
+  package func isOnly(_ byte: UInt8) -> Bool { count == 1 && first == byte }
 }
 
 /// A parsed control sequence (CSI or DCS header): private prefix, parameters with
 /// colon sub-parameters, intermediates and final byte.
-public struct ControlSequence: Sendable {
+package struct ControlSequence: Sendable {
   /// Private-parameter prefix (`?`, `>`, `<`, `=`), or 0.
-  public var prefix: UInt8
+  package var prefix: UInt8
   /// Parameter values in order; an empty parameter is 0. Values are clamped to 65535.
-  public var values: ParameterList
+  package var values: ParameterList
   /// Bit i set: `values[i]` followed a `:` (a sub-parameter of the value before it).
-  public var subParameterMask: UInt64
-  public var intermediates: Intermediates
-  public var final: UInt8
+  package var subParameterMask: UInt64
+  package var intermediates: Intermediates
+  package var final: UInt8
 
-  public var count: Int { values.count }
+  package var count: Int { values.count }
 
   /// Parameter `index`, or `defaultValue` when it is missing or 0.
   @inline(__always)
-  public func param(_ index: Int, default defaultValue: Int) -> Int {
+  package func param(_ index: Int, default defaultValue: Int) -> Int {
     guard index < values.count else { return defaultValue }
     let v = Int(values[index])
     return v == 0 ? defaultValue : v
@@ -89,12 +89,12 @@ public struct ControlSequence: Sendable {
 
   /// Parameter `index` as given (missing → 0).
   @inline(__always)
-  public func raw(_ index: Int) -> Int {
+  package func raw(_ index: Int) -> Int {
     index < values.count ? Int(values[index]) : 0
   }
 
   @inline(__always)
-  public func isSubParameter(_ index: Int) -> Bool {
+  package func isSubParameter(_ index: Int) -> Bool {
     index < 64 && subParameterMask & (1 << UInt64(index)) != 0
   }
 }

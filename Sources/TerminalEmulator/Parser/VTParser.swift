@@ -6,11 +6,11 @@
 /// - Sequences and characters split across `feed` calls continue where they stopped; the
 ///   complete half-read state is plain data so a snapshot can carry it.
 /// - OSC and DCS payloads are bounded by `maxStringLength`; longer strings are discarded.
-public struct VTParser: Sendable, Equatable {
+package struct VTParser: Sendable, Equatable {
   /// Longest OSC/DCS payload kept (bytes). Longer strings are dropped, not truncated.
-  public static let maxStringLength = 1 << 20
+  package static let maxStringLength = 1 << 20
   /// Most parameters kept in one sequence; more are ignored.
-  public static let maxParameters = ParameterList.capacity
+  package static let maxParameters = ParameterList.capacity
 
   enum State: UInt8, Sendable {
     case ground, escape, escapeIntermediate
@@ -40,12 +40,12 @@ public struct VTParser: Sendable, Equatable {
   var utf8Lower: UInt8 = 0x80
   var utf8Upper: UInt8 = 0xBF
 
-  public init() {}
+  package init() {}
 
   /// The same parser with leftovers that cannot influence future output cleared (the last
   /// sequence's parameters once back in the ground state, and so on). Two parsers that will
   /// behave identically normalize to equal values; snapshots store the normalized form.
-  public func normalized() -> VTParser {
+  package func normalized() -> VTParser {
     var p = self
     switch state {
     case .ground, .oscString, .sosPmApcString:
@@ -75,7 +75,7 @@ public struct VTParser: Sendable, Equatable {
     return p
   }
 
-  public static func == (a: VTParser, b: VTParser) -> Bool {
+  package static func == (a: VTParser, b: VTParser) -> Bool {
     let x = a.normalized()
     let y = b.normalized()
     return x.state == y.state && x.prefix == y.prefix && x.values == y.values && x.subMask == y.subMask
@@ -87,11 +87,18 @@ public struct VTParser: Sendable, Equatable {
   }
 
   /// True when the parser holds no half-read sequence or character.
-  public var isInGround: Bool { state == .ground && utf8Remaining == 0 }
+  package var isInGround: Bool { state == .ground && utf8Remaining == 0 }
 
   /// Feeds bytes, calling `handler` for each complete action.
-  public mutating func feed<H: VTHandler>(_ bytes: UnsafeRawBufferPointer, into handler: inout H) {
-    guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+  package mutating func feed<H: VTHandler>(_ bytes: UnsafeRawBufferPointer, into handler: inout H) {
+    // The caller's memory may be bound to any type: bytes are read through a temporary binding.
+    bytes.withMemoryRebound(to: UInt8.self) { feed($0, into: &handler) }
+  }
+
+  /// `feed` over memory bound to bytes.
+  @inline(__always)
+  mutating func feed<H: VTHandler>(_ bytes: UnsafeBufferPointer<UInt8>, into handler: inout H) {
+    guard let base = bytes.baseAddress else { return }
     let end = bytes.count
     var i = 0
     while i < end {
@@ -156,7 +163,7 @@ public struct VTParser: Sendable, Equatable {
   }
 
   /// Convenience for arrays and other contiguous byte collections.
-  public mutating func feed<H: VTHandler>(_ bytes: [UInt8], into handler: inout H) {
+  package mutating func feed<H: VTHandler>(_ bytes: [UInt8], into handler: inout H) {
     bytes.withUnsafeBytes { feed($0, into: &handler) }
   }
 
@@ -166,7 +173,7 @@ public struct VTParser: Sendable, Equatable {
   /// Scans eight bytes at a time (SWAR): a byte below 0x20 or above 0x7E sets its high bit in
   /// the mask, and the lowest set byte is exact because borrows and carries only move upward.
   @inline(__always)
-  public static func endOfPrintableRun(_ base: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int {
+  package static func endOfPrintableRun(_ base: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int {
     var j = start
     #if _endian(little)
       while j &+ 8 <= end {

@@ -1,6 +1,6 @@
 /// A small JSON value with a deterministic serializer (object keys keep insertion order), so
 /// the library needs no Foundation and command output is stable for scripts and tests.
-public enum JSONValue: Sendable, Equatable {
+package enum JSONValue: Sendable, Equatable {
   case null
   case bool(Bool)
   case int(Int)
@@ -9,10 +9,10 @@ public enum JSONValue: Sendable, Equatable {
   case array([JSONValue])
   case object([(String, JSONValue)])
 
-  public static func == (a: JSONValue, b: JSONValue) -> Bool { a.serialized() == b.serialized() }
+  package static func == (a: JSONValue, b: JSONValue) -> Bool { a.serialized() == b.serialized() }
 
   /// Compact JSON text.
-  public func serialized() -> String {
+  package func serialized() -> String {
     var out = ""
     write(into: &out)
     return out

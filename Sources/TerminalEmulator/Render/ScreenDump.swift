@@ -36,7 +36,7 @@ extension Terminal {
 
   /// JSON: size, cursor, title, modes, and one entry per line with its text, soft-wrap flag and
   /// attribute spans (runs of cells sharing a style; default-styled runs are omitted).
-  public func jsonDump(includeScrollback: Bool = false) -> JSONValue {
+  package func jsonDump(includeScrollback: Bool = false) -> JSONValue {
     let grid = state.screen
     let first = includeScrollback && !state.isAlternateScreen ? 0 : grid.historyCount
     var lines: [JSONValue] = []

@@ -1,25 +1,25 @@
 extension TerminalState: VTHandler {
   @inline(__always)
-  public mutating func printASCII(_ run: UnsafeBufferPointer<UInt8>) { printRun(run) }
+  package mutating func printASCII(_ run: UnsafeBufferPointer<UInt8>) { printRun(run) }
 
   @inline(__always)
-  public mutating func printText(_ bytes: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int {
+  package mutating func printText(_ bytes: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int {
     printInputText(bytes, from: start, end: end)
   }
 
   @inline(__always)
-  public mutating func print(_ scalar: UInt32) { printScalar(scalar) }
+  package mutating func print(_ scalar: UInt32) { printScalar(scalar) }
 
   @inline(__always)
-  public mutating func printScalars(_ run: UnsafeBufferPointer<UInt32>) { printScalarRun(run) }
+  package mutating func printScalars(_ run: UnsafeBufferPointer<UInt32>) { printScalarRun(run) }
 
-  public mutating func execute(_ control: UInt8) {
+  package mutating func execute(_ control: UInt8) {
     joinNext = false
     executeControl(control)
   }
 
   @inline(__always)
-  public mutating func csiDispatch(_ sequence: ControlSequence) {
+  package mutating func csiDispatch(_ sequence: ControlSequence) {
     joinNext = false
     // SGR, most of what programs send, is dispatched here so its cached path inlines.
     if sequence.final == UInt8(ascii: "m") && sequence.prefix == 0 && sequence.intermediates.count == 0 {
@@ -32,7 +32,7 @@ extension TerminalState: VTHandler {
   /// SGR by its parameter characters: a sequence seen before with the same pen is one lookup
   /// in the transition cache, without decoding. Everything else is decoded and dispatched.
   @inline(__always)
-  public mutating func csiDispatch(_ sequence: RawControlSequence) {
+  package mutating func csiDispatch(_ sequence: RawControlSequence) {
     guard sequence.final == UInt8(ascii: "m") else {
       csiDispatch(sequence.decoded())
       return
@@ -43,14 +43,14 @@ extension TerminalState: VTHandler {
     }
   }
 
-  public mutating func escDispatch(intermediates: Intermediates, final: UInt8) {
+  package mutating func escDispatch(intermediates: Intermediates, final: UInt8) {
     joinNext = false
     escapeDispatch(intermediates, final)
   }
 
-  public mutating func oscDispatch(_ payload: [UInt8]) { operatingSystemCommand(payload) }
+  package mutating func oscDispatch(_ payload: [UInt8]) { operatingSystemCommand(payload) }
 
-  public mutating func dcsDispatch(_ sequence: ControlSequence, payload: [UInt8]) {
+  package mutating func dcsDispatch(_ sequence: ControlSequence, payload: [UInt8]) {
     // DECRQSS (DCS $ q … ST): report SGR and margins; anything else is answered "invalid".
     guard sequence.intermediates.isOnly(UInt8(ascii: "$")), sequence.final == UInt8(ascii: "q")
     else { return }

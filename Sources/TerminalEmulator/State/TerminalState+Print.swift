@@ -115,37 +115,37 @@ extension TerminalState {
     _ bytes: UnsafePointer<UInt8>, from start: Int, runEnd firstRunEnd: Int, end: Int, autowrap: Bool
   ) -> (index: Int, runEnd: Int, reason: RowPassStop) {
     let cols = self.cols
-    let transitions = styles.transitions.reader
     let startPen = cursor.penID
     let startCol = cursor.col
     let base = screen.rowBase(cursor.row)
     // The loop's state lives in the closure and comes back as its result, so it stays in
     // registers instead of in captured variables.
-    let (col, i, runEnd, written, pen, reason) = screen.cells.withUnsafeMutableBufferPointer {
-      cells -> (Int, Int, Int, Int, UInt32, RowPassStop) in
-      let row = cells.baseAddress! + base
-      var pen = startPen
-      var col = startCol
-      var i = start
-      var runEnd = firstRunEnd
-      var written = start  // end of the last cells written
-      while true {
-        let n = min(runEnd &- i, cols &- col)
-        guard n == runEnd &- i && col &+ n < cols || autowrap,
-          (row[col].content | row[col &+ n &- 1].content) & (Cell.wideFlag | Cell.spacerFlag) == 0
-        else { return (col, i, runEnd, written, pen, .runLeft) }
-        TerminalState.storeASCIICells(bytes + i, count: n, to: row + col, pen: pen)
-        col &+= n
-        i &+= n
-        written = i
-        if col == cols { return (col, i, runEnd, i, pen, .rowFull) }
-        // Go on through an SGR the cache knows.
-        guard let sequence = TerminalState.colourChange(bytes, at: i, end: end),
-          let id = transitions.lookup(SGRTransitionCache.key(pen: pen, sequence))
-        else { return (col, i, runEnd, i, pen, .sequenceOrControl) }
-        pen = id
-        i = i &+ sequence.length &+ 3
-        runEnd = VTParser.endOfPrintableRun(bytes, from: i &+ 1, end: end)
+    let (col, i, runEnd, written, pen, reason) = styles.transitions.withReader { transitions in
+      screen.cells.withUnsafeMutableBufferPointer { cells -> (Int, Int, Int, Int, UInt32, RowPassStop) in
+        let row = cells.baseAddress! + base
+        var pen = startPen
+        var col = startCol
+        var i = start
+        var runEnd = firstRunEnd
+        var written = start  // end of the last cells written
+        while true {
+          let n = min(runEnd &- i, cols &- col)
+          guard n == runEnd &- i && col &+ n < cols || autowrap,
+            (row[col].content | row[col &+ n &- 1].content) & (Cell.wideFlag | Cell.spacerFlag) == 0
+          else { return (col, i, runEnd, written, pen, .runLeft) }
+          TerminalState.storeASCIICells(bytes + i, count: n, to: row + col, pen: pen)
+          col &+= n
+          i &+= n
+          written = i
+          if col == cols { return (col, i, runEnd, i, pen, .rowFull) }
+          // Go on through an SGR the cache knows.
+          guard let sequence = TerminalState.colourChange(bytes, at: i, end: end),
+            let id = transitions.lookup(SGRTransitionCache.key(pen: pen, sequence))
+          else { return (col, i, runEnd, i, pen, .sequenceOrControl) }
+          pen = id
+          i = i &+ sequence.length &+ 3
+          runEnd = VTParser.endOfPrintableRun(bytes, from: i &+ 1, end: end)
+        }
       }
     }
     if written != start {
@@ -201,9 +201,8 @@ extension TerminalState {
   ) {
     // With n == 0 the stores below would write `to[-1]`: every caller passes a non-empty run.
     precondition(n >= 1, "storeASCIICells needs at least one cell")
-    let to = UnsafeMutableRawPointer(cells).assumingMemoryBound(to: UInt64.self)
-    let style = UInt64(pen) << 32
-    @inline(__always) func one(_ k: Int) { to[k] = UInt64(source[k]) | style }
+    // Whole cells, no layout assumption: the compiler makes each one 8-byte store.
+    @inline(__always) func one(_ k: Int) { cells[k] = Cell(content: UInt32(source[k]), style: pen) }
     @inline(__always) func four(_ k: Int) {
       one(k)
       one(k &+ 1)

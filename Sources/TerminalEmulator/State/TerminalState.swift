@@ -3,39 +3,39 @@
 ///
 /// It is the parser's handler (`VTHandler`): the parser says what the bytes are, this type
 /// decides what they do. Value type: copying a terminal is an O(1) copy-on-write snapshot.
-public struct TerminalState: Sendable {
-  public internal(set) var cols: Int
-  public internal(set) var rows: Int
+package struct TerminalState: Sendable {
+  package internal(set) var cols: Int
+  package internal(set) var rows: Int
   /// The screen being drawn on (primary or alternate).
   var screen: Grid
   /// The other screen.
   var inactive: Grid
-  public internal(set) var isAlternateScreen = false
-  public internal(set) var cursor = Cursor()
+  package internal(set) var isAlternateScreen = false
+  package internal(set) var cursor = Cursor()
   /// DECSC slot of the active screen, and of the inactive one.
   var savedCursor: SavedCursor?
   var inactiveSavedCursor: SavedCursor?
-  public internal(set) var modes = TerminalModes.initial
-  public internal(set) var mouseTracking = MouseTracking.none
-  public internal(set) var mouseEncoding = MouseEncoding.default
-  public internal(set) var cursorShape = CursorShape.default
-  public internal(set) var charsets = CharsetState()
+  package internal(set) var modes = TerminalModes.initial
+  package internal(set) var mouseTracking = MouseTracking.none
+  package internal(set) var mouseEncoding = MouseEncoding.default
+  package internal(set) var cursorShape = CursorShape.default
+  package internal(set) var charsets = CharsetState()
   /// Scroll margins (inclusive, 0-based).
-  public internal(set) var marginTop = 0
-  public internal(set) var marginBottom: Int
-  public internal(set) var marginLeft = 0
-  public internal(set) var marginRight: Int
+  package internal(set) var marginTop = 0
+  package internal(set) var marginBottom: Int
+  package internal(set) var marginLeft = 0
+  package internal(set) var marginRight: Int
   var tabStops: [Bool]
-  public internal(set) var title = ""
-  public internal(set) var iconName = ""
-  public internal(set) var workingDirectory = ""
+  package internal(set) var title = ""
+  package internal(set) var iconName = ""
+  package internal(set) var workingDirectory = ""
   var styles = StyleTable()
   var clusters = ClusterTable()
   var hyperlinks: [Hyperlink] = []
   /// Table sizes that trigger the next compaction (see `compactTablesIfNeeded`).
   var compactionThresholds = TableThresholds()
   var hyperlinkIDs: [Hyperlink: UInt32] = [:]
-  public internal(set) var promptMarks: [PromptMark] = []
+  package internal(set) var promptMarks: [PromptMark] = []
   /// The last graphic character printed (for REP), as a cell content value.
   var lastPrinted: UInt32 = 0
   /// A ZWJ was just attached: the next wide character joins the same cell.
@@ -44,7 +44,7 @@ public struct TerminalState: Sendable {
   /// `Terminal.takeReplies()`; bounded so a flood of queries cannot grow memory.
   var replies: [UInt8] = []
   /// BEL count since creation.
-  public internal(set) var bellCount = 0
+  package internal(set) var bellCount = 0
   var scrollbackLimit: Int
   /// The width table, held here so the print path does not go through a lazy global.
   let widths = CharacterWidth.table

@@ -1,0 +1,36 @@
+import Testing
+
+@testable import TerminalEmulator
+
+/// The layout the unsafe code relies on, pinned: `Grid.fill` clears cells with zero bytes,
+/// and `Cell.content` packs its flags at fixed bits (snapshots store them as they are).
+@Suite struct CellLayoutTests {
+  @Test func cellIsEightBytesAndBlankIsZero() {
+    #expect(MemoryLayout<Cell>.size == 8)
+    #expect(MemoryLayout<Cell>.stride == 8)
+    #expect(MemoryLayout<Cell>.alignment == 4)
+    var blank = Cell.blank
+    let bytes = withUnsafeBytes(of: &blank) { Array($0) }
+    #expect(bytes == [UInt8](repeating: 0, count: 8))
+  }
+
+  @Test func contentBitsAreWhereSnapshotsExpectThem() {
+    #expect(Cell.scalarMask == 0x1F_FFFF)
+    #expect(Cell.clusterFlag == 1 << 21)
+    #expect(Cell.wideFlag == 1 << 22)
+    #expect(Cell.spacerFlag == 1 << 23)
+    let wide = Cell(scalar: 0x4E2D, style: 7, wide: true)
+    #expect(wide.isWide && !wide.isSpacer && wide.payload == 0x4E2D && wide.style == 7)
+    #expect(Cell.spacer(7).isSpacer && Cell.spacer(7).width == 0)
+  }
+
+  /// Grid.fill with a blank (zero bytes through a temporary byte binding) and with any other
+  /// cell leaves exactly those cells.
+  @Test func fillWritesWholeCells() {
+    var grid = Grid(cols: 7, rows: 3, scrollbackLimit: 0)
+    let x = Cell(scalar: 0x78, style: 3)
+    grid.fill(at: 0, count: 21, with: x)
+    grid.fill(at: 8, count: 5, with: .blank)
+    for i in 0..<21 { #expect(grid.cells[i] == ((8..<13).contains(i) ? .blank : x), "cell \(i)") }
+  }
+}
