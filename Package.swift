@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "TerminalEmulator", targets: ["TerminalEmulator"]),
     .library(name: "Recording", targets: ["Recording"]),
     .library(name: "Capture", targets: ["Capture"]),
+    .library(name: "Playback", targets: ["Playback"]),
     .library(name: "Replay", targets: ["Replay"]),
     .executable(name: "reel", targets: ["reel"]),
   ],
@@ -24,11 +25,13 @@ let package = Package(
     .target(name: "Recording", dependencies: ["CZstd", "TerminalEmulator"]),
     .target(name: "CPTY"),
     .target(name: "Capture", dependencies: ["CPTY"]),
-    .target(name: "Replay", dependencies: ["TerminalEmulator", "Recording", "Capture"]),
+    // Between the format and the engine: replaying recordings into terminals.
+    .target(name: "Playback", dependencies: ["Recording", "TerminalEmulator"]),
+    .target(name: "Replay", dependencies: ["TerminalEmulator", "Recording"]),
     .executableTarget(
       name: "reel",
       dependencies: [
-        "TerminalEmulator", "Recording", "Capture", "Replay",
+        "TerminalEmulator", "Recording", "Playback", "Capture", "Replay",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -38,9 +41,10 @@ let package = Package(
     ),
     // Shared test helpers (XCTest base classes); not part of any product.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
-    .testTarget(name: "RecordingTests", dependencies: ["Recording", "TerminalEmulator", "TestSupport"]),
+    .testTarget(
+      name: "RecordingTests", dependencies: ["Recording", "Playback", "TerminalEmulator", "TestSupport"]),
     .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
-    .testTarget(name: "ReplayTests", dependencies: ["Replay", "Recording", "TerminalEmulator"]),
+    .testTarget(name: "ReplayTests", dependencies: ["Replay", "Recording", "Playback", "TerminalEmulator"]),
     .testTarget(name: "ReelCLITests", dependencies: ["reel", "Capture", "TerminalEmulator", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
@@ -56,7 +60,8 @@ if Context.environment["REEL_FUZZ"] != nil {
     .executableTarget(
       name: "fuzz-snapshot", dependencies: ["FuzzSupport", "TerminalEmulator"], path: "Fuzz/Snapshot"),
     .executableTarget(
-      name: "fuzz-reel-reader", dependencies: ["FuzzSupport", "Recording", "TerminalEmulator", "CZstd"],
+      name: "fuzz-reel-reader",
+      dependencies: ["FuzzSupport", "Recording", "Playback", "TerminalEmulator", "CZstd"],
       path: "Fuzz/ReelReader"),
     .executableTarget(
       name: "fuzz-interop", dependencies: ["FuzzSupport", "Recording", "TerminalEmulator"],

@@ -1,5 +1,6 @@
 import CZstd
 import FuzzSupport
+import Playback
 import Recording
 import TerminalEmulator
 
@@ -26,10 +27,12 @@ public func fuzzReelReader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   _ = index.events
   _ = index.duration
   if var seeker = try? ReelReader(path: path) {
-    _ = try? seeker.seek(toEvent: events / 2, scrollback: 10)
+    _ = try? ScreenReplay.position(of: &seeker, before: .event(events / 2), scrollback: 10)
     _ = try? seeker.next()
   }
-  _ = try? ReelReader.terminal(at: index.duration / 2, path: path, scrollback: 10)
+  if var seeker = try? ReelReader(path: path) {
+    _ = try? ScreenReplay.position(of: &seeker, before: .time(index.duration / 2), scrollback: 10)
+  }
   return 0
 }
 

@@ -54,7 +54,12 @@ public struct ReconnectSimulator {
   }
 
   /// Total output bytes in the recording.
-  public var outputBytes: Int { events.reduce(0) { $0 + ($1.kind == .output ? $1.data.count : 0) } }
+  public var outputBytes: Int { Self.outputBytes(of: events) }
+
+  /// Total output bytes in `events` (to place outages before building the simulator).
+  public static func outputBytes(of events: [SessionEvent]) -> Int {
+    events.reduce(0) { $0 + ($1.kind == .output ? $1.data.count : 0) }
+  }
 
   /// `count` outages at random byte offsets (seeded), not overlapping.
   public static func randomOutages(count: Int, totalBytes: Int, seed: UInt64) -> [Range<Int>] {

@@ -1,4 +1,5 @@
 import Foundation
+import Playback
 import TerminalEmulator
 import TestSupport
 import XCTest
@@ -76,7 +77,8 @@ final class ReelFormatTests: ScratchDirectoryTestCase {
     for time in stride(from: UInt64(0), to: end, by: Int(end / 9)) {
       var full = Terminal(cols: 80, rows: 24, scrollback: 0)
       for e in events where e.time <= time && e.kind == .output { full.feed(e.data) }
-      let seeked = try ReelReader.terminal(at: time, path: path, scrollback: 0)
+      var reader = try ReelReader(path: path)
+      let seeked = try ScreenReplay.position(of: &reader, before: .time(time), scrollback: 0).terminal
       XCTAssertTrue(seeked.isEquivalent(to: full), "at \(time): \(seeked.difference(from: full))")
     }
   }
@@ -91,15 +93,25 @@ final class ReelFormatTests: ScratchDirectoryTestCase {
     let targets =
       Array(stride(from: events.count - 1, through: 0, by: -max(1, events.count / 13))) + [0, 5, 3]
     for n in targets {
-      let seeked = try reader.seek(toEvent: n)
+      let seeked = try ScreenReplay.position(of: &reader, before: .event(n), scrollback: 0)
       var full = Terminal(cols: 80, rows: 24, scrollback: 0)
       for e in events[0..<n] { full.apply(e) }
-      XCTAssertTrue(seeked.isEquivalent(to: full), "before event \(n): \(seeked.difference(from: full))")
-      XCTAssertEqual(try reader.next(), events[n], "event \(n)")
+      XCTAssertTrue(
+        seeked.terminal.isEquivalent(to: full), "before event \(n): \(seeked.terminal.difference(from: full))"
+      )
+      XCTAssertEqual(seeked.next, events[n], "event \(n)")
+      XCTAssertEqual(seeked.nextNumber, n)
+      // The reader is left just after it (the file ends with an exit event `write` adds).
+      let after = try reader.next()
+      if n + 1 < events.count {
+        XCTAssertEqual(after, events[n + 1], "the event after \(n)")
+      } else {
+        XCTAssertEqual(after?.kind, .exit)
+      }
     }
     // Reading on after seeks still sees each event once, in order.
-    _ = try reader.seek(toEvent: events.count - 3)
-    XCTAssertEqual(try reader.next(), events[events.count - 3])
+    let position = try ScreenReplay.position(of: &reader, before: .event(events.count - 3), scrollback: 0)
+    XCTAssertEqual(position.next, events[events.count - 3])
     XCTAssertEqual(try reader.next(), events[events.count - 2])
     XCTAssertEqual(try reader.next(), events[events.count - 1])
     XCTAssertEqual(try reader.next()?.kind, .exit)  // `write` ends every file with one

@@ -43,6 +43,36 @@ final class DumpCommandTests: XCTestCase {
     XCTAssertEqual(cursor["visible"] as? Bool, true)
   }
 
+  /// `dump --at` reads through the nearest keyframe, and damage on the path it actually read
+  /// is reported (it used to reopen the file and report the warnings of an unread reader).
+  func testDumpAtReportsDamageOnThePathItRead() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "reel-dumpat-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let good = dir.appendingPathComponent("seq.reel").path
+    let made = try ReelCLI.run(["record", "-q", "--size", "80x24", "-c", "seq 1 200000", good])
+    XCTAssertEqual(made.status, 0, made.stderr)
+    // Damage the middle of the last segment (the last zstd frame).
+    var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: good)))
+    let frames = (0..<(bytes.count - 4)).filter {
+      bytes[$0] == 0x28 && bytes[$0 + 1] == 0xB5 && bytes[$0 + 2] == 0x2F && bytes[$0 + 3] == 0xFD
+    }
+    let last = try XCTUnwrap(frames.last)
+    XCTAssertGreaterThan(frames.count, 3)
+    for k in 200..<260 { bytes[last + k] ^= 0x55 }
+    let bad = dir.appendingPathComponent("bad.reel").path
+    try Data(bytes).write(to: URL(fileURLWithPath: bad))
+    let intact = try ReelCLI.run(["dump", good, "--at", "99"])
+    XCTAssertEqual(intact.stderr, "")
+    XCTAssertTrue(intact.stdout.contains("200000"), intact.stdout)
+    let r = try ReelCLI.run(["dump", bad, "--at", "99"])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    XCTAssertTrue(r.stderr.contains("damaged segment at byte \(last)"), r.stderr)
+    // The screen is the one before the damaged segment: the last complete one read.
+    XCTAssertFalse(r.stdout.contains("200000"), r.stdout)
+  }
+
   func testRawInputNeedsSize() throws {
     let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("reel-raw-\(UUID().uuidString)")
     try Data("hello\r\n\u{1B}[31mred".utf8).write(to: tmp)

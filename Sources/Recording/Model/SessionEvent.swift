@@ -85,10 +85,35 @@ public protocol EventSource {
   /// A terminal snapshot the events continue from, when the recording does not start at the
   /// beginning of the session (a ring buffer's oldest retained file). Nil: start blank.
   mutating func initialSnapshot() throws -> [UInt8]?
+  /// Moves to the latest point before `target` that the screen can be rebuilt from — a
+  /// keyframe, or the start — so that `next()` returns the first event after it, and says
+  /// where that is. Nil when the source reads forward only (it stays where it is).
+  mutating func restart(before target: PlaybackTarget) throws -> RestartPoint?
 }
 
 extension EventSource {
   public mutating func initialSnapshot() throws -> [UInt8]? { nil }
+  public mutating func restart(before target: PlaybackTarget) throws -> RestartPoint? { nil }
+}
+
+/// A place in a recording: event number n, or the first event after a time (µs).
+public enum PlaybackTarget: Sendable, Equatable {
+  case event(Int)
+  case time(UInt64)
+}
+
+/// Where `EventSource.restart(before:)` moved a source.
+public struct RestartPoint: Sendable, Equatable {
+  /// The keyframe the screen restarts from, an emulator snapshot the recording keeps as an
+  /// opaque blob; nil: a blank screen of the recording's size.
+  public var keyframe: [UInt8]?
+  /// The number of the event `next()` returns now.
+  public var nextEvent: Int
+
+  public init(keyframe: [UInt8]?, nextEvent: Int) {
+    self.keyframe = keyframe
+    self.nextEvent = nextEvent
+  }
 }
 
 /// A one-line, user-facing error about a recording or an input file.

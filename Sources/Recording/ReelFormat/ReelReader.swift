@@ -246,68 +246,32 @@ public struct ReelReader: EventSource {
 
   // MARK: - Seeking
 
-  /// Moves the reader so that `next()` returns event number `n` (counting from 0) and returns
-  /// the terminal as it was just before that event, replayed from the nearest keyframe at or
-  /// before it rather than from the beginning. Keyframes carry no scrollback.
-  public mutating func seek(toEvent n: Int, scrollback: Int = 0) throws -> Terminal {
-    try replay(
-      fromKeyframeBefore: { _, firstEvent in firstEvent <= n }, until: { _, number in number >= n },
-      scrollback: scrollback)
-  }
-
-  /// The terminal at `time` µs, starting from the nearest keyframe at or before it rather than
-  /// from the beginning (bounded work however long the recording). Keyframes carry no
-  /// scrollback, so history before the keyframe is not part of the result.
-  public static func terminal(at time: UInt64, path: String, scrollback: Int = Terminal.defaultScrollback)
-    throws
-    -> Terminal
-  {
-    var reader = try ReelReader(path: path)
-    return try reader.replay(
-      fromKeyframeBefore: { segment, _ in segment.startTime <= time },
-      until: { event, _ in event.time > time },
-      scrollback: scrollback)
-  }
-
-  /// Replays from the last keyframe segment that `fromKeyframeBefore` accepts (given the
-  /// segment and the number of its first event) — or from the start — until `until` accepts an
-  /// event (given it and its number). Returns the terminal before that event and leaves the
-  /// reader so that `next()` returns it.
-  private mutating func replay(
-    fromKeyframeBefore accepts: (SegmentEntry, Int) -> Bool, until stops: (SessionEvent, Int) -> Bool,
-    scrollback: Int
-  ) throws -> Terminal {
+  /// Moves to the last keyframe segment before `target` (or the start), so that `next()`
+  /// returns that segment's first event, and returns the keyframe: the screen is rebuilt
+  /// from it with bounded work however long the recording (see `ScreenReplay.position`).
+  public mutating func restart(before target: PlaybackTarget) throws -> RestartPoint? {
     var start: (offset: Int, event: Int)? = nil
     var counted = 0
-    for s in index.segments {
-      guard accepts(s, counted) else { break }
+    segments: for s in index.segments {
+      switch target {
+      case .event(let n): guard counted <= n else { break segments }
+      case .time(let t): guard s.startTime <= t else { break segments }
+      }
       if s.hasKeyframe { start = (s.fileOffset, counted) }
       counted += s.events
     }
-    offset = try start?.offset ?? (SkippableFrame.headerSize + metadataLength())
     pending = []
     pendingIndex = 0
-    var number = start?.event ?? 0
-    var terminal = Terminal(cols: info.cols, rows: info.rows, scrollback: scrollback)
-    var first = true
-    while let segment = try nextSegment() {
-      // A ring member's first segment starts mid-session, from its keyframe.
-      if first, let keyframe = segment.keyframe, start != nil || segment.startOutput > 0 {
-        terminal = try Terminal(snapshot: keyframe)
-        terminal.setScrollbackLimit(scrollback)
-      }
-      first = false
-      for (k, e) in segment.events.enumerated() {
-        if stops(e, number + k) {
-          pending = segment.events
-          pendingIndex = k
-          return terminal
-        }
-        terminal.apply(e)
-      }
-      number += segment.events.count
+    guard let start else {
+      // From the start: a ring member's first segment starts from its keyframe.
+      let snapshot = try initialSnapshot()
+      offset = SkippableFrame.headerSize + (try metadataLength())
+      return RestartPoint(keyframe: snapshot, nextEvent: 0)
     }
-    return terminal
+    offset = start.offset
+    guard let segment = try nextSegment() else { return RestartPoint(keyframe: nil, nextEvent: start.event) }
+    pending = segment.events
+    return RestartPoint(keyframe: segment.keyframe, nextEvent: start.event)
   }
 }
 

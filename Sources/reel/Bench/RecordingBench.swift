@@ -1,4 +1,5 @@
 import Foundation
+import Playback
 import Recording
 
 /// `reel bench` recording section: wall time of recording `cat` of real output through a PTY

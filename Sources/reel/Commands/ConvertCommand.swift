@@ -1,4 +1,5 @@
 import ArgumentParser
+import Playback
 import Recording
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Playback
 import Recording
 import TerminalEmulator
 
@@ -44,13 +45,11 @@ struct DumpCommand: ParsableCommand {
     let terminal: Terminal
     do {
       var source = try InputFormat.open(input, format: fmt, size: parsedSize)
-      if let atMicros, source is ReelReader, parsedSize == nil, !scrollback {
-        // Seek through the nearest keyframe instead of replaying from the start.
-        terminal = try ReelReader.terminal(at: atMicros, path: input)
-      } else {
-        terminal = try ScreenReplay.terminal(
-          from: &source, until: atMicros, size: parsedSize)
-      }
+      // Through the nearest keyframe where the source has them (not with --scrollback:
+      // keyframes carry no history); the warnings are those of the path actually read.
+      terminal = try ScreenReplay.position(
+        of: &source, before: .time(atMicros ?? .max), size: parsedSize, fromKeyframes: !scrollback
+      ).terminal
       for w in source.warnings { Output.warn("\(input): \(w)") }
     } catch let e as RecordingError {
       throw CLIError(e.message)

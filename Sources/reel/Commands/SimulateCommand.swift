@@ -86,17 +86,15 @@ struct SimulateCommand: ParsableCommand {
     config.ringCapacity = ringBytes
     config.seed = seed
     config.scrolledUpProbability = scrolledUp
-    var simulator = ReconnectSimulator(
-      events: events, cols: parsedSize?.cols ?? info.cols, rows: parsedSize?.rows ?? info.rows,
-      configuration: config)
     if let schedule {
       config.outages = try Self.outages(schedule, events: events)
     } else {
       config.outages = ReconnectSimulator.randomOutages(
-        count: disconnects, totalBytes: simulator.outputBytes, seed: seed)
+        count: disconnects, totalBytes: ReconnectSimulator.outputBytes(of: events), seed: seed)
     }
-    simulator = ReconnectSimulator(
-      events: events, cols: simulator.cols, rows: simulator.rows, configuration: config)
+    let simulator = ReconnectSimulator(
+      events: events, cols: parsedSize?.cols ?? info.cols, rows: parsedSize?.rows ?? info.rows,
+      configuration: config)
     var summaries: [SimulationSummary] = []
     for s in strategies {
       summaries.append(SimulationSummary(strategy: s, results: try simulator.run(strategy: s)))

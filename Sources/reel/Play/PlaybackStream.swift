@@ -1,3 +1,4 @@
+import Playback
 import Recording
 import TerminalEmulator
 
@@ -45,21 +46,12 @@ struct PlaybackStream {
   /// Moves to event number `n` and returns the screen just before it. `timeline` (from
   /// `PlaybackTimeline.scan`) restores the idle-compression state at that point.
   mutating func seek(to n: Int, timeline: PlaybackTimeline, cols: Int, rows: Int) throws -> Terminal {
-    var terminal: Terminal
-    if var reel = source as? ReelReader {
-      terminal = try reel.seek(toEvent: n)
-      source = reel
-    } else {
-      source = try open()
-      terminal =
-        try source.initialSnapshot().map { try Terminal(snapshot: $0) }
-        ?? Terminal(cols: cols, rows: rows, scrollback: 0)
-      terminal.setScrollbackLimit(0)
-      for _ in 0..<n {
-        guard let e = try source.next() else { break }
-        terminal.apply(e)
-      }
-    }
+    // Opened afresh (cheap: a .reel reader reads its index), then moved through the nearest
+    // keyframe where the format has them, or read from the start.
+    var reopened = try open()
+    let position = try ScreenReplay.position(of: &reopened, before: .event(n), scrollback: 0)
+    source = reopened
+    let terminal = position.terminal
     index = n
     idle = IdleCompression(limit: idleLimit)
     if n > 0 && n <= timeline.entries.count {
@@ -67,7 +59,7 @@ struct PlaybackStream {
       idle.lastTime = before.time
       idle.removed = before.time - before.paced
     }
-    try load(try source.next())
+    try load(position.next)
     return terminal
   }
 

@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import Playback
 import Recording
 import TerminalEmulator
 

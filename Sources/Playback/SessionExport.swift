@@ -1,24 +1,6 @@
 import Foundation
+import Recording
 import TerminalEmulator
-
-/// The formats `reel convert` writes.
-public enum OutputFormat: String, CaseIterable, Sendable {
-  case reel
-  case asciicastV2 = "asciicast-v2"
-  case asciicastV3 = "asciicast-v3"
-  case ttyrec, raw, txt
-
-  /// The format implied by a file name's extension.
-  public static func from(path: String) -> OutputFormat? {
-    let lower = path.lowercased()
-    if lower.hasSuffix(".reel") { return .reel }
-    if lower.hasSuffix(".cast") { return .asciicastV2 }
-    if lower.hasSuffix(".ttyrec") { return .ttyrec }
-    if lower.hasSuffix(".txt") { return .txt }
-    if lower.hasSuffix(".raw") || lower.hasSuffix(".log") || lower.hasSuffix(".typescript") { return .raw }
-    return nil
-  }
-}
 
 /// Converts a stream of events into another format, writing atomically.
 public enum SessionExport {
@@ -86,11 +68,11 @@ public enum SessionExport {
         try file.write(e.data)
       }
     case .txt:
-      var terminal = Terminal(cols: source.info.cols, rows: source.info.rows, scrollback: 1_000_000)
-      while let e = try source.next() {
+      let start = Terminal(cols: source.info.cols, rows: source.info.rows, scrollback: 1_000_000)
+      let terminal = try ScreenReplay.run(&source, from: start) { _, _ in
         tick()
-        terminal.apply(e)
-      }
+        return false
+      }.terminal
       var lines = terminal.scrollbackLines() + terminal.screenLines()
       while lines.last == "" { lines.removeLast() }
       try file.write(lines.joined(separator: "\n") + "\n")
@@ -129,31 +111,4 @@ struct StartingState<Base: EventSource>: EventSource {
     return .output(first.time, r)
   }
   var pendingFirst: SessionEvent? = nil
-}
-
-/// Decodes UTF-8 across event boundaries: an incomplete trailing sequence waits for the next
-/// chunk instead of becoming U+FFFD (asciicast stores text, reel stores bytes).
-struct UTF8Carry {
-  var carry: [UInt8] = []
-
-  mutating func decode(_ bytes: [UInt8]) -> String {
-    var all = carry + bytes
-    carry = []
-    // Hold back up to 3 bytes of an unfinished sequence at the end.
-    var i = all.count - 1
-    var back = 0
-    while i >= 0 && back < 3 && all[i] & 0xC0 == 0x80 {
-      i -= 1
-      back += 1
-    }
-    if i >= 0 {
-      let lead = all[i]
-      let need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
-      if need > 1 && all.count - i < need {
-        carry = Array(all[i...])
-        all.removeSubrange(i...)
-      }
-    }
-    return String(decoding: all, as: UTF8.self)
-  }
 }
