@@ -96,7 +96,7 @@ public struct Terminal: Sendable {
     bytes += state.clusters.clusters.reduce(0) { $0 + $1.count * 4 + 32 } * 2
     // What hostile input can grow besides the grids: the half-read string, hyperlinks,
     // titles, prompt marks and unread replies.
-    bytes += parser.string.capacity
+    bytes += parser.heldBytes
     bytes += state.hyperlinks.reduce(0) { $0 + $1.id.utf8.count + $1.uri.utf8.count + 64 } * 2
     bytes += state.title.utf8.count + state.iconName.utf8.count + state.workingDirectory.utf8.count
     bytes += state.promptMarks.capacity * MemoryLayout<PromptMark>.stride

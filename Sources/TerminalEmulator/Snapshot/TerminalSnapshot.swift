@@ -118,7 +118,7 @@ struct SnapshotEncoder {
     w.varint(state.cols)
     w.varint(state.rows)
     w.varint(state.scrollbackLimit)
-    encodeParser(parser)
+    parser.encode(into: &w)
     // Scalar state.
     w.bool(state.isAlternateScreen)
     w.varint(state.cursor.row)
@@ -188,26 +188,6 @@ struct SnapshotEncoder {
     w.u8(c.singleShift)
   }
 
-  mutating func encodeParser(_ p: VTParser) {
-    w.u8(p.state.rawValue)
-    w.u8(p.prefix)
-    w.varint(p.values.count)
-    for v in p.values { w.varint(UInt64(v)) }
-    w.u64(p.subMask)
-    w.u32(p.accumulator)
-    w.bool(p.sawParameter)
-    w.bool(p.nextIsSub)
-    w.u32(UInt32(p.intermediates.packed))
-    w.u8(p.intermediates.count)
-    w.bool(p.tooManyIntermediates)
-    w.u8(p.dcsFinal)
-    w.blob(p.string)
-    w.bool(p.stringOverflow)
-    w.u8(p.utf8Remaining)
-    w.u32(p.utf8Value)
-    w.u8(p.utf8Lower)
-    w.u8(p.utf8Upper)
-  }
 }
 
 struct SnapshotDecoder {
@@ -231,7 +211,7 @@ struct SnapshotDecoder {
     let rows = try reader.count(max: Self.maxDimension, "rows")
     let limit = try reader.count(max: 10_000_000, "scrollback limit")
     guard cols >= 1, rows >= 1 else { throw BinaryFormatError("empty terminal size") }
-    let parser = try decodeParser()
+    let parser = try VTParser(decoding: &reader)
     var st = TerminalState(cols: cols, rows: rows, scrollbackLimit: limit)
     st.isAlternateScreen = try reader.bool()
     st.cursor.row = try reader.count(max: rows - 1, "cursor row")
@@ -398,29 +378,4 @@ struct SnapshotDecoder {
     return c
   }
 
-  mutating func decodeParser() throws -> VTParser {
-    var p = VTParser()
-    guard let state = VTParser.State(rawValue: try reader.u8()) else {
-      throw BinaryFormatError("invalid parser state")
-    }
-    p.state = state
-    p.prefix = try reader.u8()
-    let n = try reader.count(max: VTParser.maxParameters, "parameters")
-    for _ in 0..<n { p.values.append(UInt16(truncatingIfNeeded: try reader.varint())) }
-    p.subMask = try reader.u64()
-    p.accumulator = min(try reader.u32(), 65535)
-    p.sawParameter = try reader.bool()
-    p.nextIsSub = try reader.bool()
-    p.intermediates.packed = UInt16(truncatingIfNeeded: try reader.u32())
-    p.intermediates.count = min(try reader.u8(), 2)
-    p.tooManyIntermediates = try reader.bool()
-    p.dcsFinal = try reader.u8()
-    p.string = try reader.blob(max: VTParser.maxStringLength)
-    p.stringOverflow = try reader.bool()
-    p.utf8Remaining = min(try reader.u8(), 3)
-    p.utf8Value = try reader.u32() & 0x1F_FFFF
-    p.utf8Lower = try reader.u8()
-    p.utf8Upper = try reader.u8()
-    return p
-  }
 }
