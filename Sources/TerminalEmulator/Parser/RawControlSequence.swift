@@ -53,6 +53,17 @@ package struct RawControlSequence {
   /// at 65535, a value after `:` is a sub-parameter of the one before.
   @inline(__always)
   package func decoded() -> ControlSequence {
+    guard let parameters = RawControlSequence.packedParameters(characters, length: length) else {
+      return decodedLong()
+    }
+    return parameters.sequence(prefix: 0, final: final)
+  }
+
+  /// The one decoder of parameter characters found whole (digits, `;`, `:` only), shared by
+  /// raw sequences and the parser's fast path: nil when there are more than eight values
+  /// (the state machine's `decodeParameters` takes those).
+  @inline(__always)
+  static func packedParameters(_ characters: UnsafePointer<UInt8>, length: Int) -> PackedParameters? {
     var parameters = PackedParameters()
     var accumulator: UInt32 = 0
     var nextIsSub = false
@@ -62,12 +73,12 @@ package struct RawControlSequence {
         accumulator = min(accumulator &* 10 &+ UInt32(c &- 0x30), 65535)
         continue
       }
-      guard parameters.append(accumulator, isSub: nextIsSub) else { return decodedLong() }
+      guard parameters.append(accumulator, isSub: nextIsSub) else { return nil }
       accumulator = 0
       nextIsSub = c == 0x3A
     }
-    if length > 0 && !parameters.append(accumulator, isSub: nextIsSub) { return decodedLong() }
-    return parameters.sequence(prefix: 0, final: final)
+    if length > 0 && !parameters.append(accumulator, isSub: nextIsSub) { return nil }
+    return parameters
   }
 
   /// `decoded()` for more than eight parameters, by the state machine.

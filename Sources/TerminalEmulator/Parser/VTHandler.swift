@@ -6,12 +6,10 @@
 package protocol VTHandler {
   /// A run of printable ASCII (0x20...0x7E) in the ground state: the print fast path.
   mutating func printASCII(_ run: UnsafeBufferPointer<UInt8>)
-  /// Text in the ground state: `bytes[start]` is printable ASCII and `bytes[start..<end]` is
-  /// unread input. Takes at least the printable run at `start` and may go on through what
-  /// follows — more runs, and control sequences between them that it can apply without the
-  /// state machine (a colour change) — returning the index after what it took. The default
+  /// Text in the ground state: takes at least the printable run at the front of `input` and
+  /// may go on through the colour changes and runs after it (see `TextInput`). The default
   /// hands the run to `printASCII`.
-  mutating func printText(_ bytes: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int
+  mutating func printText(_ input: inout TextInput)
   /// One decoded Unicode scalar to print (non-ASCII, or U+FFFD for malformed UTF-8).
   mutating func print(_ scalar: UInt32)
   /// A run of decoded scalars to print in order (non-ASCII text, possibly with printable
@@ -34,11 +32,7 @@ package protocol VTHandler {
 
 extension VTHandler {
   @inline(__always)
-  package mutating func printText(_ bytes: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int {
-    let runEnd = VTParser.endOfPrintableRun(bytes, from: start &+ 1, end: end)
-    printASCII(UnsafeBufferPointer(start: bytes + start, count: runEnd &- start))
-    return runEnd
-  }
+  package mutating func printText(_ input: inout TextInput) { printASCII(input.takeRun()) }
 
   package mutating func csiDispatch(_ sequence: RawControlSequence) { csiDispatch(sequence.decoded()) }
 

@@ -105,9 +105,10 @@ package struct VTParser: Sendable, Equatable {
       if state == .ground && utf8Remaining == 0 {
         let b = base[i]
         if b >= 0x20 && b < 0x7F {
-          let next = handler.printText(base, from: i, end: end)
-          precondition(next > i, "printText must take the run at its start")
-          i = next
+          var input = TextInput(base, from: i, end: end)
+          handler.printText(&input)
+          precondition(input.position > i, "printText must take the run at its start")
+          i = input.position
           continue
         }
         if b == 0x1B, i &+ 1 < end, base[i &+ 1] == 0x5B {
@@ -197,7 +198,7 @@ package struct VTParser: Sendable, Equatable {
   /// the buffer and dispatches it, returning the index after it. Returns nil — consuming
   /// nothing — for anything the state machine must handle: intermediates, embedded controls,
   /// more than eight parameters, or a sequence that continues past the end of the buffer.
-  /// Parameters are packed into two registers as they are read.
+  /// The parameters are decoded by `RawControlSequence.packedParameters`, as raw sequences are.
   @inline(__always)
   static func fastControlSequence<H: VTHandler>(
     _ base: UnsafePointer<UInt8>, from start: Int, end: Int, into handler: inout H
@@ -208,31 +209,18 @@ package struct VTParser: Sendable, Equatable {
       prefix = base[j]
       j &+= 1
     }
-    var parameters = PackedParameters()
-    var accumulator: UInt32 = 0
-    var sawParameter = false
-    var nextIsSub = false
+    let first = j
     while j < end {
       let c = base[j]
-      if c &- 0x30 <= 9 {
-        accumulator = min(accumulator &* 10 &+ UInt32(c &- 0x30), 65535)
-        sawParameter = true
-      } else if c == 0x3B || c == 0x3A || (c >= 0x40 && c <= 0x7E) {
-        let isFinal = c >= 0x40
-        if !isFinal || sawParameter {
-          guard parameters.append(accumulator, isSub: nextIsSub) else { return nil }
-        }
-        if isFinal {
-          handler.csiDispatch(parameters.sequence(prefix: prefix, final: c))
-          return j &+ 1
-        }
-        accumulator = 0
-        nextIsSub = c == 0x3A
-        sawParameter = true
-      } else {
-        return nil
+      if c &- 0x30 <= 0x0B {  // a digit, `:` or `;`
+        j &+= 1
+        continue
       }
-      j &+= 1
+      guard c >= 0x40 && c <= 0x7E,
+        let parameters = RawControlSequence.packedParameters(base + first, length: j &- first)
+      else { return nil }
+      handler.csiDispatch(parameters.sequence(prefix: prefix, final: c))
+      return j &+ 1
     }
     return nil
   }

@@ -3,9 +3,7 @@ extension TerminalState: VTHandler {
   package mutating func printASCII(_ run: UnsafeBufferPointer<UInt8>) { printRun(run) }
 
   @inline(__always)
-  package mutating func printText(_ bytes: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int {
-    printInputText(bytes, from: start, end: end)
-  }
+  package mutating func printText(_ input: inout TextInput) { printInputText(&input) }
 
   @inline(__always)
   package mutating func print(_ scalar: UInt32) { printScalar(scalar) }

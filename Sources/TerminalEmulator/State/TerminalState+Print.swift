@@ -35,15 +35,12 @@ extension TerminalState {
   /// pass; a run followed by anything else is printed alone. Small, so it inlines into the
   /// parser's loop the way `printRun` does.
   @inline(__always)
-  mutating func printInputText(_ bytes: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int {
-    let runEnd = VTParser.endOfPrintableRun(bytes, from: start &+ 1, end: end)
-    if runEnd &+ 2 &+ RawControlSequence.maxLength < end && bytes[runEnd] == 0x1B
-      && bytes[runEnd &+ 1] == 0x5B
-    {
-      return printTextRuns(bytes, from: start, runEnd: runEnd, end: end)
+  mutating func printInputText(_ input: inout TextInput) {
+    if input.sequenceFollowsRun {
+      printTextRuns(&input)
+    } else {
+      printRun(input.takeRun())
     }
-    printRun(UnsafeBufferPointer(start: bytes + start, count: runEnd &- start))
-    return runEnd
   }
 
   /// Text and the colour changes between its runs. While each SGR between two runs is one
@@ -55,44 +52,34 @@ extension TerminalState {
   /// follows and goes on. Anything else — an SGR the cache does not know between runs on a
   /// row, any other sequence or control — ends the pass.
   @inline(never)
-  mutating func printTextRuns(
-    _ bytes: UnsafePointer<UInt8>, from start: Int, runEnd firstRunEnd: Int, end: Int
-  ) -> Int {
-    var i = start
-    var runEnd = firstRunEnd
+  mutating func printTextRuns(_ input: inout TextInput) {
     // Worth a pass only when a colour change and more text follow the first run.
-    guard TerminalState.colourChange(bytes, at: runEnd, end: end) != nil,
+    guard input.colourChange() != nil,
       modes.isDisjoint(with: [.insert, .leftRightMargins]) && charsets.isIdentity
     else {
-      printRun(UnsafeBufferPointer(start: bytes + i, count: runEnd &- i))
-      return runEnd
+      printRun(input.takeRun())
+      return
     }
     let autowrap = modes.contains(.autowrap)
     while true {
       if cursor.pendingWrap && autowrap { wrapLine() }
       if !cursor.pendingWrap {
-        let stop = writeRunsOnRow(bytes, from: i, runEnd: runEnd, end: end, autowrap: autowrap)
-        switch stop.reason {
-        case .sequenceOrControl: return stop.index
+        switch writeRunsOnRow(&input, autowrap: autowrap) {
+        case .sequenceOrControl: return
         case .rowFull:
           // The run continues on the next line (or, written to its end, waits for the next
           // SGR and run like any other).
-          i = stop.index
-          runEnd = stop.runEnd
-          if i < runEnd { continue }
+          if input.runLength > 0 { continue }
         case .runLeft:
-          printRun(UnsafeBufferPointer(start: bytes + stop.index, count: stop.runEnd &- stop.index))
-          i = stop.runEnd
+          printRun(input.takeRun())
         }
       } else {
-        printRun(UnsafeBufferPointer(start: bytes + i, count: runEnd &- i))
-        i = runEnd
+        printRun(input.takeRun())
       }
       // The SGR after a run that took the ordinary path, as the parser would dispatch it.
-      guard let sequence = TerminalState.colourChange(bytes, at: i, end: end) else { return i }
+      guard let sequence = input.colourChange() else { return }
       csiDispatch(sequence)
-      i = i &+ sequence.length &+ 3
-      runEnd = VTParser.endOfPrintableRun(bytes, from: i &+ 1, end: end)
+      input.takeColourChange(sequence)
     }
   }
 
@@ -100,54 +87,55 @@ extension TerminalState {
   private enum RowPassStop {
     /// After the last run written, at something other than a known SGR and text.
     case sequenceOrControl
-    /// The row is full (pending wrap) with the run written up to `index`.
+    /// The row is full (pending wrap) with the run taken up to where it was written.
     case rowFull
     /// Before a run it could not write: one splitting a wide character, or too long for the
     /// row without autowrap.
     case runLeft
   }
 
-  /// Writes the run `start..<runEnd` into the cursor's row (not in pending-wrap state), then
-  /// further runs after SGRs the cache knows. With `autowrap`, a run longer than the rest of
-  /// the row is written up to the row's end, leaving the cursor in pending-wrap state.
+  /// Writes the current run of `input` into the cursor's row (not in pending-wrap state),
+  /// then further runs after SGRs the cache knows. With `autowrap`, a run longer than the rest
+  /// of the row is written up to the row's end, leaving the cursor in pending-wrap state.
   @inline(__always)
-  private mutating func writeRunsOnRow(
-    _ bytes: UnsafePointer<UInt8>, from start: Int, runEnd firstRunEnd: Int, end: Int, autowrap: Bool
-  ) -> (index: Int, runEnd: Int, reason: RowPassStop) {
+  private mutating func writeRunsOnRow(_ input: inout TextInput, autowrap: Bool) -> RowPassStop {
     let cols = self.cols
     let startPen = cursor.penID
     let startCol = cursor.col
     let base = screen.rowBase(cursor.row)
+    let start = input.position
+    let initial = input
     // The loop's state lives in the closure and comes back as its result, so it stays in
     // registers instead of in captured variables.
-    let (col, i, runEnd, written, pen, reason) = styles.transitions.withReader { transitions in
-      screen.cells.withUnsafeMutableBufferPointer { cells -> (Int, Int, Int, Int, UInt32, RowPassStop) in
+    let (col, after, written, pen, reason) = styles.transitions.withReader { transitions in
+      screen.cells.withUnsafeMutableBufferPointer {
+        cells -> (Int, TextInput, Int, UInt32, RowPassStop) in
         let row = cells.baseAddress! + base
+        var input = initial
         var pen = startPen
         var col = startCol
-        var i = start
-        var runEnd = firstRunEnd
         var written = start  // end of the last cells written
         while true {
-          let n = min(runEnd &- i, cols &- col)
-          guard n == runEnd &- i && col &+ n < cols || autowrap,
+          let length = input.runLength
+          let n = min(length, cols &- col)
+          guard n == length && col &+ n < cols || autowrap,
             (row[col].content | row[col &+ n &- 1].content) & (Cell.wideFlag | Cell.spacerFlag) == 0
-          else { return (col, i, runEnd, written, pen, .runLeft) }
-          TerminalState.storeASCIICells(bytes + i, count: n, to: row + col, pen: pen)
+          else { return (col, input, written, pen, .runLeft) }
+          TerminalState.storeASCIICells(input.runStart, count: n, to: row + col, pen: pen)
           col &+= n
-          i &+= n
-          written = i
-          if col == cols { return (col, i, runEnd, i, pen, .rowFull) }
+          input.take(n)
+          written = input.position
+          if col == cols { return (col, input, written, pen, .rowFull) }
           // Go on through an SGR the cache knows.
-          guard let sequence = TerminalState.colourChange(bytes, at: i, end: end),
+          guard let sequence = input.colourChange(),
             let id = transitions.lookup(SGRTransitionCache.key(pen: pen, sequence))
-          else { return (col, i, runEnd, i, pen, .sequenceOrControl) }
+          else { return (col, input, written, pen, .sequenceOrControl) }
           pen = id
-          i = i &+ sequence.length &+ 3
-          runEnd = VTParser.endOfPrintableRun(bytes, from: i &+ 1, end: end)
+          input.takeColourChange(sequence)
         }
       }
     }
+    input = after
     if written != start {
       if col == cols {
         cursor.col = cols &- 1
@@ -155,40 +143,11 @@ extension TerminalState {
       } else {
         cursor.col = col
       }
-      lastPrinted = UInt32(bytes[written &- 1])
+      lastPrinted = UInt32(input.takenByte(before: written))
       joinNext = false
     }
     usePen(pen)
-    return (i, runEnd, reason)
-  }
-
-  /// The SGR at `i` (`ESC [ parameters m`, taken whole) when printable text follows it: what
-  /// `printTextRuns` can go on through.
-  @inline(__always)
-  static func colourChange(_ bytes: UnsafePointer<UInt8>, at i: Int, end: Int) -> RawControlSequence? {
-    let parameters = i &+ 2
-    // Readable: the parameters and final byte (`maxLength + 1` bytes from `parameters`, what
-    // `parameterLength` needs) and the byte after the final one, which must be text.
-    guard parameters &+ RawControlSequence.maxLength &+ 1 < end, bytes[i] == 0x1B, bytes[i &+ 1] == 0x5B
-    else { return nil }
-    // One or two parameter characters (`ESC[0m`, `ESC[31m`) by direct compares: when the
-    // length is predictable, what follows need not wait for the general scan.
-    let length: Int
-    if bytes[parameters &+ 2] == UInt8(ascii: "m") && bytes[parameters] &- 0x30 <= 9
-      && bytes[parameters &+ 1] &- 0x30 <= 9
-    {
-      length = 2
-    } else if bytes[parameters &+ 1] == UInt8(ascii: "m") && bytes[parameters] &- 0x30 <= 9 {
-      length = 1
-    } else {
-      guard let scanned = RawControlSequence.parameterLength(bytes + parameters),
-        bytes[parameters &+ scanned] == UInt8(ascii: "m")
-      else { return nil }
-      length = scanned
-    }
-    let next = bytes[parameters &+ length &+ 1]
-    guard next >= 0x20 && next < 0x7F else { return nil }
-    return RawControlSequence(characters: bytes + parameters, length: length, final: UInt8(ascii: "m"))
+    return reason
   }
 
   /// Writes `n` (at least one) cells made from ASCII bytes with style `pen`. Overlapping wide
