@@ -86,7 +86,7 @@ struct PrintPathTests {
     }
   }
 
-  /// The pass through text and colour changes (`printTextRuns`) writes runs after an SGR
+  /// The pass through text and colour changes (`printTextAndColours`) writes runs after an SGR
   /// without the print path's own checks: a run landing on half of a wide character must
   /// still blank the other half.
   @Test func textAndColourPassRepairsWideCharacters() {

@@ -8,8 +8,8 @@
 /// Sendable although it holds a pointer: the memory belongs to `storage`, which copies share
 /// and which is written only while one value holds the sole reference to it.
 struct SGRTransitionCache: @unchecked Sendable {
-  /// The pen and the sequence in three words: up to eight decoded values (with count and
-  /// colon mask), or up to 32 parameter characters (`RawControlSequence.key`, with their length).
+  /// The pen and the sequence in three words (built by the SGR handler from what the parser
+  /// gives it: see `TerminalState+SGR`); the cache only compares and hashes them.
   struct Key: Equatable {
     var shape: UInt64
     var low: UInt64
@@ -91,27 +91,6 @@ struct SGRTransitionCache: @unchecked Sendable {
   }
 
   init() {}
-
-  /// The cache key for `sequence` applied to pen `pen`, or nil when the sequence is too long
-  /// to cache (more than eight values).
-  @inline(__always)
-  static func key(pen: UInt32, _ sequence: ControlSequence) -> Key? {
-    let count = sequence.values.count
-    guard count <= 8 else { return nil }
-    let (low, high) = sequence.values.leadingWords
-    return Key(
-      shape: UInt64(pen) << 32 | UInt64(count) << 16 | (sequence.subParameterMask & 0xFF), low: low,
-      high: high)
-  }
-
-  /// The cache key for an SGR sequence by its parameter characters applied to pen `pen`.
-  /// Bit 31 of `shape` keeps these apart from keys of decoded parameters (whose count is
-  /// at most eight).
-  @inline(__always)
-  static func key(pen: UInt32, _ sequence: RawControlSequence) -> Key {
-    let (low, high) = sequence.key
-    return Key(shape: UInt64(pen) << 32 | 1 << 31 | UInt64(sequence.length), low: low, high: high)
-  }
 
   @inline(__always)
   fileprivate static func bucket(_ key: Key, _ slotShift: UInt64) -> Int {

@@ -131,7 +131,7 @@ package struct VTParser: Sendable, Equatable {
           i &+= 1
           continue
         }
-        let next = VTParser.printScalarRun(base, from: i, end: end, into: &handler)
+        let next = VTParser.decodeScalarRun(base, from: i, end: end, into: &handler)
         if next > i {
           i = next
           continue
@@ -230,7 +230,7 @@ package struct VTParser: Sendable, Equatable {
   /// at malformed or incomplete UTF-8 (left to the byte-wise decoder), and before a long ASCII
   /// stretch (left to `printASCII`). Returns where it stopped: `start` when nothing was decoded.
   @inline(__always)
-  static func printScalarRun<H: VTHandler>(
+  static func decodeScalarRun<H: VTHandler>(
     _ base: UnsafePointer<UInt8>, from start: Int, end: Int, into handler: inout H
   ) -> Int {
     withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 256) { buffer in

@@ -1,9 +1,9 @@
 extension TerminalState: VTHandler {
   @inline(__always)
-  package mutating func printASCII(_ run: UnsafeBufferPointer<UInt8>) { printRun(run) }
+  package mutating func printASCII(_ run: UnsafeBufferPointer<UInt8>) { printASCIIRun(run) }
 
   @inline(__always)
-  package mutating func printText(_ input: inout TextInput) { printInputText(&input) }
+  package mutating func printText(_ input: inout TextInput) { printTextInput(&input) }
 
   @inline(__always)
   package mutating func print(_ scalar: UInt32) { printScalar(scalar) }

@@ -1,9 +1,23 @@
+// Printing, top-down. The handler's entry points (TerminalState+Handler) lead here:
+//
+//   printASCII(run)      → printASCIIRun: one row, plain modes, no wide character cut — the
+//                          fast path; else printASCIIRunGeneral (→ printASCIIRunWrapping,
+//                          writeASCII) for wraps, margins, insert mode, charsets.
+//   printText(&input)    → printTextInput: a run followed by a sequence goes to
+//                          printTextAndColours (→ writeRunsOnRow, storeASCIICells), which
+//                          takes known colour changes between runs in the same pass.
+//   printScalars(run)    → printScalarRun (→ writeUnbrokenScalars), else one by one:
+//   print(scalar)        → printScalar → cellWidthOrJoin → putCharacter (or
+//                          attachToPreviousCell for marks and joins).
+//
+// Wide-character halves are repaired in one place (TerminalState+WideCharacters).
+
 extension TerminalState {
   /// The print fast path: a run of printable ASCII written straight into the row. The
   /// common case — plain modes, the run ends before the last column, no wide character is cut
-  /// — is a few checks and a branch-light store; everything else takes `printRunGeneral`.
+  /// — is a few checks and a branch-light store; everything else takes `printASCIIRunGeneral`.
   @inline(__always)
-  mutating func printRun(_ run: UnsafeBufferPointer<UInt8>) {
+  mutating func printASCIIRun(_ run: UnsafeBufferPointer<UInt8>) {
     joinNext = false
     let n = run.count
     lastPrinted = UInt32(run[n &- 1])
@@ -27,19 +41,19 @@ extension TerminalState {
         return
       }
     }
-    printRunGeneral(run)
+    printASCIIRunGeneral(run)
   }
 
   /// Text in the ground state (`VTHandler.printText`): a run followed by a control sequence
-  /// goes to `printTextRuns`, which can take the colour changes between runs in the same
+  /// goes to `printTextAndColours`, which can take the colour changes between runs in the same
   /// pass; a run followed by anything else is printed alone. Small, so it inlines into the
-  /// parser's loop the way `printRun` does.
+  /// parser's loop the way `printASCIIRun` does.
   @inline(__always)
-  mutating func printInputText(_ input: inout TextInput) {
+  mutating func printTextInput(_ input: inout TextInput) {
     if input.sequenceFollowsRun {
-      printTextRuns(&input)
+      printTextAndColours(&input)
     } else {
-      printRun(input.takeRun())
+      printASCIIRun(input.takeRun())
     }
   }
 
@@ -52,12 +66,12 @@ extension TerminalState {
   /// follows and goes on. Anything else — an SGR the cache does not know between runs on a
   /// row, any other sequence or control — ends the pass.
   @inline(never)
-  mutating func printTextRuns(_ input: inout TextInput) {
+  mutating func printTextAndColours(_ input: inout TextInput) {
     // Worth a pass only when a colour change and more text follow the first run.
     guard input.colourChange() != nil,
       modes.isDisjoint(with: [.insert, .leftRightMargins]) && charsets.isIdentity
     else {
-      printRun(input.takeRun())
+      printASCIIRun(input.takeRun())
       return
     }
     let autowrap = modes.contains(.autowrap)
@@ -71,10 +85,10 @@ extension TerminalState {
           // SGR and run like any other).
           if input.runLength > 0 { continue }
         case .runLeft:
-          printRun(input.takeRun())
+          printASCIIRun(input.takeRun())
         }
       } else {
-        printRun(input.takeRun())
+        printASCIIRun(input.takeRun())
       }
       // The SGR after a run that took the ordinary path, as the parser would dispatch it.
       guard let sequence = input.colourChange() else { return }
@@ -190,16 +204,16 @@ extension TerminalState {
     }
   }
 
-  /// `printRun` for everything the fast path leaves: wraps, margins, insert mode, charsets,
+  /// `printASCIIRun` for everything the fast path leaves: wraps, margins, insert mode, charsets,
   /// a wide character being cut.
   @inline(never)
-  mutating func printRunGeneral(_ run: UnsafeBufferPointer<UInt8>) {
+  mutating func printASCIIRunGeneral(_ run: UnsafeBufferPointer<UInt8>) {
     guard charsets.isIdentity, !modes.contains(.insert) else {
       for b in run { printScalar(UInt32(b)) }
       return
     }
     if modes.contains(.autowrap) && !modes.contains(.leftRightMargins) {
-      printWrappingRun(run)
+      printASCIIRunWrapping(run)
       return
     }
     let n = run.count
@@ -237,7 +251,7 @@ extension TerminalState {
 
   /// Text running past the end of the row (autowrap on, no margins, no insert mode): each
   /// row-sized piece is stored directly, and the wrap scrolls through `index`'s fast case.
-  private mutating func printWrappingRun(_ run: UnsafeBufferPointer<UInt8>) {
+  private mutating func printASCIIRunWrapping(_ run: UnsafeBufferPointer<UInt8>) {
     let n = run.count
     let cols = self.cols
     let pen = cursor.penID

@@ -141,3 +141,31 @@ extension Style {
     attributes = other.attributes.intersection(.protected)
   }
 }
+
+extension SGRTransitionCache {
+  // Keys from the parser's two forms of an SGR: here, between the parser and the model, so
+  // the cache (a model type) knows nothing of parser types. The pen and the sequence in
+  // three words: up to eight decoded values (with count and colon mask), or up to 32
+  // parameter characters (`RawControlSequence.key`, with their length).
+
+  /// The cache key for `sequence` applied to pen `pen`, or nil when the sequence is too long
+  /// to cache (more than eight values).
+  @inline(__always)
+  static func key(pen: UInt32, _ sequence: ControlSequence) -> Key? {
+    let count = sequence.values.count
+    guard count <= 8 else { return nil }
+    let (low, high) = sequence.values.leadingWords
+    return Key(
+      shape: UInt64(pen) << 32 | UInt64(count) << 16 | (sequence.subParameterMask & 0xFF), low: low,
+      high: high)
+  }
+
+  /// The cache key for an SGR sequence by its parameter characters applied to pen `pen`.
+  /// Bit 31 of `shape` keeps these apart from keys of decoded parameters (whose count is
+  /// at most eight).
+  @inline(__always)
+  static func key(pen: UInt32, _ sequence: RawControlSequence) -> Key {
+    let (low, high) = sequence.key
+    return Key(shape: UInt64(pen) << 32 | 1 << 31 | UInt64(sequence.length), low: low, high: high)
+  }
+}
