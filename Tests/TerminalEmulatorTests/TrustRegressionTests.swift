@@ -213,6 +213,24 @@ final class TrustRegressionTests: XCTestCase {
     }
   }
 
+  /// Fuzzer find: scrolling down (SD, RI at the top, IL) pushed a wrapped line's
+  /// continuation off the bottom of the region, and the line left at the bottom kept its
+  /// "wrapped" flag; on a 2-row screen no stream can repaint that.
+  func testScrollingDownClearsTheWrapOfTheLineLeftAtTheBottom() {
+    for (rows, scroll) in [
+      (2, "\u{1B}[T"), (2, "\u{1B}[0T"), (2, "\u{1B}[H\u{1B}M"), (3, "\u{1B}[2;1H\u{1B}[L"), (1, "\u{1B}[T"),
+    ] {
+      var t = Terminal(cols: 10, rows: rows, scrollback: 5)
+      t.feed("\u{1B}[\(rows - 1 == 0 ? 1 : rows - 1);1H" + String(repeating: "x", count: 10) + "yy")
+      t.feed(scroll)
+      for r in 0..<rows where r == rows - 1 {
+        XCTAssertFalse(
+          t.isWrapped(row: r), "\(rows) rows, \(scroll.debugDescription): bottom row still wrapped")
+      }
+      assertRepaintEquals(t, "\(rows) rows, \(scroll.debugDescription)")
+    }
+  }
+
   // MARK: - The text-and-colour pass at the end of a buffer
 
   /// An SGR of exactly `maxLength` parameter characters ending the buffer: the pass read one

@@ -223,7 +223,12 @@ struct Grid: Sendable, Equatable {
     let height = bottom - top + 1
     guard count > 0, height > 0 else { return }
     let n = min(count, height)
-    if n < height { rotate(top: top, bottom: bottom, by: height - n) }
+    if n < height {
+      rotate(top: top, bottom: bottom, by: height - n)
+      // The line now at the bottom lost its continuation out of the region: it no longer
+      // continues (as when a reflow cuts a continuation below the screen).
+      setWrapped(row: bottom, false)
+    }
     for r in top..<(top + n) { clearRow(r, with: fill) }
   }
 
