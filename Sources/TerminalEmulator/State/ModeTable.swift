@@ -100,14 +100,24 @@ enum ModeTable {
     ModeEntry(2026, .flag(.synchronizedOutput)),
   ]
 
-  private static let decIndex: [Int: ModeEntry] = Dictionary(
-    uniqueKeysWithValues: dec.map { ($0.number, $0) })
-  private static let ansiIndex: [Int: ModeEntry] = Dictionary(
-    uniqueKeysWithValues: ansi.map { ($0.number, $0) })
+  /// Position in `dec` (or `ansi`) by mode number, -1 for none: programs set modes often
+  /// (`?25l`/`?25h` around every redraw), so the lookup is one load, not a hash.
+  private static func slots(_ entries: [ModeEntry]) -> [Int8] {
+    var slots = [Int8](repeating: -1, count: (entries.map(\.number).max() ?? 0) + 1)
+    for (k, entry) in entries.enumerated() { slots[entry.number] = Int8(k) }
+    return slots
+  }
+  private static let decSlots = slots(dec)
+  private static let ansiSlots = slots(ansi)
 
   /// The entry for a mode number, or nil when reel does not know it.
+  @inline(__always)
   static func entry(_ number: Int, isPrivate: Bool) -> ModeEntry? {
-    isPrivate ? decIndex[number] : ansiIndex[number]
+    let slots = isPrivate ? decSlots : ansiSlots
+    guard number >= 0 && number < slots.count else { return nil }
+    let slot = Int(slots[number])
+    guard slot >= 0 else { return nil }
+    return isPrivate ? dec[slot] : ansi[slot]
   }
 
   /// Flags set at power-on and after RIS.
