@@ -12,7 +12,7 @@ import TerminalEmulator
 public func fuzzReelReader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   guard let data else { return 0 }
   let path = scratchFile(UnsafeBufferPointer(start: data, count: size), suffix: ".reel")
-  guard var reader = try? ReelReader(path: path) else { return 0 }
+  guard var reader = try? ReelReader(path: path, keyframes: EmulatorKeyframes.self) else { return 0 }
   var events = 0
   var output = 0
   _ = try? reader.initialSnapshot()
@@ -26,11 +26,11 @@ public func fuzzReelReader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   let index = reader.index
   _ = index.events
   _ = index.duration
-  if var seeker = try? ReelReader(path: path) {
+  if var seeker = try? ReelReader(path: path, keyframes: EmulatorKeyframes.self) {
     _ = try? ScreenReplay.position(of: &seeker, before: .event(events / 2), scrollback: 10)
     _ = try? seeker.next()
   }
-  if var seeker = try? ReelReader(path: path) {
+  if var seeker = try? ReelReader(path: path, keyframes: EmulatorKeyframes.self) {
     _ = try? ScreenReplay.position(of: &seeker, before: .time(index.duration / 2), scrollback: 10)
   }
   return 0

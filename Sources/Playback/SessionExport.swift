@@ -25,7 +25,9 @@ public enum SessionExport {
   ) throws {
     switch format {
     case .reel:
-      let writer = try ReelWriter(path: destination, info: source.info, mode: .atomic(replacing: replacing))
+      let writer = try ReelWriter(
+        path: destination, info: source.info, mode: .atomic(replacing: replacing),
+        keyframes: EmulatorKeyframes.self)
       var n = 0
       while let e = try source.next() {
         try writer.append(e)

@@ -33,7 +33,7 @@ final class ReelFormatTests: ScratchDirectoryTestCase {
     keyframeBytes: Int = ReelFormat.keyframeBytes
   ) throws {
     let w = try ReelWriter(
-      path: path, info: SessionInfo(cols: 80, rows: 24, title: "t"),
+      path: path, info: SessionInfo(cols: 80, rows: 24, title: "t"), keyframes: EmulatorKeyframes.self,
       segmentBytes: segmentBytes, keyframeBytes: keyframeBytes)
     for e in events { try w.append(e) }
     try w.append(.exit(events.last?.time ?? 0, status: 7))
@@ -164,14 +164,15 @@ final class ReelFormatTests: ScratchDirectoryTestCase {
 
   func testCreateRefusesToOverwriteAndAppendContinues() throws {
     let path = dir.appendingPathComponent("ap.reel").path
-    let w = try ReelWriter(path: path, info: SessionInfo(cols: 20, rows: 5))
+    let w = try ReelWriter(
+      path: path, info: SessionInfo(cols: 20, rows: 5), keyframes: EmulatorKeyframes.self)
     try w.append(.output(0, Array("first\r\n".utf8)))
     try w.append(.output(500_000, Array("second\r\n".utf8)))
     try w.close()
-    XCTAssertThrowsError(try ReelWriter(path: path, info: SessionInfo())) {
+    XCTAssertThrowsError(try ReelWriter(path: path, info: SessionInfo(), keyframes: EmulatorKeyframes.self)) {
       XCTAssertTrue("\($0)".contains("exists"))
     }
-    let a = try ReelWriter(path: path, info: SessionInfo(), mode: .append)
+    let a = try ReelWriter(path: path, info: SessionInfo(), mode: .append, keyframes: EmulatorKeyframes.self)
     try a.append(.output(100_000, Array("third\r\n".utf8)))
     try a.close()
     let (back, r) = try readAll(path)

@@ -6,16 +6,18 @@ public enum InputFormat: String, CaseIterable, Sendable {
   case auto, reel, asciicast, ttyrec, script, raw
 
   /// Opens `path` as an event source. `size` is required for formats that do not record it
-  /// (raw); it overrides the recorded size otherwise.
+  /// (raw); it overrides the recorded size otherwise. `keyframes` lets `.reel` readers check
+  /// the keyframes a ring window starts from and say its size (see `KeyframeMaker`).
   public static func open(
-    _ path: String, format: InputFormat = .auto, size: (cols: Int, rows: Int)? = nil, timing: String? = nil
+    _ path: String, format: InputFormat = .auto, size: (cols: Int, rows: Int)? = nil, timing: String? = nil,
+    keyframes: (any KeyframeMaker.Type)? = nil
   ) throws -> any EventSource {
     var chosen = format
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue,
       format == .auto || format == .reel
     {
-      return try ReelRingReader(directory: path)
+      return try ReelRingReader(directory: path, keyframeMaker: keyframes)
     }
     if chosen == .auto { chosen = timing != nil ? .script : try detect(path) }
     switch chosen {
@@ -27,7 +29,7 @@ public enum InputFormat: String, CaseIterable, Sendable {
       }
       return try RawReader(path: path, cols: size.cols, rows: size.rows)
     case .reel:
-      return try ReelReader(path: path)
+      return try ReelReader(path: path, keyframes: keyframes)
     case .ttyrec:
       guard let size else {
         throw RecordingError("\(path): ttyrec files have no size; pass --size COLSxROWS")

@@ -1,4 +1,4 @@
-import TerminalEmulator
+import TerminalEmulator  // binary coding and size limits; keyframes go through KeyframeMaker
 
 #if canImport(Glibc)
   import Glibc
@@ -26,8 +26,14 @@ public struct ReelReader: EventSource {
   /// `dataEnd`'s frame boundary, so appending must not start from `dataEnd`).
   public private(set) var recoveredPartialSegment = false
 
-  public init(path: String) throws {
+  /// What checks a starting keyframe (a ring member's) and says its size; nil: none.
+  public let keyframes: (any KeyframeMaker.Type)?
+
+  /// Opens `path`; `keyframes` (see `KeyframeMaker`) lets the reader check the keyframe a
+  /// ring member starts from, so a damaged one is reported with the file that holds it.
+  public init(path: String, keyframes: (any KeyframeMaker.Type)? = nil) throws {
     self.path = path
+    self.keyframes = keyframes
     file = try FileWindow(path: path)
     let head = try file.bytes(at: 0, count: SkippableFrame.headerSize)
     guard let (variant, length) = SkippableFrame.header(head), variant == ReelFormat.metadataVariant,
@@ -48,7 +54,7 @@ public struct ReelReader: EventSource {
   /// The index written at a clean close, or one rebuilt by scanning the whole file.
   public var index: RecordingIndex {
     if let storedIndex { return storedIndex }
-    guard var scan = try? ReelReader(path: path) else { return scannedIndex }
+    guard var scan = try? ReelReader(path: path, keyframes: keyframes) else { return scannedIndex }
     while (try? scan.next()) != nil {}
     return scan.scannedIndex
   }
@@ -85,10 +91,10 @@ public struct ReelReader: EventSource {
     let segment = try probe.nextSegment()
     firstSegmentDamage = probe.warnings.first
     let snapshot = segment.flatMap { $0.startOutput > 0 ? $0.keyframe : nil }
-    if let snapshot {
+    if let snapshot, let keyframes {
       // Checked here, once, so a damaged keyframe is reported with the file that holds it.
       do {
-        _ = try Terminal(snapshot: snapshot)
+        _ = try keyframes.init(keyframe: snapshot)
       } catch {
         throw RecordingError("\(path): damaged starting keyframe (\(error))")
       }

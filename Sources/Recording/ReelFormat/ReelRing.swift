@@ -1,5 +1,4 @@
 import Foundation
-import TerminalEmulator
 
 #if canImport(Glibc)
   import Glibc
@@ -26,7 +25,10 @@ public final class ReelRingWriter: EventWriter {
   /// nothing but ring members (`NNNNNNNN.reel`). With `replacing`, existing members are
   /// removed first — and only they: a directory holding anything else is refused either way,
   /// so a mistyped path can never cost a user's files.
-  public init(directory: String, capacity: Int, info: SessionInfo, replacing: Bool = false) throws {
+  public init(
+    directory: String, capacity: Int, info: SessionInfo, replacing: Bool = false,
+    keyframes: any KeyframeMaker.Type
+  ) throws {
     self.directory = directory
     self.capacity = max(capacity, 4096)
     fileBytes = max(4096, capacity / 8)
@@ -70,7 +72,7 @@ public final class ReelRingWriter: EventWriter {
       }
     }
     current = try ReelWriter(
-      path: ReelRingWriter.path(directory, 1), info: info,
+      path: ReelRingWriter.path(directory, 1), info: info, keyframes: keyframes,
       segmentBytes: min(ReelFormat.segmentBytes, fileBytes))
   }
 
@@ -123,9 +125,12 @@ public struct ReelRingReader: EventSource {
   private var reader: ReelReader?
   public private(set) var segments = 0
   public private(set) var keyframes = 0
+  /// Checks the members' starting keyframes and says the window's size (see `KeyframeMaker`).
+  public let keyframeMaker: (any KeyframeMaker.Type)?
 
-  public init(directory: String) throws {
+  public init(directory: String, keyframeMaker: (any KeyframeMaker.Type)? = nil) throws {
     self.directory = directory
+    self.keyframeMaker = keyframeMaker
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
     // Ring members are named NNNNNNNN.reel; other files in the directory are not part of it.
     files = names.filter { ReelRingReader.isMember($0) }.sorted().map {
@@ -140,7 +145,7 @@ public struct ReelRingReader: EventSource {
     var skipped: [String] = []
     for (number, file) in files.enumerated() {
       do {
-        var candidate = try ReelReader(path: file)
+        var candidate = try ReelReader(path: file, keyframes: keyframeMaker)
         let keyframe = try candidate.initialSnapshot()
         // Every member but the session's first starts mid-session: without its keyframe it
         // would replay from a blank screen.
@@ -148,7 +153,7 @@ public struct ReelRingReader: EventSource {
           throw RecordingError("\(file): starts mid-session without a readable keyframe (\(damage))")
         }
         info = candidate.info
-        if let keyframe, let size = ReelRingReader.size(of: keyframe) {
+        if let keyframe, let size = ReelRingReader.size(of: keyframe, keyframeMaker) {
           info.cols = size.0
           info.rows = size.1
         }
@@ -173,12 +178,15 @@ public struct ReelRingReader: EventSource {
     name.count == 13 && name.hasSuffix(".reel") && name.prefix(8).allSatisfy(\.isNumber)
   }
 
-  static func size(of snapshot: [UInt8]) -> (Int, Int)? {
-    (try? Terminal(snapshot: snapshot)).map { ($0.cols, $0.rows) }
+  /// The size a starting keyframe describes (the window starts at it, after any resize
+  /// before it), when a maker type can say.
+  static func size(of keyframe: [UInt8], _ maker: (any KeyframeMaker.Type)?) -> (Int, Int)? {
+    guard let maker, let follower = try? maker.init(keyframe: keyframe) else { return nil }
+    return (follower.cols, follower.rows)
   }
 
   public mutating func initialSnapshot() throws -> [UInt8]? {
-    var first = try ReelReader(path: files[start])
+    var first = try ReelReader(path: files[start], keyframes: keyframeMaker)
     return try first.initialSnapshot()
   }
 
@@ -186,7 +194,7 @@ public struct ReelRingReader: EventSource {
     while position < files.count {
       if reader == nil {
         do {
-          reader = try ReelReader(path: files[position])
+          reader = try ReelReader(path: files[position], keyframes: keyframeMaker)
         } catch {
           warnings.append("\(files[position]): skipped (\(error))")
           position += 1

@@ -1,4 +1,4 @@
-import TerminalEmulator
+import TerminalEmulator  // binary coding and size limits; keyframes go through KeyframeMaker
 
 #if canImport(Glibc)
   import Glibc
@@ -53,7 +53,10 @@ public final class ReelWriter: EventWriter {
   /// which on a busy two-core machine is the difference between keeping pace with `script`
   /// and not.
   private let compressor = ZstdCompressor(level: 1)
-  private var terminal: Terminal
+  /// Follows the session so segments can start with keyframes.
+  private var follower: any KeyframeMaker
+  /// What makes the keyframes (kept for files that continue this one).
+  public let keyframes: any KeyframeMaker.Type
   private var segment = BinaryWriter()
   private var segmentStart: UInt64 = 0
   private var segmentStartOutput = 0
@@ -73,20 +76,23 @@ public final class ReelWriter: EventWriter {
   /// carry over, and the file's first segment starts with a keyframe of that state.
   public convenience init(path: String, continuing previous: ReelWriter) throws {
     var info = previous.info
-    info.cols = previous.terminal.cols
-    info.rows = previous.terminal.rows
+    info.cols = previous.follower.cols
+    info.rows = previous.follower.rows
     try self.init(
-      path: path, info: info, mode: .create, segmentMicros: previous.segmentMicros,
-      segmentBytes: previous.segmentBytes, keyframeBytes: previous.keyframeBytes)
-    terminal = previous.terminal
+      path: path, info: info, mode: .create, keyframes: previous.keyframes,
+      segmentMicros: previous.segmentMicros, segmentBytes: previous.segmentBytes,
+      keyframeBytes: previous.keyframeBytes)
+    follower = previous.follower
     lastTime = previous.lastTime
     outputTotal = previous.outputTotal
     outputAtKeyframe = nil
   }
 
+  /// A writer for `path`; `keyframes` follows the session and makes its keyframes.
   public init(
-    path: String, info: SessionInfo, mode: Mode = .create, segmentMicros: UInt64 = ReelFormat.segmentMicros,
-    segmentBytes: Int = ReelFormat.segmentBytes, keyframeBytes: Int = ReelFormat.keyframeBytes
+    path: String, info: SessionInfo, mode: Mode = .create, keyframes: any KeyframeMaker.Type,
+    segmentMicros: UInt64 = ReelFormat.segmentMicros, segmentBytes: Int = ReelFormat.segmentBytes,
+    keyframeBytes: Int = ReelFormat.keyframeBytes
   ) throws {
     self.path = path
     self.info = info
@@ -94,7 +100,8 @@ public final class ReelWriter: EventWriter {
     self.segmentMicros = segmentMicros
     self.segmentBytes = segmentBytes
     self.keyframeBytes = keyframeBytes
-    terminal = Terminal(cols: info.cols, rows: info.rows, scrollback: 0)
+    self.keyframes = keyframes
+    follower = keyframes.init(cols: info.cols, rows: info.rows)
     switch mode {
     case .create:
       let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_EXCL, 0o644)
@@ -117,22 +124,17 @@ public final class ReelWriter: EventWriter {
       try writeAll(ReelMetadata.encode(info))
     case .append:
       // Replay what is there to know the time, output offset, size and screen to continue from.
-      var reader = try ReelReader(path: path)
+      var reader = try ReelReader(path: path, keyframes: keyframes)
       self.info = reader.info
-      var t = Terminal(cols: reader.info.cols, rows: reader.info.rows, scrollback: 0)
+      var t = keyframes.init(cols: reader.info.cols, rows: reader.info.rows)
       var last: UInt64 = 0
       var output = 0
       while let e = try reader.next() {
         last = e.time
-        switch e.kind {
-        case .output:
-          t.feed(e.data)
-          output += e.data.count
-        case .resize: t.resize(cols: e.cols, rows: e.rows)
-        default: break
-        }
+        if e.kind == .output { output += e.data.count }
+        t.apply(e)
       }
-      terminal = t
+      follower = t
       // Appending continues after the last whole segment and drops what follows it; events
       // recovered from a segment cut short would go with it.
       if reader.recoveredPartialSegment {
@@ -175,7 +177,7 @@ public final class ReelWriter: EventWriter {
   public var totalOutput: Int { outputTotal }
 
   /// Current session size (after resizes).
-  public var size: (cols: Int, rows: Int) { (terminal.cols, terminal.rows) }
+  public var size: (cols: Int, rows: Int) { (follower.cols, follower.rows) }
 
   /// Adds an event. Times are microseconds since this writer's session started (for an
   /// appended recording they continue after the existing ones).
@@ -188,12 +190,11 @@ public final class ReelWriter: EventWriter {
     lastTime = e.time
     switch e.kind {
     case .output:
-      terminal.feed(e.data)
-      _ = terminal.takeReplies()
+      follower.apply(e)
       outputTotal += e.data.count
       segmentOutput += e.data.count
     case .resize:
-      terminal.resize(cols: e.cols, rows: e.rows)
+      follower.apply(e)
     case .marker:
       index.markers.append((e.time, String(decoding: e.data, as: UTF8.self)))
     case .exit:
@@ -216,7 +217,7 @@ public final class ReelWriter: EventWriter {
     segmentOutput = 0
     var keyframe: [UInt8]? = nil
     if outputAtKeyframe.map({ outputTotal - $0 >= keyframeBytes }) ?? true {
-      keyframe = terminal.snapshot(scrollbackLines: 0)
+      keyframe = follower.keyframe()
       outputAtKeyframe = outputTotal
     }
     segmentHasKeyframe = keyframe != nil
@@ -259,8 +260,8 @@ public final class ReelWriter: EventWriter {
     closed = true
     defer { closeDescriptor(fd) }
     try flush()
-    index.finalCols = terminal.cols
-    index.finalRows = terminal.rows
+    index.finalCols = follower.cols
+    index.finalRows = follower.rows
     let indexOffset = fileOffset
     try writeAll(SkippableFrame.encode(variant: ReelFormat.indexVariant, payload: index.encoded()))
     var trailer = BinaryWriter()

@@ -117,7 +117,7 @@ enum RecordingBench {
     let fromAsciinema = asciinemaTime != nil
     if !fromAsciinema {
       castFile = dir.appendingPathComponent("converted.cast").path
-      var source = try ReelReader(path: reelFile)
+      var source = try ReelReader(path: reelFile, keyframes: EmulatorKeyframes.self)
       try SessionExport.convert(&source, to: castFile, format: .asciicastV2)
     }
     func size(_ p: String) -> Int {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Playback
 import Recording
 
 /// `reel cat`: the raw output bytes of a recording, exactly as the program wrote them.
@@ -11,7 +12,7 @@ struct CatCommand: ParsableCommand {
 
   func run() throws {
     do {
-      var source = try InputFormat.open(input)
+      var source = try InputFormat.open(input, keyframes: EmulatorKeyframes.self)
       while let e = try source.next() {
         if e.kind == .output { Output.write(e.data) }
       }

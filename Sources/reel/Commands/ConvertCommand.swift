@@ -64,7 +64,8 @@ struct ConvertCommand: ParsableCommand {
       throw CLIError("\(output): already exists (use --overwrite to replace it)")
     }
     do {
-      var source = try InputFormat.open(input, format: inFormat, size: parsedSize, timing: timing)
+      var source = try InputFormat.open(
+        input, format: inFormat, size: parsedSize, timing: timing, keyframes: EmulatorKeyframes.self)
       let showProgress = Output.stderrIsTerminal
       try SessionExport.convert(&source, to: output, format: outFormat, replacing: overwrite) { n in
         if showProgress { Output.print("\rreel: converting… \(n) events", to: 2) }

@@ -44,7 +44,8 @@ struct DumpCommand: ParsableCommand {
     let atMicros = try at.map { try microseconds($0, option: "--at") }
     let terminal: Terminal
     do {
-      var source = try InputFormat.open(input, format: fmt, size: parsedSize)
+      var source = try InputFormat.open(
+        input, format: fmt, size: parsedSize, keyframes: EmulatorKeyframes.self)
       // Through the nearest keyframe where the source has them (not with --scrollback:
       // keyframes carry no history); the warnings are those of the path actually read.
       terminal = try ScreenReplay.position(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Playback
 import Recording
 import TerminalEmulator
 
@@ -45,7 +46,7 @@ struct InfoCommand: ParsableCommand {
         $0 + ((try? FileManager.default.attributesOfItem(atPath: path + "/" + $1)[.size] as? Int) ?? 0)
       }
     }
-    var source = try InputFormat.open(path)
+    var source = try InputFormat.open(path, keyframes: EmulatorKeyframes.self)
     var events = 0
     var output = 0
     var markers = 0

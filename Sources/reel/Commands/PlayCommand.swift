@@ -1,6 +1,7 @@
 import ArgumentParser
 import Capture
 import Foundation
+import Playback
 import Recording
 import TerminalEmulator
 
@@ -58,7 +59,7 @@ struct PlayCommand: ParsableCommand {
       let path = input
       let timingPath = timing
       let open = { () throws -> any EventSource in
-        try InputFormat.open(path, size: parsedSize, timing: timingPath)
+        try InputFormat.open(path, size: parsedSize, timing: timingPath, keyframes: EmulatorKeyframes.self)
       }
       var player = Player(
         open: open, info: try open().info, speed: speed, idleLimit: idleLimit, from: fromMicros, to: toMicros)

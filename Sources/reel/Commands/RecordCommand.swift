@@ -85,13 +85,16 @@ struct RecordCommand: ParsableCommand {
     let writer: EventWriter
     do {
       if let ringBytes {
-        writer = try ReelRingWriter(directory: path, capacity: ringBytes, info: info, replacing: overwrite)
+        writer = try ReelRingWriter(
+          directory: path, capacity: ringBytes, info: info, replacing: overwrite,
+          keyframes: EmulatorKeyframes.self)
       } else if format == .asciicast {
         writer = try AsciicastWriter(
           sink: RecordingFile(path: path, replacing: overwrite), info: info, version: 2)
       } else {
         writer = try ReelWriter(
-          path: path, info: info, mode: append ? .append : (overwrite ? .overwrite : .create))
+          path: path, info: info, mode: append ? .append : (overwrite ? .overwrite : .create),
+          keyframes: EmulatorKeyframes.self)
       }
     } catch let e as RecordingError {
       throw CLIError(e.message)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Playback
 import Recording
 import Replay
 import TerminalEmulator
@@ -69,7 +70,7 @@ struct SimulateCommand: ParsableCommand {
     var events: [SessionEvent] = []
     var info = SessionInfo()
     do {
-      var source = try InputFormat.open(input, size: parsedSize)
+      var source = try InputFormat.open(input, size: parsedSize, keyframes: EmulatorKeyframes.self)
       info = source.info
       if let snapshot = try source.initialSnapshot() {
         // A ring window: start from its state, as a repaint.
