@@ -134,4 +134,42 @@ struct InteractivePlayTests {
     #expect(session.finish(within: 20) == 0)
     #expect(session.screen.contains("step 3 of 3"), "\(session.screen)")
   }
+
+  /// Seeks are measured from where playback is, not from the next event: events at 0, 1, 30,
+  /// 31 and 40 s, paused at about 2 s, → shows the screen at 7 s (it showed 35 s), and five
+  /// more → reach 32 s, not the end.
+  @Test func seeksAreMeasuredFromThePlaybackPosition() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-seek-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let cast = dir.appendingPathComponent("gaps.cast").path
+    var text = "{\"version\": 2, \"width\": 20, \"height\": 6}\n"
+    for (time, label) in [(0, "A"), (1, "B"), (30, "C"), (31, "D"), (40, "E")] {
+      text += "[\(time).0, \"o\", \"at \(label)\\r\\n\"]\n"
+    }
+    try Data(text.utf8).write(to: URL(fileURLWithPath: cast))
+    let session = try PlaySession(["play", cast])
+    session.drain(for: 10, untilOutput: true)
+    // Until B (at 1 s) shows, then a little more: about 2 s in.
+    let deadline = Date().addingTimeInterval(10)
+    while !session.screen.joined().contains("at B") && Date() < deadline { session.drain(for: 0.1) }
+    session.drain(for: 0.8)
+    session.press(" ")
+    session.drain(for: 0.3)
+    session.press("\u{1B}[C")
+    session.drain(for: 1)
+    #expect(session.screen.joined().contains("at B"), "\(session.screen)")
+    #expect(
+      !session.screen.joined().contains("at C"), "→ from about 2 s must land near 7 s: \(session.screen)")
+    for _ in 0..<5 {
+      session.press("\u{1B}[C")
+      session.drain(for: 0.4)
+    }
+    #expect(session.screen.joined().contains("at D"), "\(session.screen)")
+    #expect(
+      !session.screen.joined().contains("at E"), "five more → from about 7 s end near 32 s: \(session.screen)"
+    )
+    session.press("q")
+    #expect(session.finish(within: 20) == 0)
+  }
 }

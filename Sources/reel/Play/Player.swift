@@ -83,7 +83,10 @@ struct Player {
       var pressed = Array(key[0..<n])
       // The recording may have switched the terminal to application cursor keys (ESC O x).
       if pressed.count == 3 && pressed[0] == 0x1B && pressed[1] == UInt8(ascii: "O") { pressed[1] = 0x5B }
-      let current = paced
+      // Where playback is: the clock's position (paused: where it stopped), never past the
+      // next event — not that event's time, from which seeks used to be measured.
+      let elapsed = Double(Player.now() - min(clockStart, Player.now())) * speed
+      let current = paused ? position : min(paced, position + UInt64(min(elapsed, 1e15)))
       switch pressed {
       case [UInt8(ascii: "q")], [0x03]: return .quit
       case [UInt8(ascii: " ")]:
@@ -92,13 +95,15 @@ struct Player {
         clockStart = Player.now()
       case [UInt8(ascii: ".")] where paused:
         if event.kind == .output { Output.write(event.data) }
+        position = max(position, paced)
         try stream.advance()
       case [0x1B, 0x5B, 0x43], [0x1B, 0x5B, 0x44], [UInt8(ascii: "]")], [UInt8(ascii: "[")]:
         let target = seekTarget(for: pressed, from: current, index: stream.index, in: timeline)
         let terminal = try stream.seek(
           to: timeline.firstIndex(atOrAfter: target), timeline: timeline, cols: info.cols, rows: info.rows)
         Output.write(terminal.repaintSequence())
-        position = stream.current == nil ? target : stream.pacedTime
+        // The clock goes on from the target: the next event comes when its time is due.
+        position = stream.current == nil ? target : min(target, stream.pacedTime)
         clockStart = Player.now()
       default:
         break
