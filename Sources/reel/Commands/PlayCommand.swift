@@ -72,5 +72,7 @@ struct PlayCommand: ParsableCommand {
     } catch let e as CaptureError {
       throw CLIError(e.message)
     }
+    // Ended by SIGTERM, SIGHUP or SIGINT (after the terminal was restored): 128+N.
+    if let sig = TerminationRequest.signal { Output.exit(128 + sig) }
   }
 }

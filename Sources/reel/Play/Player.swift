@@ -42,11 +42,19 @@ struct Player {
     }
     var stream = try PlaybackStream(open: open, idleLimit: idleLimit)
     defer { warnings = stream.warnings }
+    // What the real terminal shows, followed with reel's emulator, so that every way out —
+    // q, Ctrl-C, a signal, the end, an error — leaves it usable (`Terminal.exitSequence`).
+    var shown = Terminal(cols: info.cols, rows: info.rows, scrollback: 0)
+    let onTerminal = isatty(1) == 1
     if interactive { try TerminalMode.enterRaw(fd: 0) }
+    // After raw mode, whose own handlers (restore and die) these replace: the loop ends and
+    // the deferred restore below runs instead.
+    if onTerminal { TerminationRequest.install() }
     defer {
+      if onTerminal { Output.write(shown.exitSequence()) }
       if interactive {
         TerminalMode.restore()
-        Output.print("\u{1B}[0m\r\n")
+        Output.print("\r\n")
       }
     }
     // The screen before `from` (or the ring window's starting screen), painted at once.
@@ -54,19 +62,21 @@ struct Player {
     if try stream.skip(before: from, into: &start) > 0 || stream.initial != nil {
       Output.write(start.repaintSequence())
     }
+    shown = start
     var clockStart = Player.now()
     var position = stream.pacedTime  // paced recorded time at clockStart
     var paused = false
     var key = [UInt8](repeating: 0, count: 16)
     while let event = stream.current {
       if let to, event.time > to { return .finished }
+      if TerminationRequest.signal != nil { return .quit }
       let paced = stream.pacedTime
       // Clamped: a recording's times are data, and a damaged one may hold absurd gaps.
       let wait = min(Double(paced - min(paced, position)) / speed, 1e15)
       let due = paused ? UInt64.max : clockStart + UInt64(wait)
       let now = Player.now()
       if now >= due {
-        if event.kind == .output { Output.write(event.data) }
+        if event.kind == .output { show(event.data, on: &shown) }
         try stream.advance()
         continue
       }
@@ -94,7 +104,7 @@ struct Player {
         position = current
         clockStart = Player.now()
       case [UInt8(ascii: ".")] where paused:
-        if event.kind == .output { Output.write(event.data) }
+        if event.kind == .output { show(event.data, on: &shown) }
         position = max(position, paced)
         try stream.advance()
       case [0x1B, 0x5B, 0x43], [0x1B, 0x5B, 0x44], [UInt8(ascii: "]")], [UInt8(ascii: "[")]:
@@ -102,6 +112,7 @@ struct Player {
         let terminal = try stream.seek(
           to: timeline.firstIndex(atOrAfter: target), timeline: timeline, cols: info.cols, rows: info.rows)
         Output.write(terminal.repaintSequence())
+        shown = terminal
         // The clock goes on from the target: the next event comes when its time is due.
         position = stream.current == nil ? target : min(target, stream.pacedTime)
         clockStart = Player.now()
@@ -110,6 +121,13 @@ struct Player {
       }
     }
     return .finished
+  }
+
+  /// Writes output to the real terminal and follows it in `shown`.
+  private func show(_ bytes: [UInt8], on shown: inout Terminal) {
+    Output.write(bytes)
+    shown.feed(bytes)
+    _ = shown.takeReplies()
   }
 
   /// The paced time a seek key moves to: ±5 s, or the next / previous marker.
