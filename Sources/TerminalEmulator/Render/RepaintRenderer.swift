@@ -4,6 +4,11 @@
 /// wrap flags, colours, hyperlinks, cursor (with pending wrap), pen, saved cursors, margins,
 /// modes, tab stops, charsets and titles; scrollback too when asked.
 ///
+/// The terminal it is written to may be in any state (another program's alternate screen, odd
+/// modes, old content in xterm's retained alternate buffer): it leaves the alternate screen
+/// before RIS (tmux's RIS does not), clears the alternate screen whenever it paints or skips
+/// it, and sets every mode it needs, relying on RIS only for what xterm documents.
+///
 /// Not representable in a VT stream, and so not reproduced: the parser's half-read sequence
 /// (take the repaint at a sequence boundary, or use the binary snapshot) and REP's memory of
 /// the last printed character.
@@ -28,27 +33,29 @@ struct RepaintRenderer {
   mutating func emit(_ s: String) { out.append(contentsOf: Array(s.utf8)) }
 
   mutating func render(includeScrollback: Bool) -> [UInt8] {
-    emit("\u{1B}c\u{1B}[?7h\u{1B}[4l\u{1B}[20l\u{1B}[?69l\u{1B}[r")
+    emit("\u{1B}[?1049l\u{1B}c\u{1B}[?7h\u{1B}[4l\u{1B}[20l\u{1B}[?69l\u{1B}[r")
     let primary = state.primary
     let alternate = state.alternate
     let primarySaved = state.isAlternateScreen ? state.inactiveSavedCursor : state.savedCursor
     let alternateSaved = state.isAlternateScreen ? state.savedCursor : state.inactiveSavedCursor
     let primaryMarks = state.promptMarksByRow(fromRow: includeScrollback ? -primary.historyCount : 0)
     if !state.isAlternateScreen {
-      // Paint the hidden alternate screen first, then come back.
+      // Paint the hidden alternate screen first (cleared even when blank: xterm keeps its
+      // old content), then come back.
+      emit("\u{1B}[?47h\u{1B}[2J")
       if !isBlank(alternate) || alternateSaved != nil {
-        emit("\u{1B}[?47h")
         paint(alternate, fromLine: 0)
         if let s = alternateSaved { applySaved(s, on: alternate) }
-        emit("\u{1B}[0m\u{1B}[?47l")
+        emit("\u{1B}[0m")
         currentStyle = Style()
       }
+      emit("\u{1B}[?47l")
       paint(primary, fromLine: includeScrollback ? 0 : primary.historyCount, marks: primaryMarks)
       if let s = primarySaved { applySaved(s, on: primary) }
     } else {
       paint(primary, fromLine: includeScrollback ? 0 : primary.historyCount, marks: primaryMarks)
       if let s = primarySaved { applySaved(s, on: primary) }
-      emit("\u{1B}[0m\u{1B}[?47h")
+      emit("\u{1B}[0m\u{1B}[?47h\u{1B}[2J")
       currentStyle = Style()
       paint(alternate, fromLine: 0)
       if let s = alternateSaved { applySaved(s, on: alternate) }

@@ -67,15 +67,17 @@ struct Player {
     var position = stream.pacedTime  // paced recorded time at clockStart
     var paused = false
     var key = [UInt8](repeating: 0, count: 16)
-    while let event = stream.current {
-      if let to, event.time > to { return .finished }
+    // Paused playback stays at the end after a seek there, until unpaused or quit.
+    while stream.current != nil || (paused && interactive) {
+      let event = stream.current
+      if let to, let event, event.time > to { return .finished }
       if TerminationRequest.signal != nil { return .quit }
-      let paced = stream.pacedTime
+      let paced = event == nil ? (timeline?.entries.last?.paced ?? position) : stream.pacedTime
       // Clamped: a recording's times are data, and a damaged one may hold absurd gaps.
       let wait = min(Double(paced - min(paced, position)) / speed, 1e15)
       let due = paused ? UInt64.max : clockStart + UInt64(wait)
       let now = Player.now()
-      if now >= due {
+      if now >= due, let event {
         if event.kind == .output { show(event.data, on: &shown) }
         try stream.advance()
         continue
@@ -103,14 +105,16 @@ struct Player {
         paused.toggle()
         position = current
         clockStart = Player.now()
-      case [UInt8(ascii: ".")] where paused:
-        if event.kind == .output { show(event.data, on: &shown) }
+      case [UInt8(ascii: ".")] where paused && event != nil:
+        if let event, event.kind == .output { show(event.data, on: &shown) }
         position = max(position, paced)
         try stream.advance()
       case [0x1B, 0x5B, 0x43], [0x1B, 0x5B, 0x44], [UInt8(ascii: "]")], [UInt8(ascii: "[")]:
-        let target = seekTarget(for: pressed, from: current, index: stream.index, in: timeline)
-        let terminal = try stream.seek(
-          to: timeline.firstIndex(atOrAfter: target), timeline: timeline, cols: info.cols, rows: info.rows)
+        // Never past the end: → there shows the last screen.
+        let end = timeline.entries.last?.paced ?? 0
+        let target = min(end, seekTarget(for: pressed, from: current, index: stream.index, in: timeline))
+        let index = target >= end ? timeline.entries.count : timeline.firstIndex(atOrAfter: target)
+        let terminal = try stream.seek(to: index, timeline: timeline, cols: info.cols, rows: info.rows)
         Output.write(terminal.repaintSequence())
         shown = terminal
         // The clock goes on from the target: the next event comes when its time is due.

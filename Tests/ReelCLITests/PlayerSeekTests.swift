@@ -1,0 +1,70 @@
+import Foundation
+import XCTest
+
+/// Seeking in `reel play` inside a real terminal (tmux): after each seek the pane shows exactly
+/// what `reel dump --at` says is on the screen at the new position, across primary ↔ alternate
+/// screen switches and from any state the terminal was in before, for .cast and .reel.
+final class PlayerSeekTests: XCTestCase {
+  /// Primary screen, then a full-screen part (with a late change), then the primary again.
+  static let cast = """
+    {"version": 2, "width": 80, "height": 24}
+    [0.1, "o", "primary one\\r\\nprimary two\\r\\n"]
+    [1.0, "o", "\\u001b[?1049h\\u001b[?1h\\u001b=\\u001b[HALT SCREEN TEXT\\u001b[10;10Hmiddle"]
+    [12.5, "o", "\\u001b[12;1Hlater on the alternate screen"]
+    [31.5, "o", "\\u001b[?1049l\\u001b[?1l\\u001b>back on the primary\\r\\n"]
+    [41.5, "o", "the end\\r\\n"]
+
+    """
+
+  func testSeeksShowTheScreenDumpShows() throws {
+    try XCTSkipUnless(TmuxPane.installed, "tmux is not installed")
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-seek-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let cast = dir.appendingPathComponent("seek.cast").path
+    try Data(Self.cast.utf8).write(to: URL(fileURLWithPath: cast))
+    let reel = dir.appendingPathComponent("seek.reel").path
+    XCTAssertEqual(try ReelCLI.run(["convert", cast, reel]).status, 0)
+    for file in [cast, reel] { try checkSeeks(file) }
+  }
+
+  func checkSeeks(_ file: String) throws {
+    let name = URL(fileURLWithPath: file).lastPathComponent
+    let pane = try TmuxPane.playing(file, speed: "1")
+    XCTAssertTrue(pane.wait(for: "#{alternate_on}", toBe: "1"), "\(name): never reached the full-screen part")
+    pane.send("Space")  // paused a little after 1 s
+    // Each key and the position it leads to (5 s steps; ← from ~1 s stops at 0, → stops at
+    // the end, 41.5 s, and paused playback stays there).
+    let steps: [(key: String, at: Double, alternate: String)] = [
+      ("Left", 0, "0"), ("Right", 5, "1"), ("Right", 10, "1"), ("Right", 15, "1"), ("Right", 20, "1"),
+      ("Right", 25, "1"), ("Right", 30, "1"), ("Right", 35, "0"), ("Left", 30, "1"), ("Left", 25, "1"),
+      ("Right", 30, "1"), ("Right", 35, "0"), ("Right", 40, "0"), ("Right", 45, "0"),
+      ("Right", 50, "0"), ("Left", 36.5, "0"),
+    ]
+    for step in steps {
+      let expected = try dumpText(file, at: step.at)
+      pane.send(step.key)
+      let shown = pane.wait(seconds: 10) { pane.screen() == expected }
+      XCTAssertTrue(
+        shown, "\(name): after \(step.key) to \(step.at) s the pane shows\n\(pane.screen())\nnot\n\(expected)"
+      )
+      XCTAssertEqual(
+        pane.display("#{alternate_on}"), step.alternate, "\(name): alternate screen at \(step.at) s")
+      if !shown { break }
+    }
+    pane.send("q")
+    XCTAssertEqual(pane.exitStatus(), "0", name)
+    XCTAssertEqual(pane.modes, "0 1 0 0", "\(name): the terminal after quitting")
+  }
+
+  /// `reel dump --at` as the pane would show it: trailing blanks and blank lines dropped.
+  func dumpText(_ file: String, at seconds: Double) throws -> String {
+    let run = try ReelCLI.run(["dump", file, "--at", String(seconds)])
+    XCTAssertEqual(run.status, 0, run.stderr)
+    var lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).map {
+      String($0.reversed().drop(while: { $0 == " " }).reversed())
+    }
+    while lines.last == "" { lines.removeLast() }
+    return lines.joined(separator: "\n")
+  }
+}
