@@ -10,6 +10,7 @@ let package = Package(
     .library(name: "Capture", targets: ["Capture"]),
     .library(name: "Playback", targets: ["Playback"]),
     .library(name: "Replay", targets: ["Replay"]),
+    .library(name: "Live", targets: ["Live"]),
     .executable(name: "reel", targets: ["reel"]),
   ],
   dependencies: [
@@ -28,10 +29,13 @@ let package = Package(
     // Between the format and the engine: replaying recordings into terminals.
     .target(name: "Playback", dependencies: ["Recording", "TerminalEmulator"]),
     .target(name: "Replay", dependencies: ["TerminalEmulator", "Recording"]),
+    // Live sessions: the host that owns the programs' PTYs, its protocol, and its clients.
+    .target(
+      name: "Live", dependencies: ["CPTY", "Capture", "Recording", "Playback", "Replay", "TerminalEmulator"]),
     .executableTarget(
       name: "reel",
       dependencies: [
-        "TerminalEmulator", "Recording", "Playback", "Capture", "Replay",
+        "TerminalEmulator", "Recording", "Playback", "Capture", "Replay", "Live",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

@@ -12,8 +12,11 @@ public final class ChildProcess {
   public let pid: pid_t
   public private(set) var exitStatus: Int32? = nil
 
-  /// Spawns `arguments[0]` (looked up in PATH) with `environment` on `terminal`.
-  public init(arguments: [String], environment: [String], terminal: PseudoTerminal) throws {
+  /// Spawns `arguments[0]` (looked up in PATH) with `environment` on `terminal`, in
+  /// `directory` when given.
+  public init(arguments: [String], environment: [String], terminal: PseudoTerminal, directory: String? = nil)
+    throws
+  {
     guard let program = arguments.first else { throw CaptureError("no command to run") }
     var pid = pid_t()
     let argv = arguments.map { strdup($0) } + [nil]
@@ -22,7 +25,7 @@ public final class ChildProcess {
       argv.forEach { free($0) }
       envp.forEach { free($0) }
     }
-    let result = reel_pty_spawn(terminal.devicePath, argv, envp, &pid)
+    let result = reel_pty_spawn_in(terminal.devicePath, argv, envp, directory, &pid)
     guard result == 0 else {
       throw CaptureError("\(program): \(String(cString: strerror(result)))")
     }

@@ -10,6 +10,11 @@ public struct Host: Sendable {
   public private(set) var ring: OutputRing
   public private(set) var shadow: Terminal
   public var delivery: Delivery = .live
+  /// When set, the shadow's answers to the program's queries (DA, DSR/CPR, DECRQM, XTVERSION)
+  /// are kept for `takeQueryReplies()` — a live host sends them to the program while no
+  /// client's terminal is there to answer. Otherwise they are dropped.
+  public var answersQueries = false
+  private var queryReplies: [UInt8] = []
   /// Latest keyframe: a snapshot of the shadow (with `keyframeScrollback` lines of history)
   /// taken at an absolute output offset, and its compressed form once a reconnect needed it.
   /// Encoding a bounded snapshot is cheaper than keeping a copy of the whole shadow (whose
@@ -36,9 +41,16 @@ public struct Host: Sendable {
   public mutating func receive(_ bytes: [UInt8]) -> [UInt8] {
     ring.append(bytes)
     shadow.feed(bytes)
-    _ = shadow.takeReplies()
+    let replies = shadow.takeReplies()
+    if answersQueries { queryReplies += replies }
     if ring.endOffset - keyframeOffset >= keyframeInterval { takeKeyframe() }
     return delivery == .live ? bytes : []
+  }
+
+  /// The shadow's answers to queries since the last call (see `answersQueries`).
+  public mutating func takeQueryReplies() -> [UInt8] {
+    defer { queryReplies.removeAll() }
+    return queryReplies
   }
 
   public mutating func resize(cols: Int, rows: Int) {

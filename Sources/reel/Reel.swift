@@ -18,7 +18,9 @@ struct Reel: ParsableCommand {
     version: version,
     subcommands: [
       RecordCommand.self, PlayCommand.self, CatCommand.self, InfoCommand.self, DumpCommand.self,
-      ConvertCommand.self, SimulateCommand.self, BenchCommand.self,
+      ConvertCommand.self, SimulateCommand.self, BenchCommand.self, AttachCommand.self, ListCommand.self,
+      DetachCommand.self, KillCommand.self, SendCommand.self, HistoryCommand.self, TailCommand.self,
+      HostCommand.self,
     ]
   )
 

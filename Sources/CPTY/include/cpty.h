@@ -10,4 +10,17 @@ int reel_pty_open(char *name, unsigned long len);
 /// controlling terminal are the device at `tty_path`, with default signal dispositions.
 /// Returns 0 and the pid, or an errno value.
 int reel_pty_spawn(const char *tty_path, char *const argv[], char *const envp[], pid_t *pid);
+
+/// As `reel_pty_spawn`, started in `directory` (NULL: the caller's) where the C library can.
+int reel_pty_spawn_in(const char *tty_path, char *const argv[], char *const envp[], const char *directory,
+                      pid_t *pid);
+
+/// The uid of the process at the other end of the Unix socket `fd` (SO_PEERCRED on Linux,
+/// getpeereid elsewhere). Returns 0, or -1 with errno set.
+int reel_peer_uid(int fd, uid_t *uid);
+
+/// Starts `argv[0]` (a path) in a new session, detached from the caller's terminal: stdin
+/// from /dev/null, stdout and stderr appended to `log_path`. Returns 0 and the pid, or an
+/// errno value.
+int reel_spawn_daemon(char *const argv[], char *const envp[], const char *log_path, pid_t *pid);
 #endif

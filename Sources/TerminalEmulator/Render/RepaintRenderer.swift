@@ -15,7 +15,15 @@
 extension Terminal {
   public func repaintSequence(includeScrollback: Bool = false) -> [UInt8] {
     var r = RepaintRenderer(terminal: self)
-    return r.render(includeScrollback: includeScrollback)
+    return r.render(scrollbackLines: includeScrollback ? Int.max : 0)
+  }
+
+  /// The repaint with at most the last `scrollbackLines` lines of the primary screen's history
+  /// streamed first, so that a real terminal's own scrollback holds them (what a session
+  /// host sends an attaching client).
+  public func repaintSequence(scrollbackLines: Int) -> [UInt8] {
+    var r = RepaintRenderer(terminal: self)
+    return r.render(scrollbackLines: max(0, scrollbackLines))
   }
 }
 
@@ -32,13 +40,14 @@ struct RepaintRenderer {
 
   mutating func emit(_ s: String) { out.append(contentsOf: Array(s.utf8)) }
 
-  mutating func render(includeScrollback: Bool) -> [UInt8] {
+  mutating func render(scrollbackLines: Int) -> [UInt8] {
     emit("\u{1B}[?1049l\u{1B}c\u{1B}[?7h\u{1B}[4l\u{1B}[20l\u{1B}[?69l\u{1B}[r")
     let primary = state.primary
     let alternate = state.alternate
     let primarySaved = state.isAlternateScreen ? state.inactiveSavedCursor : state.savedCursor
     let alternateSaved = state.isAlternateScreen ? state.savedCursor : state.inactiveSavedCursor
-    let primaryMarks = state.promptMarksByRow(fromRow: includeScrollback ? -primary.historyCount : 0)
+    let firstLine = primary.historyCount - min(primary.historyCount, scrollbackLines)
+    let primaryMarks = state.promptMarksByRow(fromRow: firstLine - primary.historyCount)
     if !state.isAlternateScreen {
       // Paint the hidden alternate screen first (cleared even when blank: xterm keeps its
       // old content), then come back.
@@ -50,10 +59,10 @@ struct RepaintRenderer {
         currentStyle = Style()
       }
       emit("\u{1B}[?47l")
-      paint(primary, fromLine: includeScrollback ? 0 : primary.historyCount, marks: primaryMarks)
+      paint(primary, fromLine: firstLine, marks: primaryMarks)
       if let s = primarySaved { applySaved(s, on: primary) }
     } else {
-      paint(primary, fromLine: includeScrollback ? 0 : primary.historyCount, marks: primaryMarks)
+      paint(primary, fromLine: firstLine, marks: primaryMarks)
       if let s = primarySaved { applySaved(s, on: primary) }
       emit("\u{1B}[0m\u{1B}[?47h\u{1B}[2J")
       currentStyle = Style()

@@ -1,0 +1,164 @@
+import Capture
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The client side of `reel attach` and `reel tail`: the user's terminal in raw mode shows the
+/// host's output; keys go to the program (unless read-only); window changes resize the
+/// session; Ctrl-] d detaches, Ctrl-] Ctrl-] sends a literal Ctrl-].
+public struct AttachedTerminal {
+  public enum Outcome: Equatable {
+    case detached, takenOver
+    case exited(Int32)
+    case killed(Int32)
+    case hostStopped, connectionLost
+  }
+
+  let client: LiveClient
+  let name: String
+  let readOnly: Bool
+  /// `reel tail`: keys are read only from a terminal, and q or Ctrl-C also leave.
+  let tail: Bool
+  /// Lines of notices the host sent, shown after the terminal was given back.
+  public private(set) var notices: [String] = []
+
+  public init(client: LiveClient, name: String, readOnly: Bool, tail: Bool = false) {
+    self.client = client
+    self.name = name
+    self.readOnly = readOnly || tail
+    self.tail = tail
+  }
+
+  nonisolated(unsafe) static var windowChanged: Int32 = 0
+
+  /// Runs until the attachment ends; the terminal is restored on every way out.
+  public mutating func run() throws -> Outcome {
+    let interactive = isatty(0) == 1
+    if interactive { try TerminalMode.enterRaw(fd: 0) }
+    TerminationRequest.install()
+    AttachedTerminal.windowChanged = 0
+    signal(SIGWINCH) { _ in AttachedTerminal.windowChanged = 1 }
+    defer {
+      signal(SIGWINCH, SIG_DFL)
+      if interactive { TerminalMode.restore() }
+    }
+    var stdinOpen = !tail || interactive
+    var prefix = false
+    var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    while true {
+      if TerminationRequest.signal != nil {
+        // The user's terminal went away or reel was told to stop: leave the session running.
+        try? client.send(Frame(.detach))
+        return try drain()
+      }
+      if AttachedTerminal.windowChanged != 0 {
+        AttachedTerminal.windowChanged = 0
+        if !readOnly, let size = WindowSize.of(fd: 1) ?? WindowSize.of(fd: 0) {
+          try client.send(Frame(.resize, json: LiveSize(cols: size.cols, rows: size.rows)))
+        }
+      }
+      var fds = [pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)]
+      if stdinOpen { fds.append(pollfd(fd: 0, events: Int16(POLLIN), revents: 0)) }
+      let ready = poll(&fds, nfds_t(fds.count), 1000)
+      guard ready > 0 else { continue }
+      if fds[0].revents != 0 {
+        let n = buffer.withUnsafeMutableBytes { read(client.fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return lost() }
+        buffer.withUnsafeBytes { client.reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        while let frame = try client.reader.next() {
+          if let outcome = try take(frame) { return outcome }
+        }
+      }
+      if stdinOpen && fds.count > 1 && fds[1].revents != 0 {
+        let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else {
+          // End of input (a pipe ran out): detach, the session goes on.
+          stdinOpen = false
+          try client.send(Frame(.detach))
+          continue
+        }
+        var keys: [UInt8] = []
+        var detach = false
+        for byte in buffer[0..<n] {
+          if prefix {
+            prefix = false
+            if byte == UInt8(ascii: "d") {
+              detach = true
+              break
+            }
+            keys.append(0x1D)
+            if byte != 0x1D { keys.append(byte) }
+          } else if byte == 0x1D {
+            prefix = true
+          } else if tail && (byte == 0x03 || byte == UInt8(ascii: "q")) {
+            detach = true
+            break
+          } else {
+            keys.append(byte)
+          }
+        }
+        if !keys.isEmpty && !readOnly { try client.send(Frame(.input, keys)) }
+        if detach { try client.send(Frame(.detach)) }
+      }
+    }
+  }
+
+  /// After asking to detach: the rest of the stream up to the end frame.
+  private mutating func drain() throws -> Outcome {
+    while let frame = try client.next() {
+      if let outcome = try take(frame) { return outcome }
+    }
+    return lost()
+  }
+
+  /// Output to the terminal, notices kept, the end decoded.
+  private mutating func take(_ frame: Frame) throws -> Outcome? {
+    switch frame.type {
+    case .output:
+      StandardOutput.writeAll(frame.payload)
+    case .notice:
+      notices.append(String(decoding: frame.payload, as: UTF8.self))
+    case .end:
+      let end = try frame.decode(LiveEnd.self)
+      switch end.reason {
+      case .detached: return .detached
+      case .takenOver: return .takenOver
+      case .exited: return .exited(end.status ?? 0)
+      case .killed: return .killed(end.status ?? 0)
+      case .hostStopped: return .hostStopped
+      }
+    default:
+      break
+    }
+    return nil
+  }
+
+  /// The host vanished mid-stream: the terminal's modes are unknown, so every one a program
+  /// commonly sets is turned off.
+  private func lost() -> Outcome {
+    StandardOutput.writeAll(
+      Array(
+        "\u{1B}[?1049l\u{1B}[?1;1000;1002;1003;1004;1005;1006;1015;2004l\u{1B}[?25h\u{1B}>\u{1B}[r\u{1B}[0m"
+          .utf8))
+    return .connectionLost
+  }
+}
+
+/// Blocking writes to standard output.
+enum StandardOutput {
+  static func writeAll(_ bytes: [UInt8]) {
+    var offset = 0
+    while offset < bytes.count {
+      let n = bytes[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { return }
+      offset += n
+    }
+  }
+}

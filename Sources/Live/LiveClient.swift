@@ -1,0 +1,91 @@
+import CPTY
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A client's connection to the user's host.
+public final class LiveClient {
+  public let fd: Int32
+  var reader = FrameReader()
+
+  init(fd: Int32) { self.fd = fd }
+  deinit { close(fd) }
+
+  /// Connects to the running host; with `hostExecutable`, starts one (`reel host
+  /// --exit-when-idle`, detached, logging to the socket directory) when none runs.
+  public static func connect(_ directory: SocketDirectory, startingHostWith hostExecutable: String? = nil)
+    throws
+    -> LiveClient
+  {
+    try directory.prepare()
+    do {
+      return LiveClient(fd: try UnixSocket.connect(to: directory.socketPath))
+    } catch .refused(let message) {
+      throw LiveError(message)
+    } catch .noHost {
+      guard hostExecutable != nil else { throw LiveError("no reel host is running (no sessions)") }
+    }
+    let pid = try startHost(hostExecutable!, directory: directory)
+    // Wait for it to listen; a host that exits at once says why in its log.
+    let deadline = DispatchTime.now().uptimeNanoseconds + 10_000_000_000
+    while DispatchTime.now().uptimeNanoseconds < deadline {
+      do {
+        return LiveClient(fd: try UnixSocket.connect(to: directory.socketPath))
+      } catch .refused(let message) {
+        throw LiveError(message)
+      } catch .noHost {
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid {
+          // Lost a race with another host starting: connect to that one.
+          if let c = try? UnixSocket.connect(to: directory.socketPath) { return LiveClient(fd: c) }
+          let log = (try? String(contentsOfFile: directory.logPath, encoding: .utf8)) ?? ""
+          let last = log.split(separator: "\n").last.map(String.init) ?? "exit status \(status)"
+          throw LiveError("the reel host did not start: \(last)")
+        }
+        usleep(10_000)
+      }
+    }
+    throw LiveError("the reel host did not start listening within 10 s (\(directory.logPath))")
+  }
+
+  private static func startHost(_ executable: String, directory: SocketDirectory) throws -> pid_t {
+    let arguments: [String] = [executable, "host", "--exit-when-idle"]
+    let argv = arguments.map { strdup($0) } + [nil]
+    let pairs: [String] = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
+    let env = pairs.map { strdup($0) } + [nil]
+    defer {
+      argv.forEach { free($0) }
+      env.forEach { free($0) }
+    }
+    var pid = pid_t()
+    let rc = reel_spawn_daemon(argv, env, directory.logPath, &pid)
+    guard rc == 0 else { throw LiveError("cannot start the reel host: \(String(cString: strerror(rc)))") }
+    return pid
+  }
+
+  public func send(_ frame: Frame) throws { try UnixSocket.writeAll(fd, frame.encoded) }
+
+  /// The next frame from the host; nil when the host closed the connection.
+  public func next() throws -> Frame? { try UnixSocket.readFrame(fd, into: &reader) }
+
+  /// Sends `request` and reads the host's reply; a refusal is thrown as its message.
+  public func ask(_ request: LiveRequest) throws -> LiveReply {
+    try send(Frame(.request, json: request))
+    guard let frame = try next() else { throw LiveError("the reel host closed the connection") }
+    guard frame.type == .reply else {
+      throw LiveError("the reel host answered with \(frame.type), not a reply")
+    }
+    let reply = try frame.decode(LiveReply.self)
+    guard reply.ok else { throw LiveError(reply.error ?? "the reel host refused") }
+    return reply
+  }
+
+  /// One request, one reply, on a connection of its own.
+  public static func ask(_ request: LiveRequest, in directory: SocketDirectory) throws -> LiveReply {
+    try connect(directory).ask(request)
+  }
+}

@@ -1,0 +1,199 @@
+import Capture
+import Foundation
+import Recording
+import TerminalEmulator
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// What the host does with the frames clients send: the first is a request (attach, tail,
+/// list, kill, send, history, detach); an attached keyboard holder then sends input, sizes and
+/// detach.
+extension LiveHost {
+  func readRequests(from c: LiveConnection, buffer: inout [UInt8]) {
+    let n = buffer.withUnsafeMutableBytes { read(c.fd, $0.baseAddress, $0.count) }
+    if n < 0 && (errno == EAGAIN || errno == EINTR) { return }
+    guard n > 0 else {
+      c.markClosed()
+      return
+    }
+    buffer.withUnsafeBytes { c.reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+    do {
+      // A connection on its way out (detached, answered) takes nothing more.
+      while !c.closed && !c.closeAfterFlush, let frame = try c.reader.next() { try handle(frame, from: c) }
+    } catch {
+      c.reply(.refused("\(error)"))
+      c.closeWhenFlushed()
+    }
+    if c.fellBehind && !c.hasQueuedOutput, let name = c.session, let s = sessions[name] {
+      c.fellBehind = false
+      c.send(Frame(.output, s.host.shadow.repaintSequence()))
+    }
+  }
+
+  private func handle(_ frame: Frame, from c: LiveConnection) throws {
+    guard let name = c.session else {
+      guard frame.type == .request else { throw LiveError("expected a request first") }
+      try handle(try frame.decode(LiveRequest.self), from: c)
+      return
+    }
+    guard let session = sessions[name] else { return }
+    let holds = session.keyboardHolder == c.id
+    switch frame.type {
+    case .input where holds:
+      writeToProgram(session, frame.payload)
+      session.recordInput(frame.payload)
+    case .resize where holds:
+      session.resize(try frame.decode(LiveSize.self))
+    case .detach:
+      release(c, from: session, end: LiveEnd(.detached))
+    default:
+      break  // a read-only client's keys and sizes are not the session's
+    }
+  }
+
+  private func handle(_ request: LiveRequest, from c: LiveConnection) throws {
+    guard request.version == LiveProtocol.version else {
+      throw LiveError(
+        "client speaks protocol \(request.version), this host \(LiveProtocol.version); restart the host")
+    }
+    for name in request.names { try SessionName.validate(name) }
+    switch request.operation {
+    case .attach, .tail: try attach(c, request)
+    case .list:
+      var reply = LiveReply(ok: true)
+      reply.sessions = sessions.values.map(\.summary).sorted { $0.name < $1.name }
+      c.reply(reply)
+      c.closeWhenFlushed()
+    case .kill:
+      let unknown = request.names.filter { sessions[$0] == nil }
+      guard unknown.isEmpty, !request.names.isEmpty else {
+        throw LiveError(
+          request.names.isEmpty
+            ? "name a session to kill" : "no session named \(unknown.joined(separator: ", "))")
+      }
+      c.pendingKills = Set(request.names).count
+      for name in Set(request.names) {
+        let session = sessions[name]!
+        session.killWaiters.append(c.id)
+        hangUp(session)
+      }
+    case .send:
+      let session = try existing(request)
+      let data = [UInt8](request.data ?? Data())
+      writeToProgram(session, data)
+      session.recordInput(data)
+      c.reply(LiveReply(ok: true))
+      c.closeWhenFlushed()
+    case .history:
+      let session = try existing(request)
+      var reply = LiveReply(ok: true)
+      reply.session = session.summary
+      reply.snapshot = Data(try Zstd.compress(session.host.shadow.snapshot(), level: 1))
+      c.reply(reply)
+      c.closeWhenFlushed()
+    case .detach:
+      let session = try existing(request)
+      for id in session.viewers.union(session.keyboardHolder.map { [$0] } ?? []) {
+        if let other = connections[id] { release(other, from: session, end: LiveEnd(.detached)) }
+      }
+      c.reply(LiveReply(ok: true))
+      c.closeWhenFlushed()
+    }
+  }
+
+  private func existing(_ request: LiveRequest) throws -> LiveSession {
+    guard let name = request.names.first else { throw LiveError("name a session") }
+    guard let session = sessions[name] else { throw LiveError("no session named \(name)") }
+    return session
+  }
+
+  /// Attach (creating the session when missing) or tail: the client's terminal is brought to
+  /// the session's exact state, then follows live output.
+  private func attach(_ c: LiveConnection, _ request: LiveRequest) throws {
+    guard let name = request.names.first else { throw LiveError("name a session") }
+    let tail = request.operation == .tail
+    var created = false
+    let session: LiveSession
+    if let existing = sessions[name] {
+      session = existing
+    } else {
+      guard !tail else { throw LiveError("no session named \(name)") }
+      if let max = options.maxSessions, sessions.count >= max {
+        throw LiveError("the host already runs \(sessions.count) sessions, its maximum (--max-sessions)")
+      }
+      let environment = request.environment ?? []
+      let shell = environment.first { $0.hasPrefix("SHELL=") }.map { String($0.dropFirst(6)) } ?? "/bin/sh"
+      let command = request.command.flatMap { $0.isEmpty ? nil : $0 } ?? [shell]
+      do {
+        session = try LiveSession(
+          name: name, command: command, environment: environment, directory: request.directory,
+          size: WindowSize(cols: request.cols ?? 80, rows: request.rows ?? 24),
+          recordingRoot: options.recordingRoot,
+          ringBytes: request.ringBytes ?? 64 << 20)
+      } catch let e as CaptureError {
+        throw LiveError("cannot start \(command.joined(separator: " ")): \(e.message)")
+      }
+      sessions[name] = session
+      createdSession()
+      created = true
+    }
+    let readOnly = request.readOnly || tail
+    if !readOnly {
+      // Takeover: the keyboard and the size go to the newest client.
+      if let previous = session.keyboardHolder, let other = connections[previous] {
+        release(other, from: session, end: LiveEnd(.takenOver))
+      }
+      session.keyboardHolder = c.id
+      if let cols = request.cols, let rows = request.rows { session.resize(LiveSize(cols: cols, rows: rows)) }
+    } else {
+      session.viewers.insert(c.id)
+    }
+    c.session = name
+    c.streaming = true
+    var reply = LiveReply(ok: true)
+    reply.created = created
+    reply.session = session.summary
+    let shadow = session.host.shadow
+    if let offset = request.resumeOffset, let bytes = session.host.ring.bytes(from: offset) {
+      reply.payload = "resume"
+      c.reply(reply)
+      c.send(Frame(.output, bytes))
+    } else if tail && request.cols == nil {
+      reply.payload = "none"
+      c.reply(reply)
+    } else {
+      reply.payload = "repaint"
+      c.reply(reply)
+      c.send(Frame(.output, shadow.repaintSequence(scrollbackLines: request.scrollbackLines ?? 1000)))
+    }
+    c.drawsOnTerminal = reply.payload != "none"
+    if let problem = session.recordingProblem {
+      c.send(Frame(.notice, Array("reel: \(problem)".utf8)))
+    }
+  }
+
+  /// Ends a client's attachment: its terminal is given back in a usable state (main screen,
+  /// modes off), told why, and the connection closes once that is written.
+  func release(_ c: LiveConnection, from session: LiveSession, end: LiveEnd) {
+    if session.keyboardHolder == c.id { session.keyboardHolder = nil }
+    session.viewers.remove(c.id)
+    c.finish(shadow: session.host.shadow, end: end)
+  }
+}
+
+extension LiveConnection {
+  /// The exit sequence (when this client's terminal mirrors the session) and the end frame.
+  func finish(shadow: Terminal, end: LiveEnd) {
+    if drawsOnTerminal && !fellBehind { send(Frame(.output, shadow.exitSequence())) }
+    if let frame = try? Frame(.end, json: end) { send(frame) }
+    streaming = false
+    session = nil
+    closeWhenFlushed()
+  }
+
+  func finish(session: LiveSession, end: LiveEnd) { finish(shadow: session.host.shadow, end: end) }
+}

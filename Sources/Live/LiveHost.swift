@@ -1,0 +1,283 @@
+import Capture
+import Foundation
+import Recording
+import TerminalEmulator
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The process that owns the sessions' pseudo-terminals: one per user, listening on the
+/// socket directory's socket, one thread, one `poll` over the listener, the clients and the
+/// programs. A program is never blocked by a client: its output is always read, and a client
+/// whose queue overflows is dropped from the stream and repainted once it catches up.
+public final class LiveHost {
+  public struct Options: Sendable {
+    /// Exit once the last session ended (the host an `attach` started); a host run by a
+    /// supervisor keeps listening.
+    public var exitWhenIdle = false
+    /// At most this many sessions (nil: unlimited).
+    public var maxSessions: Int? = nil
+    public var recordingRoot = RecordingDirectory.root()
+    /// Seconds between SIGHUP and SIGKILL when a session is killed.
+    public var killGrace: Double = 3
+    public init() {}
+  }
+
+  let directory: SocketDirectory
+  let options: Options
+  private var listener: Int32 = -1
+  private var lockFD: Int32 = -1
+  var sessions: [String: LiveSession] = [:]
+  var connections: [Int: LiveConnection] = [:]
+  private var nextConnectionID = 1
+  private var everHadSession = false
+  private let started = LiveSession.now()
+
+  /// Bytes a client may have queued before it is dropped from the stream (and repainted).
+  static let clientQueueLimit = 8 << 20
+
+  public init(directory: SocketDirectory, options: Options) {
+    self.directory = directory
+    self.options = options
+  }
+
+  deinit {
+    if listener >= 0 { close(listener) }
+    if lockFD >= 0 { close(lockFD) }
+  }
+
+  /// Takes the user's host lock and socket: a live host's lock is held, so a second host
+  /// refuses; a socket left by a dead host is replaced.
+  public func bind() throws {
+    try directory.prepare()
+    lockFD = open(directory.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard lockFD >= 0 else {
+      throw LiveError("\(directory.lockPath): cannot open (\(String(cString: strerror(errno))))")
+    }
+    guard flock(lockFD, LOCK_EX | LOCK_NB) == 0 else {
+      throw LiveError("a reel host is already running for this user (\(directory.socketPath))")
+    }
+    // We hold the lock: whatever socket is there belongs to a host that is gone.
+    var st = stat()
+    if lstat(directory.socketPath, &st) == 0 {
+      guard (st.st_mode & S_IFMT) == S_IFSOCK else {
+        throw LiveError("\(directory.socketPath): exists and is not a socket; not replacing it")
+      }
+      unlink(directory.socketPath)
+    }
+    listener = try UnixSocket.listen(at: directory.socketPath)
+  }
+
+  /// Serves until told to stop (SIGTERM, SIGHUP, SIGINT: every session is hung up and its
+  /// recording closed) or, with `exitWhenIdle`, until the last session ended.
+  public func run() throws {
+    signal(SIGPIPE, SIG_IGN)
+    TerminationRequest.install()
+    var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    while true {
+      if let sig = TerminationRequest.signal {
+        stopAll(reason: "host stopped by signal \(sig)")
+        return
+      }
+      reapChildren()
+      enforceKillDeadlines()
+      if options.exitWhenIdle && sessions.isEmpty && connections.isEmpty
+        && (everHadSession || LiveSession.now() - started > 10_000_000)
+      {
+        unlink(directory.socketPath)
+        return
+      }
+      var fds: [pollfd] = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
+      var owners: [PollOwner] = [.listener]
+      for (name, session) in sessions where !session.outputClosed {
+        fds.append(pollfd(fd: session.terminal.controller, events: Int16(POLLIN), revents: 0))
+        owners.append(.session(name))
+      }
+      for (id, connection) in connections {
+        var events = Int16(POLLIN)
+        if connection.hasQueuedOutput { events |= Int16(POLLOUT) }
+        fds.append(pollfd(fd: connection.fd, events: events, revents: 0))
+        owners.append(.connection(id))
+      }
+      let ready = poll(&fds, nfds_t(fds.count), 200)
+      if ready < 0 && errno != EINTR { throw LiveError("poll: \(String(cString: strerror(errno)))") }
+      guard ready > 0 else { continue }
+      for (i, pfd) in fds.enumerated() where pfd.revents != 0 {
+        switch owners[i] {
+        case .listener: acceptClients()
+        case .session(let name): if let s = sessions[name] { readOutput(of: s, into: &buffer) }
+        case .connection(let id):
+          guard let c = connections[id] else { continue }
+          if pfd.revents & Int16(POLLOUT) != 0 { c.flush() }
+          if pfd.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { readRequests(from: c, buffer: &buffer) }
+          if c.closed { drop(c) }
+        }
+      }
+      for c in connections.values where c.closed { drop(c) }
+    }
+  }
+
+  private enum PollOwner {
+    case listener
+    case session(String)
+    case connection(Int)
+  }
+
+  private func acceptClients() {
+    while true {
+      let fd = accept(listener, nil, nil)
+      guard fd >= 0 else { return }
+      UnixSocket.setCloseOnExec(fd)
+      // Only the user the host belongs to.
+      guard let uid = UnixSocket.peerUID(fd), uid == getuid() else {
+        close(fd)
+        continue
+      }
+      UnixSocket.setNonBlocking(fd)
+      let id = nextConnectionID
+      nextConnectionID += 1
+      connections[id] = LiveConnection(id: id, fd: fd)
+    }
+  }
+
+  // MARK: - Program output
+
+  private func readOutput(of session: LiveSession, into buffer: inout [UInt8]) {
+    // A bounded number of reads per turn, so clients and other sessions get their turn.
+    for _ in 0..<16 {
+      let n = buffer.withUnsafeMutableBytes { read(session.terminal.controller, $0.baseAddress, $0.count) }
+      if n < 0 && (errno == EAGAIN || errno == EINTR) { return }
+      if n <= 0 {
+        // EIO: every holder of the device closed it (the program ended).
+        session.outputClosed = true
+        return
+      }
+      let bytes = Array(buffer[0..<n])
+      let replies = session.received(bytes)
+      if !replies.isEmpty { writeToProgram(session, replies) }
+      if let problem = session.recordingProblem {
+        session.recordingProblem = nil
+        broadcast(session, Frame(.notice, Array("reel: \(problem)".utf8)))
+      }
+      broadcast(session, Frame(.output, bytes))
+      if n < buffer.count { return }
+    }
+  }
+
+  private func broadcast(_ session: LiveSession, _ frame: Frame) {
+    for id in session.viewers.union(session.keyboardHolder.map { [$0] } ?? []) {
+      guard let c = connections[id], c.streaming else { continue }
+      if !c.send(frame, limit: LiveHost.clientQueueLimit) {
+        // Too far behind: drop what it has queued; it gets a repaint when it drained.
+        c.fellBehind = true
+      }
+    }
+  }
+
+  /// Input for the program: written when the device takes it (a full device drops input,
+  /// as a terminal whose program stopped reading would).
+  func writeToProgram(_ session: LiveSession, _ bytes: [UInt8]) {
+    var offset = 0
+    var tries = 0
+    while offset < bytes.count && tries < 100 {
+      let n = bytes[offset...].withUnsafeBytes {
+        write(session.terminal.controller, $0.baseAddress, $0.count)
+      }
+      if n > 0 {
+        offset += n
+      } else if errno == EAGAIN || errno == EINTR {
+        tries += 1
+        usleep(1000)
+      } else {
+        return
+      }
+    }
+  }
+
+  // MARK: - Ends
+
+  private func reapChildren() {
+    for session in Array(sessions.values) {
+      guard let status = session.child.poll() else { continue }
+      // Whatever the program wrote before it ended still reaches the clients and the file.
+      if !session.outputClosed {
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        readOutput(of: session, into: &buffer)
+      }
+      end(session, status: status, reason: session.killDeadline == nil ? .exited : .killed)
+    }
+  }
+
+  private func enforceKillDeadlines() {
+    let now = LiveSession.now()
+    for session in sessions.values {
+      if let deadline = session.killDeadline, now >= deadline {
+        kill(-session.child.pid, SIGKILL)
+        session.child.signal(SIGKILL)
+        session.killDeadline = now + 60_000_000
+      }
+    }
+  }
+
+  /// Hangs a session up as a closing terminal would: SIGHUP to its process group, SIGKILL
+  /// after the grace period.
+  func hangUp(_ session: LiveSession) {
+    guard session.killDeadline == nil else { return }
+    kill(-session.child.pid, SIGHUP)
+    session.child.signal(SIGHUP)
+    session.killDeadline = LiveSession.now() + UInt64(options.killGrace * 1_000_000)
+  }
+
+  private func end(_ session: LiveSession, status: Int32, reason: LiveEnd.Reason) {
+    session.exitStatus = status
+    session.closeRecording(status: status)
+    sessions[session.name] = nil
+    let attached = session.viewers.union(session.keyboardHolder.map { [$0] } ?? [])
+    for id in attached {
+      guard let c = connections[id] else { continue }
+      if let problem = session.recordingProblem { _ = c.send(Frame(.notice, Array("reel: \(problem)".utf8))) }
+      c.finish(session: session, end: LiveEnd(reason, status: status))
+    }
+    for id in session.killWaiters {
+      guard let c = connections[id] else { continue }
+      c.pendingKills -= 1
+      if c.pendingKills == 0 {
+        c.reply(LiveReply(ok: true))
+        c.closeWhenFlushed()
+      }
+    }
+  }
+
+  private func stopAll(reason: String) {
+    for session in sessions.values { hangUp(session) }
+    let deadline = LiveSession.now() + UInt64(options.killGrace * 1_000_000) + 1_000_000
+    while !sessions.isEmpty && LiveSession.now() < deadline {
+      reapChildren()
+      enforceKillDeadlines()
+      usleep(20_000)
+    }
+    for session in Array(sessions.values) { end(session, status: 128 + SIGKILL, reason: .hostStopped) }
+    for c in connections.values {
+      c.flushBlocking()
+      close(c.fd)
+    }
+    connections = [:]
+    unlink(directory.socketPath)
+  }
+
+  func drop(_ connection: LiveConnection) {
+    guard connections[connection.id] != nil else { return }
+    connections[connection.id] = nil
+    close(connection.fd)
+    for session in sessions.values {
+      if session.keyboardHolder == connection.id { session.keyboardHolder = nil }
+      session.viewers.remove(connection.id)
+      session.killWaiters.removeAll { $0 == connection.id }
+    }
+  }
+
+  func createdSession() { everHadSession = true }
+}

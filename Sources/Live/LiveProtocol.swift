@@ -1,0 +1,213 @@
+import Foundation
+
+/// The client/host wire protocol (docs/protocol.md): frames of one type byte, a 4-byte
+/// little-endian payload length and the payload. Control messages carry JSON; terminal bytes
+/// travel as they are.
+public enum LiveProtocol {
+  /// Bumped on any incompatible change; a host refuses requests of another version.
+  public static let version = 1
+  /// The largest payload either side accepts (a history snapshot of a large session fits).
+  public static let maxPayload = 64 << 20
+  static let headerBytes = 5
+}
+
+/// What a frame carries.
+public enum FrameType: UInt8, Sendable {
+  /// Client → host, the first frame of every connection: a `LiveRequest`.
+  case request = 1
+  /// Host → client: a `LiveReply` (accepted or refused, with what was asked for).
+  case reply = 2
+  /// Host → client: bytes for the client's terminal.
+  case output = 3
+  /// Client → host: bytes for the program (keyboard holder only).
+  case input = 4
+  /// Client → host: the client's window size, `LiveSize` (keyboard holder only).
+  case resize = 5
+  /// Client → host: detach me.
+  case detach = 6
+  /// Host → client, the last frame of an attachment: `LiveEnd` (detached, taken over, exited).
+  case end = 7
+  /// Host → client: a one-line notice for the user (the recording stopped, …).
+  case notice = 8
+}
+
+/// One frame.
+public struct Frame: Sendable, Equatable {
+  public var type: FrameType
+  public var payload: [UInt8]
+
+  public init(_ type: FrameType, _ payload: [UInt8] = []) {
+    self.type = type
+    self.payload = payload
+  }
+
+  /// A frame whose payload is `value` as JSON.
+  public init<T: Encodable>(_ type: FrameType, json value: T) throws {
+    self.init(type, Array(try JSONEncoder().encode(value)))
+  }
+
+  public func decode<T: Decodable>(_ kind: T.Type) throws -> T {
+    do {
+      return try JSONDecoder().decode(kind, from: Data(payload))
+    } catch {
+      throw LiveError("malformed \(type) message from the other side")
+    }
+  }
+
+  /// Header and payload, ready to write.
+  public var encoded: [UInt8] {
+    var out = [UInt8]()
+    out.reserveCapacity(LiveProtocol.headerBytes + payload.count)
+    out.append(type.rawValue)
+    let n = UInt32(payload.count)
+    for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(truncatingIfNeeded: n >> UInt32(shift))) }
+    out.append(contentsOf: payload)
+    return out
+  }
+}
+
+/// Splits a byte stream into frames; refuses unknown types and oversized lengths (a peer
+/// that sends them is not speaking this protocol).
+public struct FrameReader: Sendable {
+  private var buffer: [UInt8] = []
+  private var start = 0
+
+  public init() {}
+
+  public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    if start > 0 && start == buffer.count {
+      buffer.removeAll(keepingCapacity: true)
+      start = 0
+    }
+    buffer.append(contentsOf: bytes)
+  }
+
+  public mutating func append(_ bytes: [UInt8]) { bytes.withUnsafeBytes { append($0) } }
+
+  /// The next complete frame, nil when more bytes are needed.
+  public mutating func next() throws -> Frame? {
+    let available = buffer.count - start
+    guard available >= LiveProtocol.headerBytes else { return nil }
+    guard let type = FrameType(rawValue: buffer[start]) else {
+      throw LiveError("unknown message type \(buffer[start]) (not a reel \(LiveProtocol.version) peer?)")
+    }
+    var length = 0
+    for i in 0..<4 { length |= Int(buffer[start + 1 + i]) << (8 * i) }
+    guard length <= LiveProtocol.maxPayload else {
+      throw LiveError("message of \(length) bytes is over the limit of \(LiveProtocol.maxPayload)")
+    }
+    guard available >= LiveProtocol.headerBytes + length else { return nil }
+    let payloadStart = start + LiveProtocol.headerBytes
+    let frame = Frame(type, Array(buffer[payloadStart..<payloadStart + length]))
+    start = payloadStart + length
+    if start > 1 << 20 {
+      buffer.removeFirst(start)
+      start = 0
+    }
+    return frame
+  }
+}
+
+/// A live-session error: one line for the user.
+public struct LiveError: Error, CustomStringConvertible, Sendable {
+  public let message: String
+  public init(_ message: String) { self.message = message }
+  public var description: String { message }
+}
+
+/// The first message of a connection: what the client wants.
+public struct LiveRequest: Codable, Sendable {
+  public enum Operation: String, Codable, Sendable {
+    case attach, tail, list, kill, send, history, detach
+  }
+  public var version = LiveProtocol.version
+  public var operation: Operation
+  /// The session (attach, tail, send, history, detach) or sessions (kill).
+  public var names: [String] = []
+  /// attach, creating: the program and its environment and working directory.
+  public var command: [String]? = nil
+  public var environment: [String]? = nil
+  public var directory: String? = nil
+  /// attach: the client's window; it becomes the session's size while this client holds the
+  /// keyboard (and the size a new session starts with).
+  public var cols: Int? = nil
+  public var rows: Int? = nil
+  /// attach: watch without the keyboard (never takes a session over).
+  public var readOnly = false
+  /// attach: scrollback lines streamed into the client terminal's own history first.
+  public var scrollbackLines: Int? = nil
+  /// attach, creating: bytes of output the session's ring recording keeps.
+  public var ringBytes: Int? = nil
+  /// send: the bytes for the program.
+  public var data: Data? = nil
+  /// attach (remote viewers): the output offset whose bytes the client's terminal already
+  /// shows; the host resumes from there when the ring still holds what follows.
+  public var resumeOffset: Int? = nil
+
+  public init(_ operation: Operation, names: [String] = []) {
+    self.operation = operation
+    self.names = names
+  }
+}
+
+/// A window size.
+public struct LiveSize: Codable, Sendable, Equatable {
+  public var cols: Int
+  public var rows: Int
+  public init(cols: Int, rows: Int) {
+    self.cols = cols
+    self.rows = rows
+  }
+}
+
+/// One session as `reel ls` lists it.
+public struct LiveSessionSummary: Codable, Sendable, Equatable {
+  public var name: String
+  public var command: [String]
+  public var pid: Int32
+  public var cols: Int
+  public var rows: Int
+  /// Attached clients (keyboard holder and read-only viewers).
+  public var clients: Int
+  /// Creation time, ISO 8601.
+  public var created: String
+  /// Output bytes the program wrote so far.
+  public var outputBytes: Int
+  /// The ring directory the session is recorded into (nil when recording failed).
+  public var recording: String?
+}
+
+/// The host's answer to a request.
+public struct LiveReply: Codable, Sendable {
+  public var ok: Bool
+  public var error: String? = nil
+  /// attach: whether the session was created by this request; its name.
+  public var created: Bool? = nil
+  public var session: LiveSessionSummary? = nil
+  /// attach: how the client's terminal is brought up to date ("repaint" or "resume").
+  public var payload: String? = nil
+  /// list.
+  public var sessions: [LiveSessionSummary]? = nil
+  /// history: the session's terminal as a zstd-compressed binary snapshot.
+  public var snapshot: Data? = nil
+
+  public init(ok: Bool, error: String? = nil) {
+    self.ok = ok
+    self.error = error
+  }
+
+  public static func refused(_ message: String) -> LiveReply { LiveReply(ok: false, error: message) }
+}
+
+/// Why an attachment ended.
+public struct LiveEnd: Codable, Sendable {
+  public enum Reason: String, Codable, Sendable { case detached, takenOver, exited, killed, hostStopped }
+  public var reason: Reason
+  /// The program's exit status (exited, killed).
+  public var status: Int32? = nil
+
+  public init(_ reason: Reason, status: Int32? = nil) {
+    self.reason = reason
+    self.status = status
+  }
+}

@@ -1,0 +1,138 @@
+import Capture
+import Foundation
+import Playback
+import Recording
+import Replay
+import TerminalEmulator
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// One live session: a program on a pseudo-terminal, the `Host` of `Replay` that follows its
+/// output (ring by absolute offset, shadow emulator), and a crash-safe ring recording of it.
+final class LiveSession {
+  let name: String
+  let command: [String]
+  let terminal: PseudoTerminal
+  let child: ChildProcess
+  var host: Replay.Host
+  let created: Date
+  private let clockStart: UInt64
+  /// The ring directory being written, nil once recording failed (the session goes on).
+  private(set) var recordingPath: String?
+  private var recorder: BackgroundEventWriter?
+  /// Connection ids: the one holding the keyboard (and the size), and the read-only viewers.
+  var keyboardHolder: Int? = nil
+  var viewers: Set<Int> = []
+  /// Set by `reel kill`: when SIGKILL follows the SIGHUP, and who waits for the end.
+  var killDeadline: UInt64? = nil
+  var killWaiters: [Int] = []
+  /// The program's exit status once it ended.
+  var exitStatus: Int32? = nil
+  /// The controller reached end of file (every holder of the device closed it).
+  var outputClosed = false
+
+  var clients: Int { viewers.count + (keyboardHolder == nil ? 0 : 1) }
+  var outputBytes: Int { host.ring.endOffset }
+
+  /// Starts `command` on a new pseudo-terminal of `size` and begins recording it into a ring
+  /// directory under `recordingRoot`.
+  init(
+    name: String, command: [String], environment: [String], directory: String?, size: WindowSize,
+    recordingRoot: String, ringBytes: Int
+  ) throws {
+    self.name = name
+    self.command = command
+    let clamped = Terminal.clampedSize(cols: size.cols, rows: size.rows)
+    let pty = try PseudoTerminal(size: WindowSize(cols: clamped.cols, rows: clamped.rows))
+    var env = environment.filter { !$0.hasPrefix("REEL_SESSION=") }
+    env.append("REEL_SESSION=\(name)")
+    child = try ChildProcess(arguments: command, environment: env, terminal: pty, directory: directory)
+    terminal = pty
+    UnixSocket.setNonBlocking(pty.controller)
+    host = Replay.Host(cols: clamped.cols, rows: clamped.rows, ringCapacity: 4 << 20)
+    host.answersQueries = true
+    created = Date()
+    clockStart = LiveSession.now()
+    // The recording: a failure here costs the recording, never the session.
+    let path = RecordingDirectory.path(root: recordingRoot, name: name, date: created)
+    do {
+      try FileManager.default.createDirectory(
+        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      let info = SessionInfo(
+        cols: clamped.cols, rows: clamped.rows, title: "reel session \(name)",
+        command: command.joined(separator: " "),
+        term: environment.first { $0.hasPrefix("TERM=") }.map { String($0.dropFirst(5)) },
+        startTime: created.timeIntervalSince1970)
+      let ring = try ReelRingWriter(
+        directory: path, capacity: ringBytes, info: info, keyframes: EmulatorKeyframes.self)
+      recorder = BackgroundEventWriter(wrapping: ring)
+      recordingPath = path
+    } catch {
+      recordingProblem = "\(error)"
+    }
+  }
+
+  /// Why the recording stopped (or never started), once; for a notice to the clients.
+  var recordingProblem: String? = nil
+
+  static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds / 1000 }
+  var time: UInt64 { LiveSession.now() - clockStart }
+
+  /// Follows and records output the program wrote; returns the shadow's answers to queries
+  /// (to be written to the program while no keyboard holder's terminal answers).
+  func received(_ bytes: [UInt8]) -> [UInt8] {
+    _ = host.receive(bytes)
+    record(.output(time, bytes))
+    let replies = host.takeQueryReplies()
+    return keyboardHolder == nil ? replies : []
+  }
+
+  func recordInput(_ bytes: [UInt8]) { record(.input(time, bytes)) }
+
+  func resize(_ size: LiveSize) {
+    let clamped = Terminal.clampedSize(cols: size.cols, rows: size.rows)
+    guard clamped.cols != host.shadow.cols || clamped.rows != host.shadow.rows else { return }
+    try? terminal.resize(WindowSize(cols: clamped.cols, rows: clamped.rows))
+    host.resize(cols: clamped.cols, rows: clamped.rows)
+    record(.resize(time, cols: clamped.cols, rows: clamped.rows))
+  }
+
+  private func record(_ event: SessionEvent) {
+    guard let recorder else { return }
+    do {
+      try recorder.append(event)
+    } catch {
+      stopRecording(because: "\(error)")
+    }
+  }
+
+  private func stopRecording(because problem: String) {
+    recordingProblem = "recording of \(name) stopped: \(problem)"
+    try? recorder?.close()
+    recorder = nil
+  }
+
+  /// Ends the recording with the exit event, the index and the trailer.
+  func closeRecording(status: Int32) {
+    guard let recorder else { return }
+    do {
+      try recorder.append(.exit(time, status: status))
+      try recorder.close()
+    } catch {
+      recordingProblem = "recording of \(name) could not be closed: \(error)"
+    }
+    self.recorder = nil
+  }
+
+  /// What `reel ls` says of it.
+  var summary: LiveSessionSummary {
+    LiveSessionSummary(
+      name: name, command: command, pid: child.pid, cols: host.shadow.cols, rows: host.shadow.rows,
+      clients: clients, created: ISO8601DateFormatter().string(from: created), outputBytes: outputBytes,
+      recording: recordingPath)
+  }
+}

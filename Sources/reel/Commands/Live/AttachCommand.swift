@@ -1,0 +1,125 @@
+import ArgumentParser
+import Capture
+import Foundation
+import Live
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `reel attach NAME [-c CMD]`: the session's exact screen at once, then live; Ctrl-] d detaches.
+struct AttachCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "attach",
+    abstract: "Attach to a live session, creating it when missing (detach with Ctrl-] d).",
+    discussion: """
+      The terminal shows the session's exact state at once (screen, cursor, modes, scroll \
+      region, title, and the last --scrollback-lines lines of history in the terminal's own \
+      scrollback), then live output. Keys go to the program; this terminal's size becomes the \
+      session's. A second attach takes the session over: the first client is told and detaches. \
+      Ctrl-] d detaches, Ctrl-] Ctrl-] sends a literal Ctrl-]. Every session is recorded into a \
+      ring directory (see `reel ls --json`), readable by play, dump, info and simulate.
+      """)
+
+  @Argument(help: "Session name: letters, digits, '.', '_', '-'.")
+  var name: String
+
+  @Option(name: .shortAndLong, help: "Command to run when creating the session (default: $SHELL).")
+  var command: String?
+
+  @Flag(help: "Watch without the keyboard; never takes the session over.")
+  var readOnly = false
+
+  @Option(help: "History lines sent into the terminal's own scrollback on attach.")
+  var scrollbackLines = 1000
+
+  @Option(help: "Output the session's ring recording keeps when creating it (e.g. 64M).")
+  var ringSize = "64M"
+
+  func run() throws {
+    try liveCommand {
+      try SessionName.validate(name)
+      guard let ringBytes = parseByteSize(ringSize), ringBytes >= 4096 else {
+        throw CLIError("--ring-size must be a size of at least 4K, like 64M")
+      }
+      guard scrollbackLines >= 0 else { throw CLIError("--scrollback-lines cannot be negative") }
+      guard isatty(1) == 1 else {
+        throw CLIError("attach draws on a terminal; use `reel tail \(name)` to follow output")
+      }
+      var request = LiveRequest(.attach, names: [name])
+      if let command {
+        request.command = ["/bin/sh", "-c", command]
+      }
+      request.environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }.sorted()
+      request.directory = FileManager.default.currentDirectoryPath
+      let size = WindowSize.of(fd: 1) ?? WindowSize.of(fd: 0)
+      request.cols = size?.cols ?? 80
+      request.rows = size?.rows ?? 24
+      request.readOnly = readOnly
+      request.scrollbackLines = scrollbackLines
+      request.ringBytes = ringBytes
+      let client = try LiveClient.connect(SocketDirectory(), startingHostWith: try reelExecutable())
+      _ = try client.ask(request)
+      var terminal = AttachedTerminal(client: client, name: name, readOnly: readOnly)
+      let outcome = try terminal.run()
+      for notice in terminal.notices { Output.print(notice + "\r\n", to: 2) }
+      switch outcome {
+      case .detached: Output.print("\r\n[reel: detached from \(name)]\r\n", to: 2)
+      case .takenOver: Output.print("\r\nreel: session \(name) taken over by another client\r\n", to: 2)
+      case .exited(let status):
+        Output.print("\r\n[reel: \(name) exited with status \(status)]\r\n", to: 2)
+      case .killed(let status):
+        Output.print("\r\n[reel: \(name) was killed (status \(status))]\r\n", to: 2)
+      case .hostStopped:
+        Output.print("\r\n[reel: the host stopped; \(name) ended]\r\n", to: 2)
+      case .connectionLost:
+        throw CLIError("lost the connection to the reel host")
+      }
+    }
+  }
+}
+
+/// `reel host`: the process that owns the sessions, in the foreground (for supervisors).
+struct HostCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "host",
+    abstract: "Run the session host in the foreground (attach starts one when none runs).")
+
+  @Flag(help: "Exit when the last session ended (what an attach-started host does).")
+  var exitWhenIdle = false
+
+  @Option(help: "Most sessions at once (-1: unlimited).")
+  var maxSessions = -1
+
+  func run() throws {
+    try liveCommand {
+      var options = LiveHost.Options()
+      options.exitWhenIdle = exitWhenIdle
+      options.maxSessions = maxSessions < 0 ? nil : maxSessions
+      let host = LiveHost(directory: SocketDirectory(), options: options)
+      try host.bind()
+      try host.run()
+    }
+  }
+}
+
+/// Runs a live-session command, its errors as one line.
+func liveCommand(_ body: () throws -> Void) throws {
+  do {
+    try body()
+  } catch let e as LiveError {
+    throw CLIError(e.message)
+  }
+}
+
+/// This executable's path, to start a host with.
+func reelExecutable() throws -> String {
+  var buffer = [CChar](repeating: 0, count: 4096)
+  let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+  if n > 0 { return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+  let argv0 = CommandLine.arguments[0]
+  if argv0.hasPrefix("/") { return argv0 }
+  return (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(argv0)
+}

@@ -1,0 +1,166 @@
+import ArgumentParser
+import Foundation
+import Live
+import Recording
+import TerminalEmulator
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `reel ls`: the live sessions.
+struct ListCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(commandName: "ls", abstract: "List live sessions.")
+
+  @Flag(
+    help:
+      "A JSON array of sessions (name, command, pid, cols, rows, clients, created, outputBytes, recording).")
+  var json = false
+
+  func run() throws {
+    try liveCommand {
+      let sessions: [LiveSessionSummary]
+      do {
+        sessions = try LiveClient.ask(LiveRequest(.list), in: SocketDirectory()).sessions ?? []
+      } catch let e as LiveError where e.message.hasPrefix("no reel host") {
+        sessions = []
+      }
+      if json {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        Output.line(String(decoding: try encoder.encode(sessions), as: UTF8.self))
+        return
+      }
+      guard !sessions.isEmpty else {
+        Output.print("no sessions\n", to: 2)
+        return
+      }
+      for s in sessions {
+        let clients = s.clients == 0 ? "detached" : "\(s.clients) client\(s.clients == 1 ? "" : "s")"
+        Output.line(
+          "\(s.name)\t\(s.cols)x\(s.rows)\t\(clients)\tpid \(s.pid)\t\(s.outputBytes) bytes\t\(s.command.joined(separator: " "))"
+        )
+      }
+    }
+  }
+}
+
+/// `reel detach [NAME]`: detaches every client of a session (inside one, NAME defaults to it).
+struct DetachCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "detach", abstract: "Detach every client of a session; the program keeps running.")
+
+  @Argument(help: "Session name (default: the session this shell runs in, $REEL_SESSION).")
+  var name: String?
+
+  func run() throws {
+    try liveCommand {
+      guard let target = name ?? ProcessInfo.processInfo.environment["REEL_SESSION"] else {
+        throw CLIError("name a session (not inside one: $REEL_SESSION is not set)")
+      }
+      _ = try LiveClient.ask(LiveRequest(.detach, names: [target]), in: SocketDirectory())
+    }
+  }
+}
+
+/// `reel kill NAME…`: hangs sessions up (SIGHUP, then SIGKILL) and waits for their end.
+struct KillCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "kill",
+    abstract: "End sessions: SIGHUP to the program's process group, SIGKILL after a grace period.")
+
+  @Argument(help: "Session names.")
+  var names: [String]
+
+  func run() throws {
+    try liveCommand {
+      guard !names.isEmpty else { throw CLIError("name a session to kill") }
+      _ = try LiveClient.ask(LiveRequest(.kill, names: names), in: SocketDirectory())
+    }
+  }
+}
+
+/// `reel send NAME TEXT`: bytes to the program without attaching.
+struct SendCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "send", abstract: "Send text to a session's program without attaching.")
+
+  @Argument(help: "Session name.")
+  var name: String
+
+  @Argument(help: "Text to send, as typed.")
+  var text: String
+
+  @Flag(help: "Press Enter after the text.")
+  var enter = false
+
+  func run() throws {
+    try liveCommand {
+      var request = LiveRequest(.send, names: [name])
+      request.data = Data((text + (enter ? "\r" : "")).utf8)
+      _ = try LiveClient.ask(request, in: SocketDirectory())
+    }
+  }
+}
+
+/// `reel history NAME`: the session's screen, as `reel dump` prints a recording's.
+struct HistoryCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "history", abstract: "Print a live session's screen, as dump prints a recording's.")
+
+  @Argument(help: "Session name.")
+  var name: String
+
+  @Option(help: "Output format: text, ansi or json.")
+  var format: DumpCommand.Format = .text
+
+  @Flag(help: "Include scrollback lines above the screen.")
+  var scrollback = false
+
+  func run() throws {
+    try liveCommand {
+      let reply = try LiveClient.ask(LiveRequest(.history, names: [name]), in: SocketDirectory())
+      guard let compressed = reply.snapshot else { throw CLIError("the host sent no screen") }
+      let terminal: Terminal
+      do {
+        terminal = try Terminal(snapshot: try Zstd.decompress([UInt8](compressed)))
+      } catch {
+        throw CLIError("the host's screen could not be read: \(error)")
+      }
+      switch format {
+      case .text: Output.print(terminal.textDump(includeScrollback: scrollback))
+      case .ansi: Output.print(terminal.ansiDump(includeScrollback: scrollback))
+      case .json: Output.line(terminal.jsonDump(includeScrollback: scrollback).serialized())
+      }
+    }
+  }
+}
+
+/// `reel tail NAME`: follows a session's output read-only.
+struct TailCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "tail",
+    abstract: "Follow a session's output read-only (q, Ctrl-C or Ctrl-] d to stop).",
+    discussion: "On a terminal it first shows the session's screen; into a pipe, the output from now on.")
+
+  @Argument(help: "Session name.")
+  var name: String
+
+  func run() throws {
+    try liveCommand {
+      var request = LiveRequest(.tail, names: [name])
+      if isatty(1) == 1 {
+        request.cols = 0
+        request.rows = 0
+        request.scrollbackLines = 0
+      }
+      let client = try LiveClient.connect(SocketDirectory())
+      _ = try client.ask(request)
+      var terminal = AttachedTerminal(client: client, name: name, readOnly: true, tail: true)
+      let outcome = try terminal.run()
+      if case .connectionLost = outcome { throw CLIError("lost the connection to the reel host") }
+    }
+  }
+}
