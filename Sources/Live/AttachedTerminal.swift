@@ -49,6 +49,10 @@ public struct AttachedTerminal {
     var stdinOpen = !tail || interactive
     var prefix = false
     var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    // Frames that came in with the reply (the repaint) are already read.
+    while let frame = try client.reader.next() {
+      if let outcome = try take(frame) { return outcome }
+    }
     while true {
       if TerminationRequest.signal != nil {
         // The user's terminal went away or reel was told to stop: leave the session running.

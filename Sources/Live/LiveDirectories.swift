@@ -25,7 +25,8 @@ public struct SocketDirectory: Sendable {
   public init(path: String) { self.path = path }
 
   public var socketPath: String { (path as NSString).appendingPathComponent("host.sock") }
-  var lockPath: String { (path as NSString).appendingPathComponent("host.lock") }
+  /// Locked by the running host, and holding its pid.
+  public var lockPath: String { (path as NSString).appendingPathComponent("host.lock") }
   public var logPath: String { (path as NSString).appendingPathComponent("host.log") }
 
   /// Creates the directory (0700) when missing; refuses one that is not a directory, belongs

@@ -60,6 +60,10 @@ public final class LiveHost {
     guard flock(lockFD, LOCK_EX | LOCK_NB) == 0 else {
       throw LiveError("a reel host is already running for this user (\(directory.socketPath))")
     }
+    // The lock file names the host holding it.
+    let pid = Array("\(getpid())\n".utf8)
+    _ = ftruncate(lockFD, 0)
+    _ = pid.withUnsafeBytes { pwrite(lockFD, $0.baseAddress, $0.count, 0) }
     // We hold the lock: whatever socket is there belongs to a host that is gone.
     var st = stat()
     if lstat(directory.socketPath, &st) == 0 {
@@ -84,6 +88,7 @@ public final class LiveHost {
       }
       reapChildren()
       enforceKillDeadlines()
+      for session in sessions.values { session.tick() }
       if options.exitWhenIdle && sessions.isEmpty && connections.isEmpty
         && (everHadSession || LiveSession.now() - started > 10_000_000)
       {

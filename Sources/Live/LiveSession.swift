@@ -101,6 +101,13 @@ final class LiveSession {
     record(.resize(time, cols: clamped.cols, rows: clamped.rows))
   }
 
+  /// Lets the recording write out a segment that has waited long enough (so a host killed
+  /// with SIGKILL loses at most that much).
+  func tick() {
+    guard let recorder else { return }
+    do { try recorder.tick(at: time) } catch { stopRecording(because: "\(error)") }
+  }
+
   private func record(_ event: SessionEvent) {
     guard let recorder else { return }
     do {

@@ -1,0 +1,272 @@
+import Foundation
+import XCTest
+
+/// Live sessions with real programs (bash, vim) and real clients in real terminals (tmux):
+/// what a client's terminal shows after attach, reattach and takeover equals `reel history`,
+/// the shadow emulator's screen — text, cursor, alternate screen and modes.
+final class LiveSessionTests: XCTestCase {
+  var root: URL!
+  var environment: [String: String] = [:]
+
+  override func setUpWithError() throws {
+    try XCTSkipUnless(TmuxPane.installed, "tmux is not installed")
+    // Short: the host's socket path must fit in sockaddr_un.
+    root = URL(fileURLWithPath: "/tmp/reel-live-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    environment = ProcessInfo.processInfo.environment
+    environment["REEL_SOCKET_DIR"] = root.appendingPathComponent("sock").path
+    environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
+  }
+
+  override func tearDownWithError() throws {
+    guard let root else { return }
+    if let pid = hostPid() { kill(pid, SIGKILL) }
+    try? FileManager.default.removeItem(at: root)
+  }
+
+  var exports: String {
+    "export REEL_SOCKET_DIR='\(environment["REEL_SOCKET_DIR"]!)' XDG_STATE_HOME='\(environment["XDG_STATE_HOME"]!)' PS1='$ ';"
+  }
+
+  /// A tmux pane running `reel attach ARGS`; the shell prints reel's exit status after it.
+  func attachPane(_ arguments: String, cols: Int = 80, rows: Int = 24) throws -> TmuxPane {
+    try TmuxPane(
+      command:
+        "\(exports) '\(ReelCLI.executable.path)' attach \(arguments); echo \"reel-exit=$?\"; exec sleep 600",
+      cols: cols, rows: rows)
+  }
+
+  @discardableResult
+  func reel(_ arguments: [String], status: Int32 = 0, file: StaticString = #filePath, line: UInt = #line)
+    throws
+    -> ReelRun
+  {
+    let run = try ReelCLI.run(arguments, environment: environment)
+    XCTAssertEqual(
+      run.status, status, "reel \(arguments.joined(separator: " ")): \(run.stderr)", file: file, line: line)
+    return run
+  }
+
+  func hostPid() -> pid_t? {
+    guard let root,
+      let text = try? String(contentsOf: root.appendingPathComponent("sock/host.lock"), encoding: .utf8),
+      let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), kill(pid, 0) == 0
+    else { return nil }
+    return pid
+  }
+
+  /// The session's screen as `reel history` prints it, trimmed as the pane's is.
+  func history(_ name: String) throws -> String {
+    let text = try reel(["history", name]).stdout
+    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+      String($0.reversed().drop(while: { $0 == " " }).reversed())
+    }
+    while lines.last == "" { lines.removeLast() }
+    return lines.joined(separator: "\n")
+  }
+
+  /// Cursor (x y), alternate screen, cursor visibility and application cursor keys from the
+  /// session's shadow, in tmux's format.
+  func shadowState(_ name: String) throws -> String {
+    let json = try reel(["history", name, "--format", "json"]).stdout
+    let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+    let cursor = try XCTUnwrap(object["cursor"] as? [String: Any])
+    let modes = try XCTUnwrap(object["modes"] as? [String: Any])
+    func flag(_ b: Any?) -> String { (b as? Bool) == true ? "1" : "0" }
+    return
+      "\(cursor["col"]!) \(cursor["row"]!) \(flag(modes["alternateScreen"])) \(flag(cursor["visible"])) \(flag(modes["applicationCursorKeys"]))"
+  }
+
+  func paneState(_ pane: TmuxPane) -> String {
+    pane.display("#{cursor_x} #{cursor_y} #{alternate_on} #{cursor_flag} #{keypad_cursor_flag}")
+  }
+
+  /// Waits until the pane shows exactly the session's screen and state; fails with both.
+  func assertPaneMatchesSession(
+    _ pane: TmuxPane, _ name: String, _ what: String, file: StaticString = #filePath, line: UInt = #line
+  ) throws {
+    var expected = ""
+    var state = ""
+    let same = pane.wait(seconds: 15) {
+      expected = (try? self.history(name)) ?? ""
+      state = (try? self.shadowState(name)) ?? ""
+      return pane.screen() == expected && self.paneState(pane) == state
+    }
+    XCTAssertTrue(
+      same,
+      "\(what): the pane shows\n\(pane.screen())\n[\(paneState(pane))]\nthe session\n\(expected)\n[\(state)]",
+      file: file, line: line)
+  }
+
+  func waitForScreen(_ pane: TmuxPane, containing text: String) -> Bool {
+    pane.wait(seconds: 15) { pane.screen().contains(text) }
+  }
+
+  func testAttachDetachAndReattachElsewhereShowTheExactScreen() throws {
+    let first = try attachPane("work -c 'bash --norc --noprofile'")
+    XCTAssertTrue(waitForScreen(first, containing: "$"), "no prompt:\n\(first.screen())")
+    first.send("seq 1 40; printf '\\033[1;31mred\\033[0m done\\n'", "Enter")
+    XCTAssertTrue(waitForScreen(first, containing: "red done"))
+    try assertPaneMatchesSession(first, "work", "while attached")
+    first.send("C-]", "d")
+    XCTAssertTrue(waitForScreen(first, containing: "reel-exit=0"), first.screen())
+    XCTAssertTrue(first.screen().contains("detached from work"))
+    XCTAssertEqual(first.modes, "0 1 0 0")
+    let listed = try reel(["ls", "--json"]).stdout
+    XCTAssertTrue(listed.contains("\"name\":\"work\"") && listed.contains("\"clients\":0"), listed)
+
+    // While nobody watches, the program goes on: vim in the alternate screen, modes changed.
+    try reel(["send", "work", "vim -u NONE -N \(root.path)/notes.txt", "--enter"])
+    XCTAssertTrue(
+      pollUntil { (try? self.shadowState("work"))?.split(separator: " ")[2] == "1" }, "vim never started")
+    try reel(["send", "work", "ihello from vim"])
+    XCTAssertTrue(pollUntil { (try? self.history("work"))?.contains("hello from vim") == true })
+
+    // A fresh terminal of another size: the session follows it, the screen is exact.
+    let second = try attachPane("work", cols: 100, rows: 30)
+    XCTAssertTrue(second.wait(for: "#{alternate_on}", toBe: "1"))
+    try assertPaneMatchesSession(second, "work", "reattached at 100x30")
+    XCTAssertTrue(second.screen().contains("hello from vim"))
+    second.send("Escape", ":q!", "Enter")
+    XCTAssertTrue(second.wait(for: "#{alternate_on}", toBe: "0"))
+    try assertPaneMatchesSession(second, "work", "after vim quit")
+    XCTAssertTrue(second.screen().contains("red done"), "the shell's screen is back:\n\(second.screen())")
+
+    try reel(["kill", "work"])
+    XCTAssertTrue(waitForScreen(second, containing: "reel-exit=0"), second.screen())
+    XCTAssertEqual(second.modes, "0 1 0 0")
+    XCTAssertEqual(try reel(["ls", "--json"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines), "[]")
+    // The whole session is a recording: its last screen is the one the client saw.
+    let sessions = root.appendingPathComponent("state/reel/sessions")
+    let recordings = try FileManager.default.contentsOfDirectory(atPath: sessions.path)
+    XCTAssertEqual(recordings.count, 1)
+    let info = try reel(["info", sessions.appendingPathComponent(recordings[0]).path]).stdout
+    XCTAssertTrue(info.contains("exitStatus  129"), info)
+  }
+
+  func testTakeoverAndAClientKilledWithSIGKILL() throws {
+    let first = try attachPane("shared -c 'bash --norc --noprofile'")
+    XCTAssertTrue(waitForScreen(first, containing: "$"))
+    first.send("echo one", "Enter")
+    XCTAssertTrue(waitForScreen(first, containing: "one"))
+    let second = try attachPane("shared", cols: 90, rows: 20)
+    XCTAssertTrue(
+      waitForScreen(first, containing: "session shared taken over by another client"), first.screen())
+    XCTAssertTrue(waitForScreen(first, containing: "reel-exit=0"))
+    XCTAssertEqual(first.modes, "0 1 0 0")
+    try assertPaneMatchesSession(second, "shared", "after takeover")
+    second.send("printf '\\033[?1h\\033=\\033[?25l'; echo two", "Enter")
+    XCTAssertTrue(waitForScreen(second, containing: "two"))
+    try assertPaneMatchesSession(second, "shared", "modes changed by the new holder")
+
+    // SIGKILL the client: the session goes on, detached.
+    XCTAssertEqual(kill(try second.childPid(), SIGKILL), 0)
+    XCTAssertTrue(pollUntil { (try? self.reel(["ls", "--json"]).stdout.contains("\"clients\":0")) == true })
+    try reel(["send", "shared", "echo three", "--enter"])
+    XCTAssertTrue(pollUntil { (try? self.history("shared"))?.contains("three") == true })
+    let third = try attachPane("shared")
+    try assertPaneMatchesSession(third, "shared", "after the previous client was killed")
+    XCTAssertEqual(third.display("#{cursor_flag} #{keypad_cursor_flag}"), "0 1")
+    third.send("C-]", "d")
+    XCTAssertTrue(waitForScreen(third, containing: "reel-exit=0"))
+    XCTAssertEqual(third.modes, "0 1 0 0", "detaching gives the terminal back")
+    try reel(["kill", "shared"])
+  }
+
+  /// While detached the host's shadow answers a program's cursor-position query; while a
+  /// client is attached its terminal answers, and only it.
+  func testQueriesAnsweredExactlyOnce() throws {
+    let pane = try attachPane("ask -c 'bash --norc --noprofile'")
+    XCTAssertTrue(waitForScreen(pane, containing: "$"))
+    let query = "printf '\\033[6n'; IFS= read -rs -dR -t 3 a && echo \"ANSWER ${a#*[}\" || echo NO-ANSWER"
+    pane.send(query, "Enter")
+    XCTAssertTrue(waitForScreen(pane, containing: "ANSWER"), pane.screen())
+    pane.send("echo after", "Enter")
+    XCTAssertTrue(waitForScreen(pane, containing: "after"))
+    XCTAssertFalse(pane.screen().contains("NO-ANSWER"))
+    // A second answer would have been typed at the prompt as text ending in R.
+    XCTAssertFalse(pane.screen().contains(";1R"), pane.screen())
+    pane.send("C-]", "d")
+    XCTAssertTrue(waitForScreen(pane, containing: "reel-exit=0"))
+    try reel([
+      "send", "ask", "clear; " + query.replacingOccurrences(of: "ANSWER", with: "DETACHED-ANSWER"), "--enter",
+    ])
+    XCTAssertTrue(
+      pollUntil { (try? self.history("ask"))?.contains("DETACHED-ANSWER 1;1") == true },
+      (try? history("ask")) ?? "")
+    try reel(["kill", "ask"])
+  }
+
+  func testKilledHostLeavesRecordingsReadableAndIsReplaced() throws {
+    let pane = try attachPane("crash -c 'bash --norc --noprofile'")
+    XCTAssertTrue(waitForScreen(pane, containing: "$"))
+    pane.send("seq 1 2000", "Enter")
+    XCTAssertTrue(waitForScreen(pane, containing: "2000"))
+    // The live recording is readable while it is written; wait until its segment is out.
+    let sessions = root.appendingPathComponent("state/reel/sessions")
+    let recording = sessions.appendingPathComponent(
+      try FileManager.default.contentsOfDirectory(atPath: sessions.path)[0])
+    XCTAssertTrue(
+      pollUntil {
+        (try? ReelCLI.run(["dump", recording.path], environment: self.environment).stdout.contains("\n2000"))
+          == true
+      }, "the live recording never showed the output")
+    let host = try XCTUnwrap(hostPid())
+    XCTAssertEqual(kill(host, SIGKILL), 0)
+    XCTAssertTrue(waitForScreen(pane, containing: "reel-exit=1"), pane.screen())
+    XCTAssertTrue(pane.screen().contains("lost the connection to the reel host"))
+    XCTAssertEqual(pane.modes, "0 1 0 0")
+    let dump = try reel(["dump", recording.path]).stdout
+    XCTAssertTrue(dump.contains("\n2000\n"), dump)
+    // The dead host's socket is stale: listing says so quietly, attaching starts a new host.
+    XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("sock/host.sock").path))
+    XCTAssertEqual(try reel(["ls", "--json"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines), "[]")
+    let again = try attachPane("crash -c 'bash --norc --noprofile'")
+    XCTAssertTrue(waitForScreen(again, containing: "$"))
+    XCTAssertNotEqual(hostPid(), host)
+    try reel(["kill", "crash"])
+  }
+
+  func testBadInputIsOneLineAndNonZero() throws {
+    try reel(["attach", "x"], status: 1)  // not a terminal
+    for arguments in [
+      ["history", "nosuch"], ["kill", "nosuch"], ["send", "nosuch", "x"], ["tail", "nosuch"],
+      ["detach", "nosuch"],
+    ] {
+      let run = try reel(arguments, status: 1)
+      XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
+    }
+    // With a host running, unknown sessions and bad names are refused by it.
+    let pane = try attachPane("real -c 'bash --norc --noprofile'")
+    XCTAssertTrue(waitForScreen(pane, containing: "$"))
+    for (arguments, message) in [
+      (["history", "nosuch"], "no session named nosuch"),
+      (["kill", "real", "nosuch"], "no session named nosuch"),
+      (["send", "a/b", "x"], "contains '/'"), (["history", String(repeating: "n", count: 200)], "too long"),
+    ] {
+      let run = try reel(arguments, status: 1)
+      XCTAssertTrue(run.stderr.contains(message), "\(arguments): \(run.stderr)")
+      XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
+    }
+    XCTAssertTrue(try reel(["ls"]).stdout.contains("real"), "the session was not harmed")
+    try reel(["kill", "real"])
+    // A socket directory others can enter is refused, and left as it was.
+    let loose = root.appendingPathComponent("loose")
+    try FileManager.default.createDirectory(at: loose, withIntermediateDirectories: true)
+    chmod(loose.path, 0o755)
+    var env = environment
+    env["REEL_SOCKET_DIR"] = loose.path
+    let run = try ReelCLI.run(["ls"], environment: env)
+    XCTAssertEqual(run.status, 1)
+    XCTAssertTrue(run.stderr.contains("must be 700"), run.stderr)
+  }
+
+  func pollUntil(seconds: Double = 15, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      if condition() { return true }
+      usleep(50_000)
+    }
+    return condition()
+  }
+}
