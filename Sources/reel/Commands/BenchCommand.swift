@@ -27,6 +27,12 @@ struct BenchCommand: ParsableCommand {
   @Flag(name: .customLong("skip-reconnect"), help: "Leave out the reconnect section.")
   var skipReconnect = false
 
+  @Flag(name: .customLong("skip-live"), help: "Leave out the live-session section.")
+  var skipLive = false
+
+  @Option(help: "Attaches measured per size and history in the live section.")
+  var attaches = 40
+
   static let chunkSize = 64 * 1024
   static let sizes = [(80, 24), (200, 50)]
 
@@ -145,9 +151,14 @@ struct BenchCommand: ParsableCommand {
         }
       }
     }
+    var live: [(String, JSONValue)] = []
+    if !skipLive {
+      live = try liveSection()
+    }
     if json {
       Output.line(
         JSONValue.object([
+          ("live", .object(live)),
           ("reconnect", .array(reconnect)),
           ("recording", .object(recording)),
           ("throughput", .array(rows)),
@@ -161,6 +172,80 @@ struct BenchCommand: ParsableCommand {
             "scrollback memory (10,000 lines x 200 columns, full): %.2f bytes per cell held by the emulator, %.2f resident-set growth",
           memory.structure, memory.resident))
     }
+  }
+
+  /// Attach latency and throughput of live sessions, beside tmux and the direct PTY.
+  func liveSection() throws -> [(String, JSONValue)] {
+    let r = try LiveBench.run(attaches: max(4, attaches), throughputMiB: size)
+    func ms(_ v: Double) -> JSONValue { .double((v * 1000).rounded() / 1000) }
+    var attachRows: [JSONValue] = []
+    if !json {
+      Output.line(
+        "live: time from attach to a consistent screen, ms (protocol client: connect → repaint in an emulator;"
+          + " CLI clients in a PTY until the emulator shows the session's screen)")
+      Output.line(
+        "size      history  consistent  protocol p50   p95   repaint KiB   reel attach p50   p95   tmux attach p50   p95"
+      )
+    }
+    for f in r.attach {
+      let p = (LiveBench.percentile(f.protocolMillis, 0.5), LiveBench.percentile(f.protocolMillis, 0.95))
+      let c = (LiveBench.percentile(f.cliMillis, 0.5), LiveBench.percentile(f.cliMillis, 0.95))
+      let t = f.tmuxMillis.map { (LiveBench.percentile($0, 0.5), LiveBench.percentile($0, 0.95)) }
+      attachRows.append(
+        .object([
+          ("cols", .int(f.cols)), ("rows", .int(f.rows)), ("historyLines", .int(f.historyLines)),
+          ("attaches", .int(f.protocolMillis.count)), ("consistent", .int(f.consistent)),
+          ("protocolMillisP50", ms(p.0)), ("protocolMillisP95", ms(p.1)),
+          ("repaintBytes", .int(f.repaintBytes)),
+          ("reelAttachMillisP50", ms(c.0)), ("reelAttachMillisP95", ms(c.1)),
+          ("tmuxAttachMillisP50", t.map { ms($0.0) } ?? .null),
+          ("tmuxAttachMillisP95", t.map { ms($0.1) } ?? .null),
+        ]))
+      if !json {
+        Output.line(
+          "\(f.cols)x\(f.rows)".padding(toLength: 10, withPad: " ", startingAt: 0)
+            + String(
+              format: "%7d  %5d/%-5d %8.2f %7.2f %9.1f %15.2f %7.2f", f.historyLines, f.consistent,
+              f.protocolMillis.count, p.0, p.1, Double(f.repaintBytes) / 1024, c.0, c.1)
+            + (t.map { String(format: " %15.2f %7.2f", $0.0, $0.1) } ?? "   (tmux not installed)"))
+      }
+    }
+    let tp = r.throughput
+    let mibs = { (seconds: Double) in Measure.mib(tp.bytes) / seconds }
+    if !json {
+      Output.line(
+        "live: `cat` of \(size) MiB through an attached session (client output to /dev/null), median of 3 rounds"
+      )
+      Output.line(
+        String(
+          format: "  direct PTY (baseline) %7.3f s %8.1f MiB/s", tp.directSeconds, mibs(tp.directSeconds)))
+      if let s = tp.scriptSeconds {
+        Output.line(String(format: "  script                %7.3f s %8.1f MiB/s", s, mibs(s)))
+      }
+      Output.line(
+        String(
+          format: "  reel attach           %7.3f s %8.1f MiB/s   %.0f%% of the direct PTY", tp.reelSeconds,
+          mibs(tp.reelSeconds), 100 * tp.directSeconds / tp.reelSeconds))
+      if let t = tp.tmuxSeconds {
+        Output.line(
+          String(
+            format: "  tmux attach           %7.3f s %8.1f MiB/s   reel takes %.2fx the time of tmux", t,
+            mibs(t),
+            tp.reelSeconds / t))
+      }
+    }
+    return [
+      ("attach", .array(attachRows)),
+      (
+        "throughput",
+        .object([
+          ("bytes", .int(tp.bytes)), ("directSeconds", ms(tp.directSeconds)),
+          ("scriptSeconds", tp.scriptSeconds.map(ms) ?? .null), ("reelSeconds", ms(tp.reelSeconds)),
+          ("tmuxSeconds", tp.tmuxSeconds.map(ms) ?? .null),
+          ("reelOfDirect", .double((tp.directSeconds / tp.reelSeconds * 100).rounded() / 100)),
+        ])
+      ),
+    ]
   }
 
   func feed(_ t: inout Terminal, _ data: [UInt8]) {
