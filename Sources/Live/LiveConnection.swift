@@ -63,13 +63,17 @@ final class LiveConnection {
   /// Writes what the socket takes now.
   func flush() {
     while sent < queue.count {
-      let n = queue[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      // errno is read inside the closure: nothing may run between the call and the read.
+      let (n, error) = queue[sent...].withUnsafeBytes {
+        let n = Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+        return (n, n < 0 ? errno : 0)
+      }
       if n > 0 {
         sent += n
         continue
       }
-      if n < 0 && errno == EINTR { continue }
-      if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
+      if error == EINTR { continue }
+      if error == EAGAIN || error == EWOULDBLOCK { break }
       closed = true
       return
     }

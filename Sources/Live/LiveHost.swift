@@ -89,6 +89,12 @@ public final class LiveHost {
       reapChildren()
       enforceKillDeadlines()
       for session in sessions.values { session.tick() }
+      // Its socket removed (the directory deleted): no client can reach the sessions any
+      // more, so they are hung up rather than left running unreachable.
+      if !socketStillOurs() {
+        stopAll(reason: "socket \(directory.socketPath) removed")
+        return
+      }
       if options.exitWhenIdle && sessions.isEmpty && connections.isEmpty
         && (everHadSession || LiveSession.now() - started > 10_000_000)
       {
@@ -123,6 +129,19 @@ public final class LiveHost {
       }
       for c in connections.values where c.closed { drop(c) }
     }
+  }
+
+  private var socketIdentity: (dev: UInt64, ino: UInt64)? = nil
+
+  private func socketStillOurs() -> Bool {
+    var st = stat()
+    guard lstat(directory.socketPath, &st) == 0 else { return false }
+    let identity = (UInt64(st.st_dev), UInt64(st.st_ino))
+    guard let known = socketIdentity else {
+      socketIdentity = identity
+      return true
+    }
+    return known == identity
   }
 
   private enum PollOwner {

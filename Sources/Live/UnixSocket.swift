@@ -105,9 +105,13 @@ enum UnixSocket {
     var chunk = [UInt8](repeating: 0, count: 64 << 10)
     while true {
       if let frame = try reader.next() { return frame }
-      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 { return nil }
+      let (n, error) = chunk.withUnsafeMutableBytes {
+        let n = read(fd, $0.baseAddress, $0.count)
+        return (n, n < 0 ? errno : 0)
+      }
+      if error == EINTR { continue }
+      if n < 0 { throw LiveError("reading from the reel host failed (\(String(cString: strerror(error))))") }
+      if n == 0 { return nil }
       chunk.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
     }
   }

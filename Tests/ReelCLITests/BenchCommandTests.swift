@@ -7,7 +7,7 @@ final class BenchCommandTests: XCTestCase {
   func testJSONReportHasEveryFigure() throws {
     let r = try ReelCLI.run([
       "bench", "--size", "1", "--workloads", "ascii,dense_cells", "--repeats", "1", "--json",
-      "--skip-reconnect",
+      "--skip-reconnect", "--attaches", "4",
     ])
     XCTAssertEqual(r.status, 0, r.stderr)
     let obj = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
@@ -31,5 +31,17 @@ final class BenchCommandTests: XCTestCase {
     XCTAssertGreaterThan(recording["reelSeconds"] as? Double ?? 0, 0)
     if let ratio = recording["reelOverScript"] as? Double { XCTAssertGreaterThan(ratio, 0) }
     XCTAssertEqual((obj["reconnect"] as? [Any])?.count, 0, "--skip-reconnect leaves the section empty")
+    // Live sessions: every attach consistent, at both sizes with and without history.
+    let live = try XCTUnwrap(obj["live"] as? [String: Any])
+    let attaches = try XCTUnwrap(live["attach"] as? [[String: Any]])
+    XCTAssertEqual(attaches.map { $0["historyLines"] as? Int }, [0, 10_000, 0, 10_000])
+    for row in attaches {
+      XCTAssertEqual(row["consistent"] as? Int, 4, "\(row)")
+      XCTAssertGreaterThan(row["protocolMillisP95"] as? Double ?? 0, 0, "\(row)")
+      XCTAssertGreaterThan(row["reelAttachMillisP95"] as? Double ?? 0, 0, "\(row)")
+    }
+    let throughput = try XCTUnwrap(live["throughput"] as? [String: Any])
+    XCTAssertGreaterThan(throughput["reelSeconds"] as? Double ?? 0, 0)
+    XCTAssertGreaterThan(throughput["directSeconds"] as? Double ?? 0, 0)
   }
 }

@@ -9,43 +9,90 @@ import Live
 #endif
 
 extension LiveBench {
-  static let endMarker = Array("REEL-BENCH-END".utf8)
+  /// Printed when the timed `cat` is done: a nonce, so that no workload can contain it.
+  static let endMarker = Array("end-of-bench-\(UInt64.random(in: 1...UInt64.max))".utf8)
 
-  /// `cat` of `mib` MiB of real output: straight from a PTY read by this process, under
-  /// `script`, through an attached reel session (the client discarding what it receives), and
-  /// through an attached tmux client; medians of three rounds, interleaved.
+  /// `cat` of `mib` MiB of real output, timed by the shell around it (the program's own view:
+  /// how long its writes took), on a PTY this process reads, under `script`, in a reel session
+  /// with an attached client (which discards what it receives) and in a tmux session with an
+  /// attached client; medians of three interleaved rounds.
   static func throughput(
     mib: Int, dir: String, exe: String, directory: SocketDirectory, tmux: TmuxServer?
   ) throws -> ThroughputFigure {
     let file = dir + "/real.txt"
     let real = Workloads.make("real", size: mib << 20).filter { $0 != 0x0D }
     try Data(real).write(to: URL(fileURLWithPath: file))
-    let command = "read x; cat '\(file)'; printf '\\n%s\\n' REEL-BENCH-END; exec cat"
-    _ = try createSessionForThroughput(command: command, exe: exe, directory: directory)
+    let elapsedFile = dir + "/elapsed"
+    let command = "read x; " + timedCat(file, elapsedFile)
+    func elapsed(_ what: String) throws -> Double {
+      guard let text = try? String(contentsOfFile: elapsedFile, encoding: .utf8) else {
+        throw CLIError("the timed cat under \(what) did not finish")
+      }
+      unlink(elapsedFile)
+      guard let ns = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        throw CLIError("the bench program did not time itself")
+      }
+      return ns / 1e9
+    }
     var direct: [Double] = []
     var script: [Double] = []
     var reel: [Double] = []
+    var reelClient: [Double] = []
     var viaTmux: [Double] = []
     for round in 0..<3 {
-      direct.append(try directPTY(file))
+      try directPTY(command)
+      direct.append(try elapsed("a direct PTY"))
       if RecordingBench.which("script"),
-        let t = RecordingBench.wallTime(["script", "-q", "-c", "cat '\(file)'", "/dev/null"])
+        RecordingBench.wallTime([
+          "script", "-q", "-c", timedCat(file, elapsedFile, then: "true"), "/dev/null",
+        ]) != nil
       {
-        script.append(t)
+        script.append(try elapsed("script"))
       }
-      reel.append(try throughSession(round: round, command: command, exe: exe, directory: directory))
-      if let tmux { viaTmux.append(try throughTmux(tmux, round: round, command: command)) }
+      reelClient.append(try throughSession(round: round, command: command, exe: exe, directory: directory))
+      reel.append(try elapsed("reel"))
+      if let tmux {
+        try throughTmux(tmux, round: round, file: file, elapsedFile: elapsedFile)
+        viaTmux.append(try elapsed("tmux"))
+      }
     }
     return ThroughputFigure(
       bytes: real.count, directSeconds: RecordingBench.median(direct),
       scriptSeconds: script.isEmpty ? nil : RecordingBench.median(script),
-      reelSeconds: RecordingBench.median(reel),
+      reelSeconds: RecordingBench.median(reel), reelClientSeconds: RecordingBench.median(reelClient),
       tmuxSeconds: viaTmux.isEmpty ? nil : RecordingBench.median(viaTmux))
   }
 
-  static func createSessionForThroughput(command: String, exe: String, directory: SocketDirectory) throws
-    -> Bool
-  {
+  /// A shell command that cats `file`, writes how long that took (ns, by the program's own
+  /// clock) to `elapsedFile`, prints the end marker and runs `then`.
+  static func timedCat(_ file: String, _ elapsedFile: String, then: String = "exec cat") -> String {
+    "s=$(date +%s%N); cat '\(file)'; e=$(date +%s%N); echo $((e-s)) > '\(elapsedFile)';"
+      + " printf '\\n%s\\n' '\(String(decoding: endMarker, as: UTF8.self))'; \(then)"
+  }
+
+  /// The timed `cat` on a PTY this process reads (and discards) until the end marker.
+  static func directPTY(_ command: String) throws {
+    let pty = try PseudoTerminal(size: WindowSize(cols: 80, rows: 24))
+    let child = try ChildProcess(arguments: ["/bin/sh", "-c", command], environment: [], terminal: pty)
+    defer {
+      child.signal(SIGKILL)
+      _ = child.wait()
+    }
+    _ = [UInt8(0x0D)].withUnsafeBytes { write(pty.controller, $0.baseAddress, 1) }
+    var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    var tail: [UInt8] = []
+    while true {
+      let n = buffer.withUnsafeMutableBytes { read(pty.controller, $0.baseAddress, $0.count) }
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 {
+        break
+      }
+      tail = Array((tail + buffer[0..<n].suffix(64)).suffix(64))
+      if contains(tail, endMarker) { break }
+    }
+  }
+
+  static func createSessionForThroughput(command: String, exe: String, directory: SocketDirectory) throws {
     let client = try LiveClient.connect(directory, startingHostWith: exe)
     var request = LiveRequest(.attach, names: ["throughput"])
     request.command = ["/bin/sh", "-c", command]
@@ -54,29 +101,15 @@ extension LiveBench {
     _ = try client.ask(request)
     try client.send(Frame(.detach))
     while let frame = try client.next(), frame.type != .end {}
-    return true
   }
 
-  /// Seconds for `cat FILE` on a PTY this process reads to its end.
-  static func directPTY(_ file: String) throws -> Double {
-    let pty = try PseudoTerminal(size: WindowSize(cols: 80, rows: 24))
-    let start = Measure.now()
-    let child = try ChildProcess(arguments: ["cat", file], environment: [], terminal: pty)
-    var buffer = [UInt8](repeating: 0, count: 64 << 10)
-    while true {
-      let n = buffer.withUnsafeMutableBytes { read(pty.controller, $0.baseAddress, $0.count) }
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 { break }
-    }
-    _ = child.wait()
-    return Double(Measure.now() - start) / 1e9
-  }
-
-  /// Seconds from pressing Enter in an attached session (whose program then cats the file)
-  /// until the client received the end marker; what it receives goes to /dev/null.
+  /// One round in a fresh session with an attached protocol client that writes what it
+  /// receives to /dev/null; returns the seconds until the client received the end marker.
   static func throughSession(round: Int, command: String, exe: String, directory: SocketDirectory) throws
     -> Double
   {
+    try createSessionForThroughput(command: command, exe: exe, directory: directory)
+    defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["throughput"]), in: directory) }
     let client = try LiveClient.connect(directory)
     var request = LiveRequest(.attach, names: ["throughput"])
     request.cols = 80
@@ -84,8 +117,7 @@ extension LiveBench {
     _ = try client.ask(request)
     let sink = open("/dev/null", O_WRONLY)
     defer { close(sink) }
-    // The repaint first, then the run.
-    _ = try client.next()
+    _ = try client.next()  // the repaint
     let start = Measure.now()
     try client.send(Frame(.input, [0x0D]))
     var tail: [UInt8] = []
@@ -95,23 +127,17 @@ extension LiveBench {
       tail = Array((tail + frame.payload.suffix(64)).suffix(64))
       if contains(tail, endMarker) || contains(frame.payload, endMarker) { break }
     }
-    let seconds = Double(Measure.now() - start) / 1e9
-    // The program is waiting on `cat` again: start the next round from a known place.
-    try client.send(Frame(.input, Array("\u{4}".utf8)))
-    _ = try? LiveClient.ask(LiveRequest(.kill, names: ["throughput"]), in: directory)
-    _ = try createSessionForThroughput(command: command, exe: exe, directory: directory)
-    return seconds
+    return Double(Measure.now() - start) / 1e9
   }
 
-  /// The same under tmux: an attached client in a PTY this process reads and discards; the
-  /// time from Enter until the program signalled it was done (`tmux wait-for`).
-  static func throughTmux(_ tmux: TmuxServer, round: Int, command: String) throws -> Double {
+  /// One round under tmux: an attached client in a PTY this process reads and discards; done
+  /// when the program signals (`tmux wait-for`).
+  static func throughTmux(_ tmux: TmuxServer, round: Int, file: String, elapsedFile: String) throws {
     let name = "throughput-\(round)"
     try tmux.newSession(
       name, cols: 80, rows: 24,
-      command:
-        "read x; cat '\(command.split(separator: "'")[1])'; tmux -L '\(tmux.socket)' wait-for -S done-\(round); exec cat"
-    )
+      command: "read x; "
+        + timedCat(file, elapsedFile, then: "tmux -L '\(tmux.socket)' wait-for -S done-\(round); exec cat"))
     let pty = try PseudoTerminal(size: WindowSize(cols: 80, rows: 24))
     var environment = ProcessInfo.processInfo.environment
     environment["TERM"] = "xterm-256color"
@@ -143,7 +169,6 @@ extension LiveBench {
       }
       if Measure.now() - start > 120_000_000_000 { throw CLIError("tmux never finished the cat") }
     }
-    return Double(Measure.now() - start) / 1e9
   }
 
   static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
