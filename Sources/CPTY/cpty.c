@@ -21,6 +21,21 @@ int reel_pty_open(char *name, unsigned long len) {
   return fd;
 }
 
+/* A new session with an empty signal mask and default dispositions: what a program started by a
+   terminal or a session host expects, whatever the parent ignores or blocks. */
+static void new_session_attributes(posix_spawnattr_t *attr) {
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(attr, &none);
+  posix_spawnattr_setsigdefault(attr, &all);
+#ifdef POSIX_SPAWN_SETSID
+  posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+#else
+  posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+#endif
+}
+
 int reel_pty_spawn(const char *tty_path, char *const argv[], char *const envp[], pid_t *pid) {
   return reel_pty_spawn_in(tty_path, argv, envp, NULL, pid);
 }
@@ -29,7 +44,6 @@ int reel_pty_spawn_in(const char *tty_path, char *const argv[], char *const envp
                       pid_t *pid) {
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
-  sigset_t none, all;
   int rc;
   posix_spawn_file_actions_init(&actions);
   posix_spawnattr_init(&attr);
@@ -42,15 +56,7 @@ int reel_pty_spawn_in(const char *tty_path, char *const argv[], char *const envp
 #else
   (void)directory;
 #endif
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-#ifdef POSIX_SPAWN_SETSID
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-#else
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-#endif
+  new_session_attributes(&attr);
   rc = posix_spawnp(pid, argv[0], &actions, &attr, argv, envp);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
@@ -73,22 +79,13 @@ int reel_peer_uid(int fd, uid_t *uid) {
 int reel_spawn_daemon(char *const argv[], char *const envp[], const char *log_path, pid_t *pid) {
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
-  sigset_t none, all;
   int rc;
   posix_spawn_file_actions_init(&actions);
   posix_spawnattr_init(&attr);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, log_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-#ifdef POSIX_SPAWN_SETSID
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-#else
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-#endif
+  new_session_attributes(&attr);
   rc = posix_spawn(pid, argv[0], &actions, &attr, argv, envp);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);

@@ -57,12 +57,7 @@ final class LiveSessionTests: XCTestCase {
 
   /// The session's screen as `reel history` prints it, trimmed as the pane's is.
   func history(_ name: String) throws -> String {
-    let text = try reel(["history", name]).stdout
-    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
-      String($0.reversed().drop(while: { $0 == " " }).reversed())
-    }
-    while lines.last == "" { lines.removeLast() }
-    return lines.joined(separator: "\n")
+    trimmedScreen(try reel(["history", name]).stdout)
   }
 
   /// Cursor (x y), alternate screen, cursor visibility and application cursor keys from the
@@ -118,9 +113,9 @@ final class LiveSessionTests: XCTestCase {
     // While nobody watches, the program goes on: vim in the alternate screen, modes changed.
     try reel(["send", "work", "vim -u NONE -N \(root.path)/notes.txt", "--enter"])
     XCTAssertTrue(
-      pollUntil { (try? self.shadowState("work"))?.split(separator: " ")[2] == "1" }, "vim never started")
+      eventually { (try? self.shadowState("work"))?.split(separator: " ")[2] == "1" }, "vim never started")
     try reel(["send", "work", "ihello from vim"])
-    XCTAssertTrue(pollUntil { (try? self.history("work"))?.contains("hello from vim") == true })
+    XCTAssertTrue(eventually { (try? self.history("work"))?.contains("hello from vim") == true })
 
     // A fresh terminal of another size: the session follows it, the screen is exact.
     let second = try attachPane("work", cols: 100, rows: 30)
@@ -161,9 +156,9 @@ final class LiveSessionTests: XCTestCase {
 
     // SIGKILL the client: the session goes on, detached.
     XCTAssertEqual(kill(try second.childPid(), SIGKILL), 0)
-    XCTAssertTrue(pollUntil { (try? self.reel(["ls", "--json"]).stdout.contains("\"clients\":0")) == true })
+    XCTAssertTrue(eventually { (try? self.reel(["ls", "--json"]).stdout.contains("\"clients\":0")) == true })
     try reel(["send", "shared", "echo three", "--enter"])
-    XCTAssertTrue(pollUntil { (try? self.history("shared"))?.contains("three") == true })
+    XCTAssertTrue(eventually { (try? self.history("shared"))?.contains("three") == true })
     let third = try attachPane("shared")
     try assertPaneMatchesSession(third, "shared", "after the previous client was killed")
     XCTAssertEqual(third.display("#{cursor_flag} #{keypad_cursor_flag}"), "0 1")
@@ -192,7 +187,7 @@ final class LiveSessionTests: XCTestCase {
       "send", "ask", "clear; " + query.replacingOccurrences(of: "ANSWER", with: "DETACHED-ANSWER"), "--enter",
     ])
     XCTAssertTrue(
-      pollUntil { (try? self.history("ask"))?.contains("DETACHED-ANSWER 1;1") == true },
+      eventually { (try? self.history("ask"))?.contains("DETACHED-ANSWER 1;1") == true },
       (try? history("ask")) ?? "")
     try reel(["kill", "ask"])
   }
@@ -207,7 +202,7 @@ final class LiveSessionTests: XCTestCase {
     let recording = sessions.appendingPathComponent(
       try FileManager.default.contentsOfDirectory(atPath: sessions.path)[0])
     XCTAssertTrue(
-      pollUntil {
+      eventually {
         (try? ReelCLI.run(["dump", recording.path], environment: self.environment).stdout.contains("\n2000"))
           == true
       }, "the live recording never showed the output")
@@ -259,14 +254,5 @@ final class LiveSessionTests: XCTestCase {
     let run = try ReelCLI.run(["ls"], environment: env)
     XCTAssertEqual(run.status, 1)
     XCTAssertTrue(run.stderr.contains("must be 700"), run.stderr)
-  }
-
-  func pollUntil(seconds: Double = 15, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-      if condition() { return true }
-      usleep(50_000)
-    }
-    return condition()
   }
 }

@@ -61,10 +61,6 @@ final class PlayerSeekTests: XCTestCase {
   func dumpText(_ file: String, at seconds: Double) throws -> String {
     let run = try ReelCLI.run(["dump", file, "--at", String(seconds)])
     XCTAssertEqual(run.status, 0, run.stderr)
-    var lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).map {
-      String($0.reversed().drop(while: { $0 == " " }).reversed())
-    }
-    while lines.last == "" { lines.removeLast() }
-    return lines.joined(separator: "\n")
+    return trimmedScreen(run.stdout)
   }
 }

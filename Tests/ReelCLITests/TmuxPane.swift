@@ -12,24 +12,12 @@ final class TmuxPane {
     try tmux(["-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "\(cols)", "-y", "\(rows)", command])
   }
 
-  /// The pane's text, trailing blanks of each line and trailing blank lines dropped.
-  func screen() -> String {
-    let text = (try? tmux(["capture-pane", "-p", "-t", "t"])) ?? ""
-    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
-      String($0.reversed().drop(while: { $0 == " " }).reversed())
-    }
-    while lines.last == "" { lines.removeLast() }
-    return lines.joined(separator: "\n")
-  }
+  /// The pane's text, trimmed as `trimmedScreen` says.
+  func screen() -> String { trimmedScreen((try? tmux(["capture-pane", "-p", "-t", "t"])) ?? "") }
 
   /// Waits (up to `seconds`) until `condition` holds.
   func wait(seconds: Double = 15, until condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-      if condition() { return true }
-      usleep(50_000)
-    }
-    return condition()
+    eventually(seconds: seconds, until: condition)
   }
 
   func send(_ keys: String...) { _ = try? tmux(["send-keys", "-t", "t"] + keys) }
@@ -110,4 +98,24 @@ extension TmuxPane {
     let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
     return try XCTUnwrap(children.split(separator: " ").first.flatMap { Int32($0) })
   }
+}
+
+/// A screen's text with the trailing blanks of each line and the trailing blank lines dropped:
+/// how a tmux capture and a `reel dump`/`reel history` text are compared.
+func trimmedScreen(_ text: String) -> String {
+  var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+    String($0.reversed().drop(while: { $0 == " " }).reversed())
+  }
+  while lines.last == "" { lines.removeLast() }
+  return lines.joined(separator: "\n")
+}
+
+/// Checks `condition` every 50 ms until it holds or `seconds` passed; its last answer.
+func eventually(seconds: Double = 15, until condition: () -> Bool) -> Bool {
+  let deadline = Date().addingTimeInterval(seconds)
+  while Date() < deadline {
+    if condition() { return true }
+    usleep(50_000)
+  }
+  return condition()
 }
