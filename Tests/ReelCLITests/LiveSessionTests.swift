@@ -126,6 +126,9 @@ final class LiveSessionTests: XCTestCase {
     XCTAssertTrue(second.wait(for: "#{alternate_on}", toBe: "0"))
     try assertPaneMatchesSession(second, "work", "after vim quit")
     XCTAssertTrue(second.screen().contains("red done"), "the shell's screen is back:\n\(second.screen())")
+    // The history the attach streamed first is in the terminal's own scrollback.
+    let withHistory = try second.tmux(["capture-pane", "-p", "-S", "-200", "-t", "t"])
+    XCTAssertTrue(withHistory.contains("\n3\n4\n5\n"), "tmux's scrollback:\n\(withHistory)")
 
     try reel(["kill", "work"])
     XCTAssertTrue(waitForScreen(second, containing: "reel-exit=0"), second.screen())
@@ -254,5 +257,62 @@ final class LiveSessionTests: XCTestCase {
     let run = try ReelCLI.run(["ls"], environment: env)
     XCTAssertEqual(run.status, 1)
     XCTAssertTrue(run.stderr.contains("must be 700"), run.stderr)
+  }
+
+  /// A host run in the foreground with --max-sessions 1; a window resize resizes the session;
+  /// a read-only client neither types nor takes over; `reel tail` into a pipe follows output.
+  func testResizeReadOnlyTailAndMaxSessions() throws {
+    let host = Process()
+    host.executableURL = ReelCLI.executable
+    host.arguments = ["host", "--max-sessions", "1"]
+    host.environment = environment
+    host.standardOutput = FileHandle.nullDevice
+    host.standardError = FileHandle.nullDevice
+    try host.run()
+    defer {
+      host.terminate()
+      host.waitUntilExit()
+    }
+    XCTAssertTrue(
+      eventually { self.hostPid() == host.processIdentifier }, "the foreground host never took the lock")
+    let holder = try attachPane("one -c 'bash --norc --noprofile'")
+    XCTAssertTrue(waitForScreen(holder, containing: "$"))
+    _ = try holder.tmux(["resize-window", "-t", "t", "-x", "100", "-y", "30"])
+    XCTAssertTrue(
+      eventually { (try? self.reel(["ls", "--json"]).stdout.contains("\"cols\":100")) == true },
+      "the session did not follow the window")
+    try assertPaneMatchesSession(holder, "one", "after the window grew")
+
+    let second = try attachPane("two -c 'bash --norc --noprofile'")
+    XCTAssertTrue(waitForScreen(second, containing: "reel-exit=1"), second.screen())
+    XCTAssertTrue(second.screen().contains("maximum"), second.screen())
+
+    let viewer = try attachPane("one --read-only", cols: 100, rows: 30)
+    try assertPaneMatchesSession(viewer, "one", "read-only viewer")
+    viewer.send("echo typed-by-viewer", "Enter")
+    holder.send("echo typed-by-holder", "Enter")
+    XCTAssertTrue(waitForScreen(viewer, containing: "typed-by-holder"))
+    XCTAssertFalse(try history("one").contains("typed-by-viewer"))
+    XCTAssertFalse(holder.screen().contains("taken over"))
+
+    let tailed = root.appendingPathComponent("tail.out")
+    FileManager.default.createFile(atPath: tailed.path, contents: nil)
+    let tail = Process()
+    tail.executableURL = ReelCLI.executable
+    tail.arguments = ["tail", "one"]
+    tail.environment = environment
+    tail.standardOutput = try FileHandle(forWritingTo: tailed)
+    tail.standardInput = FileHandle.nullDevice
+    try tail.run()
+    XCTAssertTrue(eventually { (try? self.reel(["ls", "--json"]).stdout.contains("\"clients\":3")) == true })
+    try reel(["send", "one", "echo through-the-tail", "--enter"])
+    XCTAssertTrue(
+      eventually {
+        ((try? String(contentsOf: tailed, encoding: .utf8)) ?? "").contains("\rthrough-the-tail\r\n")
+      })
+    try reel(["kill", "one"])
+    tail.waitUntilExit()
+    XCTAssertEqual(tail.terminationStatus, 0)
+    XCTAssertTrue(waitForScreen(viewer, containing: "reel-exit=0"))
   }
 }
