@@ -173,8 +173,10 @@ public struct LiveSessionSummary: Codable, Sendable, Equatable {
   public var created: String
   /// Output bytes the program wrote so far.
   public var outputBytes: Int
-  /// The ring directory the session is recorded into (nil when recording failed).
+  /// The ring directory the session is recorded into (nil when it could not be created).
   public var recording: String?
+  /// Why recording stopped (a full disk, …); the session itself goes on.
+  public var recordingError: String? = nil
 }
 
 /// The host's answer to a request.

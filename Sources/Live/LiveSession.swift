@@ -77,7 +77,11 @@ final class LiveSession {
   }
 
   /// Why the recording stopped (or never started), once; for a notice to the clients.
-  var recordingProblem: String? = nil
+  var recordingProblem: String? = nil {
+    didSet { if let recordingProblem { recordingError = recordingProblem } }
+  }
+  /// The same, kept for `reel ls`.
+  private(set) var recordingError: String? = nil
 
   static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds / 1000 }
   var time: UInt64 { LiveSession.now() - clockStart }
@@ -140,6 +144,6 @@ final class LiveSession {
     LiveSessionSummary(
       name: name, command: command, pid: child.pid, cols: host.shadow.cols, rows: host.shadow.rows,
       clients: clients, created: ISO8601DateFormatter().string(from: created), outputBytes: outputBytes,
-      recording: recordingPath)
+      recording: recordingPath, recordingError: recordingError)
   }
 }

@@ -69,3 +69,26 @@ enum ReelCLI {
     return Int(usage.ru_maxrss) * 1024
   }
 }
+
+extension XCTestCase {
+  /// Mounts a small tmpfs at `mountPoint` (with `options`) for the rest of the test; skips the test
+  /// where mounting is not allowed (it needs root).
+  func mountTmpfs(_ mountPoint: String, options: String) throws -> String {
+    try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+    let mount = Process()
+    mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+    mount.arguments = ["-t", "tmpfs", "-o", options, "tmpfs", mountPoint]
+    mount.standardError = FileHandle.nullDevice
+    try? mount.run()
+    mount.waitUntilExit()
+    guard mount.terminationStatus == 0 else { throw XCTSkip("cannot mount a tmpfs here") }
+    addTeardownBlock {
+      let umount = Process()
+      umount.executableURL = URL(fileURLWithPath: "/bin/umount")
+      umount.arguments = [mountPoint]
+      try? umount.run()
+      umount.waitUntilExit()
+    }
+    return mountPoint
+  }
+}

@@ -130,32 +130,10 @@ final class FileSafetyTests: ScratchDirectoryTestCase {
     XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["old.reel"])
   }
 
-  /// Mounts a small tmpfs at `name` (with `options`) for the rest of the test; skips the test
-  /// where mounting is not allowed (it needs root).
-  func mountTmpfs(_ name: String, options: String) throws -> String {
-    let mountPoint = path(name)
-    try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-    let mount = Process()
-    mount.executableURL = URL(fileURLWithPath: "/bin/mount")
-    mount.arguments = ["-t", "tmpfs", "-o", options, "tmpfs", mountPoint]
-    mount.standardError = FileHandle.nullDevice
-    try? mount.run()
-    mount.waitUntilExit()
-    guard mount.terminationStatus == 0 else { throw XCTSkip("cannot mount a tmpfs here") }
-    addTeardownBlock {
-      let umount = Process()
-      umount.executableURL = URL(fileURLWithPath: "/bin/umount")
-      umount.arguments = [mountPoint]
-      try? umount.run()
-      umount.waitUntilExit()
-    }
-    return mountPoint
-  }
-
   /// A full disk while recording: one line, exit 1, the program not left running, what was
   /// written readable.
   func testFullDiskWhileRecording() throws {
-    let file = try mountTmpfs("small", options: "size=64k") + "/full.reel"
+    let file = try mountTmpfs(path("small"), options: "size=64k") + "/full.reel"
     let start = Date()
     let r = try ReelCLI.run(["record", file, "-q", "-c", "seq 1 300000; sleep 60"])
     XCTAssertLessThan(Date().timeIntervalSince(start), 30, "the program was left running")
@@ -169,7 +147,7 @@ final class FileSafetyTests: ScratchDirectoryTestCase {
 
   /// Nowhere to write (a read-only filesystem; root ignores permission bits): one line each.
   func testUnwritablePlaces() throws {
-    let readOnly = try mountTmpfs("ro", options: "ro,size=64k")
+    let readOnly = try mountTmpfs(path("ro"), options: "ro,size=64k")
     let cases: [[String]] = [
       ["record", readOnly + "/x.reel", "-q", "-c", "true"],
       ["record", readOnly + "/x.cast", "-q", "-c", "true"],

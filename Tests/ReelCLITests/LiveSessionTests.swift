@@ -315,4 +315,30 @@ final class LiveSessionTests: XCTestCase {
     XCTAssertEqual(tail.terminationStatus, 0)
     XCTAssertTrue(waitForScreen(viewer, containing: "reel-exit=0"))
   }
+
+  /// A full disk under a session's recording costs the recording, never the session: the
+  /// program goes on, the client is told in one line, what was written stays readable.
+  func testFullDiskUnderTheRecording() throws {
+    let state = try mountTmpfs(root.appendingPathComponent("small").path, options: "size=128k")
+    environment["XDG_STATE_HOME"] = state
+    let pane = try attachPane("disk -c 'bash --norc --noprofile'")
+    XCTAssertTrue(waitForScreen(pane, containing: "$"))
+    // About 400 KB of output that does not compress, into 128 KB.
+    pane.send("head -c 300000 /dev/urandom | base64; echo still-running", "Enter")
+    XCTAssertTrue(waitForScreen(pane, containing: "still-running"), pane.screen())
+    XCTAssertTrue(
+      eventually { (try? self.reel(["ls", "--json"]).stdout.contains("No space left on device")) == true },
+      "the host never noticed the full disk")
+    try assertPaneMatchesSession(pane, "disk", "after the disk filled")
+    pane.send("C-]", "d")
+    XCTAssertTrue(waitForScreen(pane, containing: "reel-exit=0"), pane.screen())
+    XCTAssertTrue(pane.screen().contains("recording of disk stopped"), pane.screen())
+    XCTAssertTrue(pane.screen().contains("No space left on device"), pane.screen())
+    let sessions = URL(fileURLWithPath: state).appendingPathComponent("reel/sessions")
+    let recording = sessions.appendingPathComponent(
+      try FileManager.default.contentsOfDirectory(atPath: sessions.path)[0])
+    let info = try ReelCLI.run(["info", recording.path], environment: environment)
+    XCTAssertEqual(info.status, 0, info.stderr)
+    try reel(["kill", "disk"])
+  }
 }
