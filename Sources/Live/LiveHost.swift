@@ -88,7 +88,10 @@ public final class LiveHost {
       }
       reapChildren()
       enforceKillDeadlines()
-      for session in sessions.values { session.tick() }
+      for session in sessions.values {
+        session.tick()
+        deliverNotice(of: session)
+      }
       // Its socket removed (the directory deleted): no client can reach the sessions any
       // more, so they are hung up rather than left running unreachable.
       if !socketStillOurs() {
@@ -169,25 +172,37 @@ public final class LiveHost {
 
   // MARK: - Program output
 
+  /// Reads what the program wrote — until the device is empty or 256 KiB are in hand (a PTY
+  /// hands out a few KiB per read) — then follows, records and forwards it as one chunk: one
+  /// emulator feed, one recorder event, one frame per client.
   private func readOutput(of session: LiveSession, into buffer: inout [UInt8]) {
-    // A bounded number of reads per turn, so clients and other sessions get their turn.
-    for _ in 0..<16 {
-      let n = buffer.withUnsafeMutableBytes { read(session.terminal.controller, $0.baseAddress, $0.count) }
-      if n < 0 && (errno == EAGAIN || errno == EINTR) { return }
+    var chunk: [UInt8] = []
+    while chunk.count < 256 << 10 {
+      let (n, error) = buffer.withUnsafeMutableBytes {
+        let n = read(session.terminal.controller, $0.baseAddress, $0.count)
+        return (n, n < 0 ? errno : 0)
+      }
+      if error == EINTR { continue }
+      if error == EAGAIN { break }
       if n <= 0 {
         // EIO: every holder of the device closed it (the program ended).
         session.outputClosed = true
-        return
+        break
       }
-      let bytes = Array(buffer[0..<n])
-      let replies = session.received(bytes)
-      if !replies.isEmpty { writeToProgram(session, replies) }
-      if let problem = session.recordingProblem {
-        session.recordingProblem = nil
-        broadcast(session, Frame(.notice, Array("reel: \(problem)".utf8)))
-      }
-      broadcast(session, Frame(.output, bytes))
-      if n < buffer.count { return }
+      chunk.append(contentsOf: buffer[0..<n])
+    }
+    guard !chunk.isEmpty else { return }
+    let replies = session.received(chunk)
+    if !replies.isEmpty { writeToProgram(session, replies) }
+    deliverNotice(of: session)
+    broadcast(session, Frame(.output, chunk))
+  }
+
+  /// Tells the session's clients, once, that its recording stopped.
+  private func deliverNotice(of session: LiveSession) {
+    if let problem = session.recordingProblem {
+      session.recordingProblem = nil
+      broadcast(session, Frame(.notice, Array("reel: \(problem)".utf8)))
     }
   }
 
