@@ -341,4 +341,27 @@ final class LiveSessionTests: XCTestCase {
     XCTAssertEqual(info.status, 0, info.stderr)
     try reel(["kill", "disk"])
   }
+
+  /// less started while nobody watches, then a reattach at another size and a search in it.
+  func testLessStartedWhileDetached() throws {
+    try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/less"), "less is not installed")
+    let text = (1...500).map { "line \($0) of the paged file" }.joined(separator: "\n") + "\n"
+    let file = root.appendingPathComponent("paged.txt")
+    try Data(text.utf8).write(to: file)
+    let first = try attachPane("pager -c 'bash --norc --noprofile'")
+    XCTAssertTrue(waitForScreen(first, containing: "$"))
+    first.send("C-]", "d")
+    XCTAssertTrue(waitForScreen(first, containing: "reel-exit=0"))
+    try reel(["send", "pager", "LESS= TERM=xterm less \(file.path)", "--enter"])
+    XCTAssertTrue(eventually { (try? self.history("pager"))?.contains("line 20 of the paged file") == true })
+    let second = try attachPane("pager", cols: 90, rows: 28)
+    try assertPaneMatchesSession(second, "pager", "less after reattaching")
+    second.send("/line 300", "Enter")
+    XCTAssertTrue(waitForScreen(second, containing: "line 310 of the paged file"), second.screen())
+    try assertPaneMatchesSession(second, "pager", "less after a search")
+    second.send("q")
+    XCTAssertTrue(second.wait(for: "#{alternate_on}", toBe: "0"))
+    try assertPaneMatchesSession(second, "pager", "after less quit")
+    try reel(["kill", "pager"])
+  }
 }

@@ -63,7 +63,13 @@ struct RepaintRenderer {
       if let s = primarySaved { applySaved(s, on: primary) }
     } else {
       paint(primary, fromLine: firstLine, marks: primaryMarks)
-      if let s = primarySaved { applySaved(s, on: primary) }
+      if let s = primarySaved {
+        // Leaving with 1049 restores the cursor saved on entering: xterm keeps it in DECSC's
+        // slot (set below), tmux in a slot of the alternate screen's own, which only a 1049
+        // round trip from that position sets (in xterm it is a DECSC that DECSC overwrites).
+        emit("\u{1B}[\(s.row + 1);\(s.col + 1)H\u{1B}[?1049h\u{1B}[?1049l")
+        applySaved(s, on: primary)
+      }
       emit("\u{1B}[0m\u{1B}[?47h\u{1B}[2J")
       currentStyle = Style()
       paint(alternate, fromLine: 0)
