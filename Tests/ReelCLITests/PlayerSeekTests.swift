@@ -57,6 +57,36 @@ final class PlayerSeekTests: XCTestCase {
     XCTAssertEqual(pane.modes, "0 1 0 0", "\(name): the terminal after quitting")
   }
 
+  /// Absolute jumps (digits, Home, End) and stepping back and forth while paused.
+  func testJumpsAndStepsBack() throws {
+    try XCTSkipUnless(TmuxPane.installed, "tmux is not installed")
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-jump-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let cast = dir.appendingPathComponent("jump.cast").path
+    try Data(Self.cast.utf8).write(to: URL(fileURLWithPath: cast))
+    let pane = try TmuxPane.playing(cast, speed: "1")
+    XCTAssertTrue(pane.wait(for: "#{alternate_on}", toBe: "1"))
+    pane.send("Space")
+    // The recording ends at 41.5 s: 5 is 20.75 s, End 41.5 s, `,` the screen before the
+    // last event (at 41.5 s), `.` that event again; from 12.45 s `,` undoes the event at 1 s,
+    // then the one at 0.1 s; Home the start.
+    let steps: [(keys: [String], at: Double)] = [
+      (["5"], 20.75), (["End"], 41.5), ([","], 41.4), (["."], 41.5), (["3"], 12.45), ([","], 0.5), ([","], 0),
+      (["Home"], 0), (["9"], 37.35),
+    ]
+    for step in steps {
+      let expected = try dumpText(cast, at: step.at)
+      pane.send(step.keys.joined())
+      let shown = pane.wait(seconds: 10) { pane.screen() == expected }
+      XCTAssertTrue(
+        shown, "after \(step.keys) the pane shows\n\(pane.screen())\nnot (at \(step.at) s)\n\(expected)")
+      if !shown { break }
+    }
+    pane.send("q")
+    XCTAssertEqual(pane.exitStatus(), "0")
+  }
+
   /// `reel dump --at` as the pane would show it: trailing blanks and blank lines dropped.
   func dumpText(_ file: String, at seconds: Double) throws -> String {
     let run = try ReelCLI.run(["dump", file, "--at", String(seconds)])

@@ -109,10 +109,19 @@ struct Player {
         if let event, event.kind == .output { show(event.data, on: &shown) }
         position = max(position, paced)
         try stream.advance()
-      case [0x1B, 0x5B, 0x43], [0x1B, 0x5B, 0x44], [UInt8(ascii: "]")], [UInt8(ascii: "[")]:
-        // Never past the end: → there shows the last screen.
+      case [UInt8(ascii: ",")] where paused && stream.index > 0:
+        // One event back: the screen before the last event shown.
+        let index = stream.index - 1
+        let terminal = try stream.seek(to: index, timeline: timeline, cols: info.cols, rows: info.rows)
+        Output.write(terminal.repaintSequence())
+        shown = terminal
+        position = timeline.entries[index].paced
+      default:
+        // Never past the end: a jump there shows the last screen.
         let end = timeline.entries.last?.paced ?? 0
-        let target = min(end, seekTarget(for: pressed, from: current, index: stream.index, in: timeline))
+        guard let jump = seekTarget(for: pressed, from: current, index: stream.index, end: end, in: timeline)
+        else { break }
+        let target = min(end, jump)
         let index = target >= end ? timeline.entries.count : timeline.firstIndex(atOrAfter: target)
         let terminal = try stream.seek(to: index, timeline: timeline, cols: info.cols, rows: info.rows)
         Output.write(terminal.repaintSequence())
@@ -120,8 +129,6 @@ struct Player {
         // The clock goes on from the target: the next event comes when its time is due.
         position = stream.current == nil ? target : min(target, stream.pacedTime)
         clockStart = Player.now()
-      default:
-        break
       }
     }
     return .finished
@@ -134,10 +141,11 @@ struct Player {
     _ = shown.takeReplies()
   }
 
-  /// The paced time a seek key moves to: ±5 s, or the next / previous marker.
-  private func seekTarget(for key: [UInt8], from current: UInt64, index: Int, in timeline: PlaybackTimeline)
-    -> UInt64
-  {
+  /// The paced time a seek key moves to: → / ← ±5 s, `]` / `[` the next / previous marker,
+  /// digits 0–9 to 0 %–90 % of the recording, Home / End its start and end; nil for other keys.
+  private func seekTarget(
+    for key: [UInt8], from current: UInt64, index: Int, end: UInt64, in timeline: PlaybackTimeline
+  ) -> UInt64? {
     let entries = timeline.entries
     switch key {
     case [0x1B, 0x5B, 0x43]: return current + 5_000_000
@@ -145,9 +153,14 @@ struct Player {
     case [UInt8(ascii: "]")]:
       return entries[min(index, entries.count)...].first { $0.isMarker && $0.paced > current }?.paced
         ?? current
-    default:
+    case [UInt8(ascii: "[")]:
       // Half a second of grace, so that `[` right after a marker goes to the one before.
       return entries.last { $0.isMarker && $0.paced + 500_000 < current }?.paced ?? 0
+    case [0x1B, 0x5B, 0x48], Array("\u{1B}[1~".utf8), Array("\u{1B}[7~".utf8): return 0
+    case [0x1B, 0x5B, 0x46], Array("\u{1B}[4~".utf8), Array("\u{1B}[8~".utf8): return end
+    default:
+      guard key.count == 1, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(key[0]) else { return nil }
+      return end / 10 * UInt64(key[0] - UInt8(ascii: "0"))
     }
   }
 }
