@@ -87,6 +87,34 @@ final class PlayerSeekTests: XCTestCase {
     XCTAssertEqual(pane.exitStatus(), "0")
   }
 
+  /// --pause-on-markers stops at a marker until space is pressed.
+  func testPauseOnMarkers() throws {
+    try XCTSkipUnless(TmuxPane.installed, "tmux is not installed")
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "reel-marker-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let cast = dir.appendingPathComponent("marker.cast").path
+    let text = """
+      {"version": 2, "width": 80, "height": 24}
+      [0.2, "o", "before the marker\\r\\n"]
+      [0.5, "m", "chapter"]
+      [1.0, "o", "after the marker\\r\\n"]
+
+      """
+    try Data(text.utf8).write(to: URL(fileURLWithPath: cast))
+    let pane = try TmuxPane(
+      command:
+        "sleep 0.2; '\(ReelCLI.executable.path)' play '\(cast)' --pause-on-markers; echo \"reel-exit=$?\"; exec sleep 600"
+    )
+    XCTAssertTrue(pane.wait { pane.screen().contains("before the marker") })
+    // Paused: 2 s later (twice the time of the next event) it is still not shown.
+    XCTAssertFalse(pane.wait(seconds: 2) { pane.screen().contains("after the marker") })
+    pane.send("Space")
+    XCTAssertTrue(pane.wait { pane.screen().contains("after the marker") })
+    XCTAssertEqual(pane.exitStatus(), "0")
+  }
+
   /// `reel dump --at` as the pane would show it: trailing blanks and blank lines dropped.
   func dumpText(_ file: String, at seconds: Double) throws -> String {
     let run = try ReelCLI.run(["dump", file, "--at", String(seconds)])

@@ -33,6 +33,9 @@ struct PlayCommand: ParsableCommand {
   @Flag(help: "Start again at the end.")
   var loop = false
 
+  @Flag(help: "Pause at each marker (space resumes).")
+  var pauseOnMarkers = false
+
   @Option(help: "Terminal size COLSxROWS for formats that do not record one.")
   var size: String?
 
@@ -63,6 +66,7 @@ struct PlayCommand: ParsableCommand {
       }
       var player = Player(
         open: open, info: try open().info, speed: speed, idleLimit: idleLimit, from: fromMicros, to: toMicros)
+      player.pauseOnMarkers = pauseOnMarkers
       defer { for w in player.warnings { Output.warn("\(input): \(w)") } }
       repeat {
         if try player.play() == .quit { break }

@@ -16,6 +16,8 @@ struct Player {
   /// Recorded time (µs) to start at and to stop after.
   let from: UInt64
   let to: UInt64?
+  /// Pause when a marker is reached (interactive playback).
+  var pauseOnMarkers = false
   /// Damage the reader skipped, for one warning line each after playback.
   private(set) var warnings: [String] = []
   /// Built on the first interactive run: what seeking and marker jumps need.
@@ -79,6 +81,10 @@ struct Player {
       let now = Player.now()
       if now >= due, let event {
         if event.kind == .output { show(event.data, on: &shown) }
+        if event.kind == .marker && pauseOnMarkers && interactive {
+          paused = true
+          position = paced
+        }
         try stream.advance()
         continue
       }
