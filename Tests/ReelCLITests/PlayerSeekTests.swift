@@ -115,6 +115,45 @@ final class PlayerSeekTests: XCTestCase {
     XCTAssertEqual(pane.exitStatus(), "0")
   }
 
+  /// While paused, a terminal taller than the recording shows the status on the row below
+  /// it; the recording's rows are untouched, and playing on takes the line away.
+  func testStatusLineBelowTheRecording() throws {
+    try XCTSkipUnless(TmuxPane.installed, "tmux is not installed")
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "reel-status-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let cast = dir.appendingPathComponent("status.cast").path
+    try Data(Self.cast.utf8).write(to: URL(fileURLWithPath: cast))
+    let pane = try TmuxPane(
+      command:
+        "sleep 0.2; '\(ReelCLI.executable.path)' play '\(cast)'; echo \"reel-exit=$?\"; exec sleep 600",
+      cols: 100, rows: 26)
+    XCTAssertTrue(pane.wait(for: "#{alternate_on}", toBe: "1"))
+    pane.send("Space")
+    XCTAssertTrue(pane.wait { self.row(25, of: pane).hasPrefix("paused 0:01.") }, pane.screen())
+    XCTAssertTrue(row(25, of: pane).contains("/ 0:41.5"), row(25, of: pane))
+    pane.send("End")
+    XCTAssertTrue(pane.wait { self.row(25, of: pane).hasPrefix("paused 0:41.5 / 0:41.5") }, pane.screen())
+    let expected = try dumpText(cast, at: 41.5)
+    let rows = pane.screen().split(separator: "\n", omittingEmptySubsequences: false).prefix(24)
+    XCTAssertEqual(trimmedScreen(rows.joined(separator: "\n")), expected)
+    pane.send("Home")
+    XCTAssertTrue(pane.wait { self.row(25, of: pane).hasPrefix("paused 0:00.0") }, pane.screen())
+    pane.send("Space")
+    XCTAssertTrue(
+      pane.wait { self.row(25, of: pane).isEmpty }, "playing on keeps the status line:\n\(pane.screen())")
+    pane.send("q")
+    XCTAssertEqual(pane.exitStatus(), "0")
+  }
+
+  /// Row `n` (1-based) of the pane, trailing blanks dropped.
+  func row(_ n: Int, of pane: TmuxPane) -> String {
+    let text = (try? pane.tmux(["capture-pane", "-p", "-t", "t"])) ?? ""
+    let rows = text.split(separator: "\n", omittingEmptySubsequences: false)
+    return rows.count >= n ? trimmedScreen(String(rows[n - 1])) : ""
+  }
+
   /// `reel dump --at` as the pane would show it: trailing blanks and blank lines dropped.
   func dumpText(_ file: String, at seconds: Double) throws -> String {
     let run = try ReelCLI.run(["dump", file, "--at", String(seconds)])

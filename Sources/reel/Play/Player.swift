@@ -52,7 +52,9 @@ struct Player {
     // After raw mode, whose own handlers (restore and die) these replace: the loop ends and
     // the deferred restore below runs instead.
     if onTerminal { TerminationRequest.install() }
+    var status = PlaybackStatus(recordingRows: info.rows)
     defer {
+      status.clear(restoring: shown)
       if onTerminal { Output.write(shown.exitSequence()) }
       if interactive {
         TerminalMode.restore()
@@ -68,6 +70,7 @@ struct Player {
     var clockStart = Player.now()
     var position = stream.pacedTime  // paced recorded time at clockStart
     var paused = false
+    let duration = timeline?.entries.last?.paced ?? 0
     var key = [UInt8](repeating: 0, count: 16)
     // Paused playback stays at the end after a seek there, until unpaused or quit.
     while stream.current != nil || (paused && interactive) {
@@ -80,10 +83,14 @@ struct Player {
       let due = paused ? UInt64.max : clockStart + UInt64(wait)
       let now = Player.now()
       if now >= due, let event {
-        if event.kind == .output { show(event.data, on: &shown) }
+        if event.kind == .output {
+          status.clear(restoring: shown)
+          show(event.data, on: &shown)
+        }
         if event.kind == .marker && pauseOnMarkers && interactive {
           paused = true
           position = paced
+          status.draw(position: position, duration: duration, speed: speed)
         }
         try stream.advance()
         continue
@@ -111,10 +118,17 @@ struct Player {
         paused.toggle()
         position = current
         clockStart = Player.now()
+        if paused {
+          status.draw(position: position, duration: duration, speed: speed)
+        } else {
+          status.clear(restoring: shown)
+        }
       case [UInt8(ascii: ".")] where paused && event != nil:
+        status.clear(restoring: shown)
         if let event, event.kind == .output { show(event.data, on: &shown) }
         position = max(position, paced)
         try stream.advance()
+        status.draw(position: position, duration: duration, speed: speed)
       case [UInt8(ascii: ",")] where paused && stream.index > 0:
         // One event back: the screen before the last event shown.
         let index = stream.index - 1
@@ -122,6 +136,7 @@ struct Player {
         Output.write(terminal.repaintSequence())
         shown = terminal
         position = timeline.entries[index].paced
+        status.draw(position: position, duration: duration, speed: speed)
       default:
         // Never past the end: a jump there shows the last screen.
         let end = timeline.entries.last?.paced ?? 0
@@ -135,6 +150,7 @@ struct Player {
         // The clock goes on from the target: the next event comes when its time is due.
         position = stream.current == nil ? target : min(target, stream.pacedTime)
         clockStart = Player.now()
+        if paused { status.draw(position: position, duration: duration, speed: speed) }
       }
     }
     return .finished
