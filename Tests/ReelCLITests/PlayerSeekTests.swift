@@ -18,9 +18,7 @@ final class PlayerSeekTests: XCTestCase {
 
   func testSeeksShowTheScreenDumpShows() throws {
     try XCTSkipUnless(TmuxPane.installed, "tmux is not installed")
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-seek-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: dir) }
+    let dir = try scratchDirectory()
     let cast = dir.appendingPathComponent("seek.cast").path
     try Data(Self.cast.utf8).write(to: URL(fileURLWithPath: cast))
     let reel = dir.appendingPathComponent("seek.reel").path
@@ -60,9 +58,7 @@ final class PlayerSeekTests: XCTestCase {
   /// Absolute jumps (digits, Home, End) and stepping back and forth while paused.
   func testJumpsAndStepsBack() throws {
     try XCTSkipUnless(TmuxPane.installed, "tmux is not installed")
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-jump-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: dir) }
+    let dir = try scratchDirectory()
     let cast = dir.appendingPathComponent("jump.cast").path
     try Data(Self.cast.utf8).write(to: URL(fileURLWithPath: cast))
     let pane = try TmuxPane.playing(cast, speed: "1")
@@ -90,10 +86,7 @@ final class PlayerSeekTests: XCTestCase {
   /// --pause-on-markers stops at a marker until space is pressed.
   func testPauseOnMarkers() throws {
     try XCTSkipUnless(TmuxPane.installed, "tmux is not installed")
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "reel-marker-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: dir) }
+    let dir = try scratchDirectory()
     let cast = dir.appendingPathComponent("marker.cast").path
     let text = """
       {"version": 2, "width": 80, "height": 24}
@@ -119,10 +112,7 @@ final class PlayerSeekTests: XCTestCase {
   /// it; the recording's rows are untouched, and playing on takes the line away.
   func testStatusLineBelowTheRecording() throws {
     try XCTSkipUnless(TmuxPane.installed, "tmux is not installed")
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "reel-status-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: dir) }
+    let dir = try scratchDirectory()
     let cast = dir.appendingPathComponent("status.cast").path
     try Data(Self.cast.utf8).write(to: URL(fileURLWithPath: cast))
     let pane = try TmuxPane(
@@ -152,6 +142,14 @@ final class PlayerSeekTests: XCTestCase {
     let text = (try? pane.tmux(["capture-pane", "-p", "-t", "t"])) ?? ""
     let rows = text.split(separator: "\n", omittingEmptySubsequences: false)
     return rows.count >= n ? trimmedScreen(String(rows[n - 1])) : ""
+  }
+
+  /// A directory of the test's own, removed when the test ends.
+  func scratchDirectory() throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-play-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+    return dir
   }
 
   /// `reel dump --at` as the pane would show it: trailing blanks and blank lines dropped.
