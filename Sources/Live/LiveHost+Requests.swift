@@ -28,10 +28,14 @@ extension LiveHost {
       c.reply(.refused("\(error)"))
       c.closeWhenFlushed()
     }
-    if c.fellBehind && !c.hasQueuedOutput, let name = c.session, let s = sessions[name] {
-      c.fellBehind = false
-      c.send(Frame(.output, s.host.shadow.repaintSequence()))
-    }
+    catchUp(c)
+  }
+
+  /// A client that fell behind and has drained its queue gets the session's screen again.
+  func catchUp(_ c: LiveConnection) {
+    guard c.fellBehind && !c.hasQueuedOutput, let name = c.session, let s = sessions[name] else { return }
+    c.fellBehind = false
+    c.send(Frame(.output, s.host.shadow.repaintSequence()))
   }
 
   private func handle(_ frame: Frame, from c: LiveConnection) throws {
@@ -188,7 +192,12 @@ extension LiveHost {
 extension LiveConnection {
   /// The exit sequence (when this client's terminal mirrors the session) and the end frame.
   func finish(shadow: Terminal, end: LiveEnd) {
-    if drawsOnTerminal && !fellBehind { send(Frame(.output, shadow.exitSequence())) }
+    if fellBehind {
+      // Dropped from the stream and not yet caught up: it ends on the session's last screen.
+      fellBehind = false
+      send(Frame(.output, shadow.repaintSequence()))
+    }
+    if drawsOnTerminal { send(Frame(.output, shadow.exitSequence())) }
     if let frame = try? Frame(.end, json: end) { send(frame) }
     streaming = false
     session = nil

@@ -125,7 +125,10 @@ public final class LiveHost {
         case .session(let name): if let s = sessions[name] { readOutput(of: s, into: &buffer) }
         case .connection(let id):
           guard let c = connections[id] else { continue }
-          if pfd.revents & Int16(POLLOUT) != 0 { c.flush() }
+          if pfd.revents & Int16(POLLOUT) != 0 {
+            c.flush()
+            catchUp(c)
+          }
           if pfd.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { readRequests(from: c, buffer: &buffer) }
           if c.closed { drop(c) }
         }
@@ -212,6 +215,7 @@ public final class LiveHost {
       if !c.send(frame, limit: LiveHost.clientQueueLimit) {
         // Too far behind: drop what it has queued; it gets a repaint when it drained.
         c.fellBehind = true
+        catchUp(c)
       }
     }
   }

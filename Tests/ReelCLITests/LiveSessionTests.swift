@@ -1,4 +1,5 @@
 import Foundation
+import TerminalEmulator
 import XCTest
 
 /// Live sessions with real programs (bash, vim) and real clients in real terminals (tmux):
@@ -363,5 +364,38 @@ final class LiveSessionTests: XCTestCase {
     XCTAssertTrue(second.wait(for: "#{alternate_on}", toBe: "0"))
     try assertPaneMatchesSession(second, "pager", "after less quit")
     try reel(["kill", "pager"])
+  }
+
+  /// A client that stops reading while the program writes far more than its queue holds is
+  /// dropped from the stream, never blocks the program, and is brought back by a repaint: what
+  /// it received, fed to an emulator, ends on exactly the session's screen.
+  func testClientThatFellBehindIsRepainted() throws {
+    let pane = try attachPane("flood -c 'bash --norc --noprofile'")
+    XCTAssertTrue(waitForScreen(pane, containing: "$"))
+    pane.send("C-]", "d")
+    XCTAssertTrue(waitForScreen(pane, containing: "reel-exit=0"))
+    let tail = Process()
+    tail.executableURL = ReelCLI.executable
+    tail.arguments = ["tail", "flood"]
+    tail.environment = environment
+    let pipe = Pipe()
+    tail.standardOutput = pipe
+    tail.standardInput = FileHandle.nullDevice
+    try tail.run()
+    XCTAssertTrue(eventually { (try? self.reel(["ls", "--json"]).stdout.contains("\"clients\":1")) == true })
+    // 16 MB of output while nobody reads the tail's pipe: the program finishes regardless.
+    try reel(["send", "flood", "head -c 12000000 /dev/zero | base64 -w 79; echo flood-done", "--enter"])
+    XCTAssertTrue(
+      eventually(seconds: 60) { (try? self.history("flood"))?.contains("\nflood-done") == true },
+      "the program was blocked by a client that does not read")
+    try reel(["kill", "flood"])
+    let received = pipe.fileHandleForReading.readDataToEndOfFile()
+    tail.waitUntilExit()
+    XCTAssertLessThan(received.count, 16_000_000, "the client was not dropped from the stream")
+    var screen = Terminal(cols: 80, rows: 24)
+    screen.feed(Array(received))
+    let text = trimmedScreen(screen.textDump(includeScrollback: false))
+    XCTAssertTrue(text.contains("flood-done"), text)
+    XCTAssertTrue(text.hasPrefix("AAAA"), "the repaint brought the client to the session's screen:\n\(text)")
   }
 }
