@@ -37,6 +37,14 @@ struct Reel: ParsableCommand {
         raise(sig)
       }
     }
+    // An unknown command is an error even with --help (which would otherwise print the root
+    // help and succeed).
+    if let first = CommandLine.arguments.dropFirst().first, !first.hasPrefix("-"), first != "help",
+      !configuration.subcommands.contains(where: { $0.configuration.commandName == first })
+    {
+      Output.print("reel: unknown command '\(first)' (see reel --help)\n", to: 2)
+      Output.exit(64)
+    }
     do {
       var command = try parseAsRoot()
       try command.run()

@@ -28,4 +28,18 @@ struct OptionValidationTests {
     let lines = r.stderr.split(separator: "\n")
     #expect(lines.count == 1 && lines[0].hasPrefix("reel: "), "\(arguments): \(r.stderr)")
   }
+
+  /// `reel nosuch --help` used to print the root help and succeed.
+  @Test(arguments: [["nosuch", "--help"], ["nosuch"], ["nosuch", "-h"]])
+  func unknownCommandIsAnErrorEvenWithHelp(arguments: [String]) throws {
+    let r = try ReelCLI.run(arguments)
+    #expect(r.status == 64)
+    #expect(r.stderr == "reel: unknown command 'nosuch' (see reel --help)\n")
+    #expect(r.stdout == "")
+  }
+
+  @Test func helpOfKnownCommandsStillSucceeds() throws {
+    #expect(try ReelCLI.run(["help", "play"]).status == 0)
+    #expect(try ReelCLI.run(["play", "--help"]).status == 0)
+  }
 }
