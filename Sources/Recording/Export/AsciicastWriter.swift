@@ -30,6 +30,7 @@ public final class AsciicastWriter: EventWriter {
       header += [("width", .int(info.cols)), ("height", .int(info.rows))]
     }
     if let t = info.startTime, t.isFinite, abs(t) < 1e15 { header.append(("timestamp", .int(Int(t)))) }
+    if let l = info.idleTimeLimit { header.append(("idle_time_limit", .double(l))) }
     if let t = info.title { header.append(("title", .string(t))) }
     if let c = info.command { header.append(("command", .string(c))) }
     var env: [(String, JSONValue)] = []

@@ -79,6 +79,9 @@ public struct AsciicastReader: EventSource {
       info.shell = env["SHELL"] as? String
     }
     info.startTime = number(header["timestamp"] as Any)
+    if let limit = number(header["idle_time_limit"] as Any), limit.isFinite, limit > 0 {
+      info.idleTimeLimit = limit
+    }
     return info
   }
 

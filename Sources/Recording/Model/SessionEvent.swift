@@ -59,6 +59,9 @@ public struct SessionInfo: Sendable, Equatable {
   public var shell: String?
   /// Start time, seconds since 1970.
   public var startTime: Double?
+  /// Pauses longer than this many seconds are shortened to it on playback (asciicast's
+  /// `idle_time_limit`); the recorded times themselves are kept.
+  public var idleTimeLimit: Double? = nil
 
   public init(
     cols: Int = 80, rows: Int = 24, title: String? = nil, command: String? = nil,

@@ -10,6 +10,7 @@ enum ReelMetadata {
     if let v = info.term { object["term"] = v }
     if let v = info.shell { object["shell"] = v }
     if let v = info.startTime { object["startTime"] = v }
+    if let v = info.idleTimeLimit { object["idleTimeLimit"] = v }
     let json =
       (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
     return SkippableFrame.encode(
@@ -34,6 +35,9 @@ enum ReelMetadata {
     info.term = object["term"] as? String
     info.shell = object["shell"] as? String
     info.startTime = object["startTime"] as? Double
+    if let v = (object["idleTimeLimit"] as? NSNumber)?.doubleValue, v.isFinite, v > 0 {
+      info.idleTimeLimit = v
+    }
     return info
   }
 }

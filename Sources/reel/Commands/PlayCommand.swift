@@ -64,8 +64,12 @@ struct PlayCommand: ParsableCommand {
       let open = { () throws -> any EventSource in
         try InputFormat.open(path, size: parsedSize, timing: timingPath, keyframes: EmulatorKeyframes.self)
       }
+      let info = try open().info
+      // The recording's own limit (asciicast's idle_time_limit) unless one is given here.
+      let recordedLimit = info.idleTimeLimit.map { UInt64(min($0, 1e12) * 1_000_000) }
       var player = Player(
-        open: open, info: try open().info, speed: speed, idleLimit: idleLimit, from: fromMicros, to: toMicros)
+        open: open, info: info, speed: speed, idleLimit: idleLimit ?? recordedLimit, from: fromMicros,
+        to: toMicros)
       player.pauseOnMarkers = pauseOnMarkers
       defer { for w in player.warnings { Output.warn("\(input): \(w)") } }
       repeat {

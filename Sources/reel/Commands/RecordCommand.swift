@@ -25,7 +25,9 @@ struct RecordCommand: ParsableCommand {
   @Option(help: "Title stored in the recording.")
   var title: String?
 
-  @Option(name: .customLong("idle-time-limit"), help: "Shorten pauses longer than this many seconds.")
+  @Option(
+    name: .customLong("idle-time-limit"),
+    help: "Pause length players shorten longer pauses to (stored; the real timing is kept).")
   var idleTimeLimit: Double?
 
   @Flag(name: .customLong("capture-input"), help: "Also record keystrokes (off by default, for privacy).")
@@ -54,9 +56,8 @@ struct RecordCommand: ParsableCommand {
       do { s = try parseSizeOption(size) } catch let e as RecordingError { throw CLIError(e.message) }
       parsedSize = WindowSize(cols: s.cols, rows: s.rows)
     }
-    let idleLimit = try idleTimeLimit.map {
-      try microseconds($0, option: "--idle-time-limit", positive: true)
-    }
+    // Validated, then stored in the recording for players; the real timing is kept.
+    if let idleTimeLimit { _ = try microseconds(idleTimeLimit, option: "--idle-time-limit", positive: true) }
     let env = ProcessInfo.processInfo.environment
     let shell = env["SHELL"].flatMap { $0.isEmpty ? nil : $0 } ?? "/bin/sh"
     let arguments = command.map { ["/bin/sh", "-c", $0] } ?? [shell]
@@ -79,9 +80,10 @@ struct RecordCommand: ParsableCommand {
     environment["REEL_RECORDING"] = "1"
     environment["COLUMNS"] = nil
     environment["LINES"] = nil
-    let info = SessionInfo(
+    var info = SessionInfo(
       cols: parsedSize.cols, rows: parsedSize.rows, title: title, command: command ?? shell,
       term: environment["TERM"], shell: shell, startTime: Date().timeIntervalSince1970)
+    info.idleTimeLimit = idleTimeLimit
     let writer: EventWriter
     do {
       if let ringBytes {
@@ -106,8 +108,7 @@ struct RecordCommand: ParsableCommand {
     options.echo = !quiet
     options.followTerminalSize = size == nil
     let sink = RecordingSink(
-      writer: BackgroundEventWriter(wrapping: writer), idleLimit: idleLimit
-    )
+      writer: BackgroundEventWriter(wrapping: writer))
     if interactive { Output.print("reel: recording to \(path); exit the program to stop\r\n", to: 2) }
     // SIGTERM, SIGHUP (a closed terminal window, a stopping service) and SIGINT end the
     // recording the way the program ending would: it is hung up, its last output, its exit
@@ -168,25 +169,17 @@ struct RecordCommand: ParsableCommand {
   }
 }
 
-/// Adapts captured events to the writer, shortening idle pauses when asked.
+/// Adapts captured events to the writer, at the times they happened.
 final class RecordingSink: CaptureSink {
   let writer: EventWriter
-  let idleLimit: UInt64?
   private(set) var lastTime: UInt64 = 0
-  private var removed: UInt64 = 0
-  private var lastRaw: UInt64 = 0
   private var markers = 0
 
-  init(writer: EventWriter, idleLimit: UInt64?) {
-    self.writer = writer
-    self.idleLimit = idleLimit
-  }
+  init(writer: EventWriter) { self.writer = writer }
 
-  /// Maps capture time to recorded time, removing pause time beyond the idle limit.
+  /// Capture time as recorded time (never going back).
   func adjusted(_ raw: UInt64) -> UInt64 {
-    if let idleLimit, raw > lastRaw, raw - lastRaw > idleLimit { removed += raw - lastRaw - idleLimit }
-    lastRaw = max(lastRaw, raw)
-    lastTime = raw - min(raw, removed)
+    lastTime = max(lastTime, raw)
     return lastTime
   }
 
@@ -205,7 +198,7 @@ final class RecordingSink: CaptureSink {
     markers += 1
     try writer.append(.marker(adjusted(time), "marker \(markers)"))
   }
-  func tick(at time: UInt64) throws { try writer.tick(at: time - min(time, removed)) }
+  func tick(at time: UInt64) throws { try writer.tick(at: time) }
 }
 
 /// Parses "4096", "64K", "64KiB", "16M", "1G" (binary multiples).

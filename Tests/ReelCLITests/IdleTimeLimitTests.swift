@@ -1,0 +1,62 @@
+import Foundation
+import XCTest
+
+/// asciicast's `idle_time_limit`: read from the header, honoured by `play`, kept by `convert`
+/// (through .reel too), and stored by `record --idle-time-limit` without rewriting the times.
+final class IdleTimeLimitTests: XCTestCase {
+  func scratch() throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-idle-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+    return dir
+  }
+
+  func testHeaderLimitIsPlayedAndKept() throws {
+    let dir = try scratch()
+    let cast = dir.appendingPathComponent("idle.cast").path
+    // A minute of silence that the header says to shorten to half a second.
+    let text = """
+      {"version": 2, "width": 80, "height": 24, "idle_time_limit": 0.5}
+      [0.1, "o", "before\\r\\n"]
+      [60.1, "o", "after\\r\\n"]
+
+      """
+    try Data(text.utf8).write(to: URL(fileURLWithPath: cast))
+    let start = Date()
+    let played = try ReelCLI.run(["play", cast])
+    XCTAssertEqual(played.status, 0, played.stderr)
+    XCTAssertEqual(played.stdout, "before\r\nafter\r\n")
+    XCTAssertLessThan(Date().timeIntervalSince(start), 30, "the header's idle_time_limit was not honoured")
+    // Kept through .reel and back, v2 and v3; the times themselves are not rewritten.
+    let reel = dir.appendingPathComponent("idle.reel").path
+    XCTAssertEqual(try ReelCLI.run(["convert", cast, reel]).status, 0)
+    for format in ["asciicast-v2", "asciicast-v3"] {
+      let out = dir.appendingPathComponent("\(format).cast").path
+      let r = try ReelCLI.run(["convert", reel, out, "--format", format])
+      XCTAssertEqual(r.status, 0, r.stderr)
+      let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
+      XCTAssertTrue(lines[0].contains("\"idle_time_limit\":0.5"), String(lines[0]))
+    }
+    let info = try ReelCLI.run(["info", reel, "--json"]).stdout
+    XCTAssertTrue(info.contains("\"duration\":60"), info)
+  }
+
+  func testRecordStoresTheLimitAndKeepsRealTiming() throws {
+    let dir = try scratch()
+    let cast = dir.appendingPathComponent("rec.cast").path
+    let r = try ReelCLI.run([
+      "record", cast, "-q", "--idle-time-limit", "0.2", "-c", "echo a; sleep 1; echo b",
+    ])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    let lines = try String(contentsOfFile: cast, encoding: .utf8).split(separator: "\n")
+    XCTAssertTrue(lines[0].contains("\"idle_time_limit\":0.2"), String(lines[0]))
+    // "b" comes a real second after "a" in the file.
+    let times = lines.dropFirst().compactMap { line -> Double? in
+      guard line.contains("\"o\""), let data = line.data(using: .utf8),
+        let array = try? JSONSerialization.jsonObject(with: data) as? [Any]
+      else { return nil }
+      return (array[0] as? NSNumber)?.doubleValue
+    }
+    XCTAssertGreaterThanOrEqual((times.last ?? 0) - (times.first ?? 0), 0.9, "\(times)")
+  }
+}
