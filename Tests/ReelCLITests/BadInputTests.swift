@@ -84,3 +84,37 @@ final class BadInputTests: ScratchDirectoryTestCase {
     XCTAssertFalse(c.stderr.contains("Fatal"))
   }
 }
+
+/// Errors name what the user can do with the command at hand.
+final class ReadingCommandErrorTests: XCTestCase {
+  func testRandomBytesNamedReelAreNotAReelFile() throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "random-\(UUID().uuidString).reel")
+    try Data((0..<300).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    for command in ["info", "cat", "dump", "play", "convert"] {
+      var arguments = [command, file.path]
+      if command == "convert" { arguments.append(file.path + ".cast") }
+      let r = try ReelCLI.run(arguments)
+      XCTAssertEqual(r.status, 1, command)
+      XCTAssertEqual(
+        r.stderr, "reel: \(file.path): not a reel file (it does not start with a zstd frame)\n", command)
+    }
+  }
+
+  /// info and cat take --size for raw output, as the error asks.
+  func testInfoAndCatAcceptSizeForRawOutput() throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("raw-\(UUID().uuidString).log")
+    try Data("hello\r\n".utf8).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    for command in ["info", "cat"] {
+      let without = try ReelCLI.run([command, file.path])
+      XCTAssertEqual(without.status, 1)
+      XCTAssertTrue(without.stderr.contains("pass --size COLSxROWS"), without.stderr)
+      let with = try ReelCLI.run([command, file.path, "--size", "80x24"])
+      XCTAssertEqual(with.status, 0, with.stderr)
+    }
+    XCTAssertEqual(try ReelCLI.run(["cat", file.path, "--size", "80x24"]).stdout, "hello\r\n")
+    XCTAssertTrue(try ReelCLI.run(["info", file.path, "--size", "80x24"]).stdout.contains("outputBytes 7"))
+  }
+}

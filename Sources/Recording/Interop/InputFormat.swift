@@ -53,6 +53,9 @@ public enum InputFormat: String, CaseIterable, Sendable {
       let magic = UInt32(head[0]) | UInt32(head[1]) << 8 | UInt32(head[2]) << 16 | UInt32(head[3]) << 24
       if magic == 0xFD2F_B528 || magic & 0xFFFF_FFF0 == 0x184D_2A50 { return .reel }
     }
+    if path.hasSuffix(".reel") {
+      throw RecordingError("\(path): not a reel file (it does not start with a zstd frame)")
+    }
     let firstNonSpace = head.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
     if firstNonSpace == UInt8(ascii: "{") { return .asciicast }
     if path.hasSuffix(".ttyrec") || path.hasSuffix(".tty") { return .ttyrec }

@@ -9,16 +9,23 @@ struct InfoCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "info", abstract: "Describe a recording (use --json for scripts).")
 
-  @Argument(help: "Recording (.reel, asciicast).")
+  @Argument(help: "Recording: .reel (file or ring directory), asciicast, ttyrec, script, raw output.")
   var input: String
 
   @Flag(help: "Print JSON.")
   var json = false
 
+  @Option(help: "Terminal size COLSxROWS for formats that do not record one.")
+  var size: String?
+
+  @Option(help: "The timing file of a util-linux script recording.")
+  var timing: String?
+
   func run() throws {
     let fields: [(String, JSONValue)]
     do {
-      fields = try Self.describe(input)
+      let parsedSize = try size.map { try parseSizeOption($0) }
+      fields = try Self.describe(input, size: parsedSize, timing: timing)
     } catch let e as RecordingError {
       throw CLIError(e.message)
     }
@@ -37,7 +44,9 @@ struct InfoCommand: ParsableCommand {
     }
   }
 
-  static func describe(_ path: String) throws -> [(String, JSONValue)] {
+  static func describe(_ path: String, size: (cols: Int, rows: Int)? = nil, timing: String? = nil) throws
+    -> [(String, JSONValue)]
+  {
     var fileBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
@@ -46,7 +55,7 @@ struct InfoCommand: ParsableCommand {
         $0 + ((try? FileManager.default.attributesOfItem(atPath: path + "/" + $1)[.size] as? Int) ?? 0)
       }
     }
-    var source = try InputFormat.open(path, keyframes: EmulatorKeyframes.self)
+    var source = try InputFormat.open(path, size: size, timing: timing, keyframes: EmulatorKeyframes.self)
     var events = 0
     var output = 0
     var markers = 0
