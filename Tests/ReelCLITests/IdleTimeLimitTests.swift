@@ -60,3 +60,29 @@ final class IdleTimeLimitTests: XCTestCase {
     XCTAssertGreaterThanOrEqual((times.last ?? 0) - (times.first ?? 0), 0.9, "\(times)")
   }
 }
+
+/// `reel info` lists markers with their times and labels, and where the events start.
+final class InfoMarkerTests: XCTestCase {
+  func testMarkersWithTimesAndLabels() throws {
+    let cast = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "markers-\(UUID().uuidString).cast")
+    defer { try? FileManager.default.removeItem(at: cast) }
+    let text = """
+      {"version": 2, "width": 80, "height": 24}
+      [1.5, "o", "a"]
+      [2.0, "m", "chapter one"]
+      [3.25, "m", "two"]
+      [4.0, "o", "b"]
+
+      """
+    try Data(text.utf8).write(to: cast)
+    let r = try ReelCLI.run(["info", cast.path, "--json"])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    let obj = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+    XCTAssertEqual(obj["start"] as? Double, 1.5)
+    XCTAssertEqual(obj["markers"] as? Int, 2)
+    let list = try XCTUnwrap(obj["markerList"] as? [[String: Any]])
+    XCTAssertEqual(list.map { $0["label"] as? String }, ["chapter one", "two"])
+    XCTAssertEqual(list.map { $0["time"] as? Double }, [2, 3.25])
+  }
+}

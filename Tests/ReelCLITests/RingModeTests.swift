@@ -29,6 +29,9 @@ final class RingModeTests: ScratchDirectoryTestCase {
     XCTAssertEqual(info.status, 0, info.stderr)
     let obj = try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as! [String: Any]
     XCTAssertEqual(obj["keyframes"] as? Int ?? 0 >= files.count, true)
+    // The window of time it holds: from its first retained event to its end.
+    let start = try XCTUnwrap(obj["start"] as? Double)
+    XCTAssertLessThanOrEqual(start, try XCTUnwrap(obj["duration"] as? Double))
     let cast = dir.appendingPathComponent("ring.cast").path
     XCTAssertEqual(try ReelCLI.run(["convert", ring, cast]).status, 0)
     XCTAssertEqual(try ReelCLI.run(["dump", cast]).stdout, expected)

@@ -58,15 +58,17 @@ struct InfoCommand: ParsableCommand {
     var source = try InputFormat.open(path, size: size, timing: timing, keyframes: EmulatorKeyframes.self)
     var events = 0
     var output = 0
-    var markers = 0
+    var markers: [(time: UInt64, label: String)] = []
+    var first: UInt64? = nil
     var last: UInt64 = 0
     var exit: Int32? = nil
     while let e = try source.next() {
       events += 1
+      if first == nil { first = e.time }
       last = max(last, e.time)
       switch e.kind {
       case .output: output += e.data.count
-      case .marker: markers += 1
+      case .marker: markers.append((e.time, String(decoding: e.data, as: UTF8.self)))
       case .exit: exit = e.status
       case .resize, .input: break
       }
@@ -82,8 +84,11 @@ struct InfoCommand: ParsableCommand {
       segments = ring.segments
       keyframes = ring.keyframes
     }
+    func seconds(_ micros: UInt64) -> JSONValue { .double((Double(micros) / 1000).rounded() / 1000) }
     return [
-      ("duration", .double((Double(last) / 1000).rounded() / 1000)),
+      ("duration", seconds(last)),
+      // Where the events start: 0 for a whole recording, the retained window's start for a ring.
+      ("start", seconds(first ?? 0)),
       ("events", .int(events)),
       ("outputBytes", .int(output)),
       ("exitStatus", exit.map { .int(Int($0)) } ?? .null),
@@ -91,7 +96,11 @@ struct InfoCommand: ParsableCommand {
       ("rows", .int(source.info.rows)),
       ("segments", .int(segments)),
       ("keyframes", .int(keyframes)),
-      ("markers", .int(markers)),
+      ("markers", .int(markers.count)),
+      (
+        "markerList",
+        .array(markers.map { .object([("time", seconds($0.time)), ("label", .string($0.label))]) })
+      ),
       ("fileBytes", .int(fileBytes)),
       ("command", source.info.command.map { .string($0) } ?? .null),
       ("title", source.info.title.map { .string($0) } ?? .null),
