@@ -52,7 +52,8 @@ final class LiveConnection {
     }
     queue.append(contentsOf: bytes)
     frameEnds.append(queue.count)
-    if sent == 0 || queue.count - sent == bytes.count { flush() }
+    // A queue that was empty is written at once; otherwise POLLOUT says when.
+    if queuedBytes == bytes.count { flush() }
     return true
   }
 

@@ -204,5 +204,4 @@ extension LiveConnection {
     closeWhenFlushed()
   }
 
-  func finish(session: LiveSession, end: LiveEnd) { finish(shadow: session.host.shadow, end: end) }
 }

@@ -282,7 +282,7 @@ public final class LiveHost {
     for id in attached {
       guard let c = connections[id] else { continue }
       if let problem = session.recordingProblem { _ = c.send(Frame(.notice, Array("reel: \(problem)".utf8))) }
-      c.finish(session: session, end: LiveEnd(reason, status: status))
+      c.finish(shadow: session.host.shadow, end: LiveEnd(reason, status: status))
     }
     for id in session.killWaiters {
       guard let c = connections[id] else { continue }
@@ -295,6 +295,7 @@ public final class LiveHost {
   }
 
   private func stopAll(reason: String) {
+    FileHandle.standardError.write(Data("reel host: stopping: \(reason)\n".utf8))
     for session in sessions.values { hangUp(session) }
     let deadline = LiveSession.now() + UInt64(options.killGrace * 1_000_000) + 1_000_000
     while !sessions.isEmpty && LiveSession.now() < deadline {

@@ -48,6 +48,20 @@ final class LiveSessionTests: XCTestCase {
     return run
   }
 
+  /// `reel ARGS` running in the background with the test's environment; stdin and stderr
+  /// on /dev/null, stdout to `output`.
+  func startReel(_ arguments: [String], output: Any = FileHandle.nullDevice) throws -> Process {
+    let process = Process()
+    process.executableURL = ReelCLI.executable
+    process.arguments = arguments
+    process.environment = environment
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return process
+  }
+
   func hostPid() -> pid_t? {
     guard let root,
       let text = try? String(contentsOf: root.appendingPathComponent("sock/host.lock"), encoding: .utf8),
@@ -263,13 +277,7 @@ final class LiveSessionTests: XCTestCase {
   /// A host run in the foreground with --max-sessions 1; a window resize resizes the session;
   /// a read-only client neither types nor takes over; `reel tail` into a pipe follows output.
   func testResizeReadOnlyTailAndMaxSessions() throws {
-    let host = Process()
-    host.executableURL = ReelCLI.executable
-    host.arguments = ["host", "--max-sessions", "1"]
-    host.environment = environment
-    host.standardOutput = FileHandle.nullDevice
-    host.standardError = FileHandle.nullDevice
-    try host.run()
+    let host = try startReel(["host", "--max-sessions", "1"])
     defer {
       host.terminate()
       host.waitUntilExit()
@@ -298,13 +306,7 @@ final class LiveSessionTests: XCTestCase {
 
     let tailed = root.appendingPathComponent("tail.out")
     FileManager.default.createFile(atPath: tailed.path, contents: nil)
-    let tail = Process()
-    tail.executableURL = ReelCLI.executable
-    tail.arguments = ["tail", "one"]
-    tail.environment = environment
-    tail.standardOutput = try FileHandle(forWritingTo: tailed)
-    tail.standardInput = FileHandle.nullDevice
-    try tail.run()
+    let tail = try startReel(["tail", "one"], output: try FileHandle(forWritingTo: tailed))
     XCTAssertTrue(eventually { (try? self.reel(["ls", "--json"]).stdout.contains("\"clients\":3")) == true })
     try reel(["send", "one", "echo through-the-tail", "--enter"])
     XCTAssertTrue(
@@ -374,14 +376,8 @@ final class LiveSessionTests: XCTestCase {
     XCTAssertTrue(waitForScreen(pane, containing: "$"))
     pane.send("C-]", "d")
     XCTAssertTrue(waitForScreen(pane, containing: "reel-exit=0"))
-    let tail = Process()
-    tail.executableURL = ReelCLI.executable
-    tail.arguments = ["tail", "flood"]
-    tail.environment = environment
     let pipe = Pipe()
-    tail.standardOutput = pipe
-    tail.standardInput = FileHandle.nullDevice
-    try tail.run()
+    let tail = try startReel(["tail", "flood"], output: pipe)
     XCTAssertTrue(eventually { (try? self.reel(["ls", "--json"]).stdout.contains("\"clients\":1")) == true })
     // 16 MB of output while nobody reads the tail's pipe: the program finishes regardless.
     try reel(["send", "flood", "head -c 12000000 /dev/zero | base64 -w 79; echo flood-done", "--enter"])

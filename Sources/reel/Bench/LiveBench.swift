@@ -129,6 +129,22 @@ enum LiveBench {
   static func createSession(
     _ name: String, command: String, cols: Int, rows: Int, exe: String, directory: SocketDirectory
   ) throws -> Terminal {
+    try startSession(name, command: command, cols: cols, rows: rows, exe: exe, directory: directory)
+    let deadline = Measure.now() + 30_000_000_000
+    while Measure.now() < deadline {
+      let reply = try LiveClient.ask(LiveRequest(.history, names: [name]), in: directory)
+      let terminal = try Terminal(snapshot: try Zstd.decompress([UInt8](reply.snapshot ?? Data())))
+      if terminal.textDump(includeScrollback: false).contains("ready>") { return terminal }
+      usleep(20_000)
+    }
+    throw CLIError("session \(name) did not draw its screen within 30 s")
+  }
+
+  /// Creates session `name` running `command` (starting the bench's host if needed), then
+  /// detaches from it.
+  static func startSession(
+    _ name: String, command: String, cols: Int, rows: Int, exe: String, directory: SocketDirectory
+  ) throws {
     let client = try LiveClient.connect(directory, startingHostWith: exe)
     var request = LiveRequest(.attach, names: [name])
     request.command = ["/bin/sh", "-c", command]
@@ -138,14 +154,6 @@ enum LiveBench {
     _ = try client.ask(request)
     try client.send(Frame(.detach))
     while let frame = try client.next(), frame.type != .end {}
-    let deadline = Measure.now() + 30_000_000_000
-    while Measure.now() < deadline {
-      let reply = try LiveClient.ask(LiveRequest(.history, names: [name]), in: directory)
-      let terminal = try Terminal(snapshot: try Zstd.decompress([UInt8](reply.snapshot ?? Data())))
-      if terminal.textDump(includeScrollback: false).contains("ready>") { return terminal }
-      usleep(20_000)
-    }
-    throw CLIError("session \(name) did not draw its screen within 30 s")
   }
 
   /// Milliseconds from starting `arguments` on a new PTY of the given size until reel's

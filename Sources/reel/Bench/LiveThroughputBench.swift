@@ -92,23 +92,12 @@ extension LiveBench {
     }
   }
 
-  static func createSessionForThroughput(command: String, exe: String, directory: SocketDirectory) throws {
-    let client = try LiveClient.connect(directory, startingHostWith: exe)
-    var request = LiveRequest(.attach, names: ["throughput"])
-    request.command = ["/bin/sh", "-c", command]
-    request.cols = 80
-    request.rows = 24
-    _ = try client.ask(request)
-    try client.send(Frame(.detach))
-    while let frame = try client.next(), frame.type != .end {}
-  }
-
   /// One round in a fresh session with an attached protocol client that writes what it
   /// receives to /dev/null; returns the seconds until the client received the end marker.
   static func throughSession(round: Int, command: String, exe: String, directory: SocketDirectory) throws
     -> Double
   {
-    try createSessionForThroughput(command: command, exe: exe, directory: directory)
+    try startSession("throughput", command: command, cols: 80, rows: 24, exe: exe, directory: directory)
     defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["throughput"]), in: directory) }
     let client = try LiveClient.connect(directory)
     var request = LiveRequest(.attach, names: ["throughput"])

@@ -88,9 +88,7 @@ enum RecordingBench {
     // adds the CR as a terminal would.
     let real = Workloads.make("real", size: sizeMiB << 20).filter { $0 != 0x0D }
     try Data(real).write(to: URL(fileURLWithPath: input))
-    let reel =
-      CommandLine.arguments[0].hasPrefix("/")
-      ? CommandLine.arguments[0] : FileManager.default.currentDirectoryPath + "/" + CommandLine.arguments[0]
+    let reel = try reelExecutable()
     let reelFile = dir.appendingPathComponent("r.reel").path
     let command = "cat '\(input)'"
     var castFile = dir.appendingPathComponent("a.cast").path

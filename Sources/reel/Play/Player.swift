@@ -85,7 +85,7 @@ struct Player {
       if now >= due, let event {
         if event.kind == .output {
           status.clear(restoring: shown)
-          show(event.data, on: &shown)
+          show(event.data, on: &shown, following: onTerminal)
         }
         if event.kind == .marker && pauseOnMarkers && interactive {
           paused = true
@@ -125,7 +125,7 @@ struct Player {
         }
       case [UInt8(ascii: ".")] where paused && event != nil:
         status.clear(restoring: shown)
-        if let event, event.kind == .output { show(event.data, on: &shown) }
+        if let event, event.kind == .output { show(event.data, on: &shown, following: onTerminal) }
         position = max(position, paced)
         try stream.advance()
         status.draw(position: position, duration: duration, speed: speed)
@@ -156,9 +156,11 @@ struct Player {
     return .finished
   }
 
-  /// Writes output to the real terminal and follows it in `shown`.
-  private func show(_ bytes: [UInt8], on shown: inout Terminal) {
+  /// Writes output and, when it goes to a terminal (which is then given back with
+  /// `exitSequence`), follows it in `shown`; into a pipe no second emulator runs.
+  private func show(_ bytes: [UInt8], on shown: inout Terminal, following: Bool) {
     Output.write(bytes)
+    guard following else { return }
     shown.feed(bytes)
     _ = shown.takeReplies()
   }
