@@ -53,7 +53,7 @@ import Testing
     "workingDirectory": Change(.title, "\u{1B}]7;file:///tmp\u{1B}\\"),
     "promptMarks": Change(.promptMarks, "\u{1B}[3;1H\u{1B}]133;A\u{1B}\\\u{1B}[H"),
     // Not representable in a VT stream (see `repaintSequence`): snapshot only.
-    "lastPrinted": Change(.pendingInput, repaint: false) { $0.feed("y\u{8}\u{1B}[X") },
+    "lastPrinted": Change(.pendingInput, repaint: false) { $0.state.lastPrinted = 0x79 },
     "joinNext": Change(.pendingInput, repaint: false) { $0.state.joinNext = true },
   ]
 

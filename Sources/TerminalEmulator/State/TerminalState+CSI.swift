@@ -220,6 +220,10 @@ extension TerminalState {
   // MARK: - Lines
 
   mutating func insertLines(_ n: Int) {
+    // xterm moves the cursor to the left margin first, whether or not lines are inserted
+    // (charproc.c, CASE_IL: set_cur_col(screen, ScrnLeftMargin(xw))).
+    cursor.col = modes.contains(.leftRightMargins) ? marginLeft : 0
+    cursor.pendingWrap = false
     guard cursor.row >= marginTop && cursor.row <= marginBottom else { return }
     if fullWidthRegion {
       screen.scrollDown(top: cursor.row, bottom: marginBottom, count: n, fill: eraseCell())
@@ -227,10 +231,12 @@ extension TerminalState {
       guard cursor.col >= marginLeft && cursor.col <= marginRight else { return }
       scrollRectangleDown(top: cursor.row, bottom: marginBottom, count: n, fill: eraseCell())
     }
-    cursor.pendingWrap = false
   }
 
   mutating func deleteLines(_ n: Int) {
+    // As IL: to the left margin first (charproc.c, CASE_DL).
+    cursor.col = modes.contains(.leftRightMargins) ? marginLeft : 0
+    cursor.pendingWrap = false
     guard cursor.row >= marginTop && cursor.row <= marginBottom else { return }
     if fullWidthRegion {
       screen.scrollUp(
@@ -239,7 +245,6 @@ extension TerminalState {
       guard cursor.col >= marginLeft && cursor.col <= marginRight else { return }
       scrollRectangleUp(top: cursor.row, bottom: marginBottom, count: n, fill: eraseCell())
     }
-    cursor.pendingWrap = false
   }
 
   // MARK: - Erasing

@@ -11,14 +11,21 @@ extension TerminalState: VTHandler {
   @inline(__always)
   package mutating func printScalars(_ run: UnsafeBufferPointer<UInt32>) { printScalarRun(run) }
 
+  // REP repeats only the graphic character printed immediately before it (xterm): every
+  // control function but REP itself leaves nothing to repeat.
+
   package mutating func execute(_ control: UInt8) {
     joinNext = false
+    lastPrinted = 0
     executeControl(control)
   }
 
   @inline(__always)
   package mutating func csiDispatch(_ sequence: ControlSequence) {
     joinNext = false
+    if sequence.final != UInt8(ascii: "b") || sequence.prefix != 0 || sequence.intermediates.count != 0 {
+      lastPrinted = 0
+    }
     // SGR, most of what programs send, is dispatched here so its cached path inlines.
     if sequence.final == UInt8(ascii: "m") && sequence.prefix == 0 && sequence.intermediates.count == 0 {
       selectGraphicRendition(sequence)
@@ -36,6 +43,7 @@ extension TerminalState: VTHandler {
       return
     }
     joinNext = false
+    lastPrinted = 0
     selectGraphicRendition(cachedAs: SGRTransitionCache.key(pen: cursor.penID, sequence)) {
       sequence.decoded()
     }
@@ -43,12 +51,17 @@ extension TerminalState: VTHandler {
 
   package mutating func escDispatch(intermediates: Intermediates, final: UInt8) {
     joinNext = false
+    lastPrinted = 0
     escapeDispatch(intermediates, final)
   }
 
-  package mutating func oscDispatch(_ payload: [UInt8]) { operatingSystemCommand(payload) }
+  package mutating func oscDispatch(_ payload: [UInt8]) {
+    lastPrinted = 0
+    operatingSystemCommand(payload)
+  }
 
   package mutating func dcsDispatch(_ sequence: ControlSequence, payload: [UInt8]) {
+    lastPrinted = 0
     // DECRQSS (DCS $ q … ST): report SGR and margins; anything else is answered "invalid".
     guard sequence.intermediates.isOnly(UInt8(ascii: "$")), sequence.final == UInt8(ascii: "q")
     else { return }
