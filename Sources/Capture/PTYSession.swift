@@ -66,7 +66,7 @@ public final class PTYSession {
   public func run(sink: CaptureSink) throws -> Int32 {
     let stdinIsTTY = isatty(0) == 1
     if stdinIsTTY && options.followTerminalSize, let s = WindowSize.of(fd: 0) { size = s }
-    let pty = try PseudoTerminal(size: size)
+    let pty = try PseudoTerminal(size: size, settingsFrom: stdinIsTTY ? 0 : nil)
     let child = try ChildProcess(
       arguments: options.arguments, environment: options.environment, terminal: pty)
     if stdinIsTTY { try TerminalMode.enterRaw(fd: 0) }

@@ -52,13 +52,34 @@ public final class PseudoTerminal {
   /// Path of the device the program opens as its terminal.
   public let devicePath: String
 
-  public init(size: WindowSize) throws {
+  /// Opens a pair of `size`. The program's terminal gets the settings of the terminal on
+  /// `settingsFrom` when that is one (a recording inherits the user's `stty`: erase key,
+  /// `iutf8`, …), else the system's defaults with `iutf8` on, as tmux does for its panes, so
+  /// Backspace erases a whole UTF-8 character in a cooked-mode line.
+  public init(size: WindowSize, settingsFrom source: Int32? = nil) throws {
     var name = [CChar](repeating: 0, count: 256)
     let fd = reel_pty_open(&name, UInt(name.count))
     guard fd >= 0 else { throw CaptureError.system("cannot open a pseudo-terminal") }
     controller = fd
     devicePath = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     try resize(size)
+    applySettings(from: source)
+  }
+
+  /// Sets the line discipline through the device side; the settings belong to the pair and
+  /// stay while the controller is open, so the program finds them when it opens the device.
+  private func applySettings(from source: Int32?) {
+    let device = open(devicePath, O_RDWR | O_NOCTTY | O_CLOEXEC)
+    guard device >= 0 else { return }
+    defer { close(device) }
+    var settings = termios()
+    if let source, isatty(source) == 1, tcgetattr(source, &settings) == 0 {
+      _ = tcsetattr(device, TCSANOW, &settings)
+      return
+    }
+    guard tcgetattr(device, &settings) == 0 else { return }
+    settings.c_iflag |= tcflag_t(IUTF8)
+    _ = tcsetattr(device, TCSANOW, &settings)
   }
 
   deinit { close(controller) }

@@ -9,7 +9,8 @@ import Foundation
 
 /// The client side of `reel attach` and `reel tail`: the user's terminal in raw mode shows the
 /// host's output; keys go to the program (unless read-only); window changes resize the
-/// session; Ctrl-] d detaches, Ctrl-] Ctrl-] sends a literal Ctrl-].
+/// session; Ctrl-] d detaches, Ctrl-] Ctrl-] sends a literal Ctrl-] (another key with
+/// `detachKey`).
 public struct AttachedTerminal {
   public enum Outcome: Equatable {
     case detached, takenOver
@@ -25,9 +26,14 @@ public struct AttachedTerminal {
   let tail: Bool
   /// Lines of notices the host sent, shown after the terminal was given back.
   public private(set) var notices: [String] = []
+  /// The key that, followed by `d`, detaches (pressed twice: sent once); nil: none, every
+  /// byte goes to the program (a client detaches with `reel detach` or by closing).
+  let detachKey: UInt8?
 
-  public init(client: LiveClient, name: String, readOnly: Bool, tail: Bool = false) {
+  public init(client: LiveClient, name: String, readOnly: Bool, tail: Bool = false, detachKey: UInt8? = 0x1D)
+  {
     self.client = client
+    self.detachKey = detachKey
     self.name = name
     self.readOnly = readOnly || tail
     self.tail = tail
@@ -96,9 +102,10 @@ public struct AttachedTerminal {
               detach = true
               break
             }
-            keys.append(0x1D)
-            if byte != 0x1D { keys.append(byte) }
-          } else if byte == 0x1D {
+            // The prefix twice sends it once; the prefix and another key send both.
+            keys.append(detachKey!)
+            if byte != detachKey { keys.append(byte) }
+          } else if byte == detachKey {
             prefix = true
           } else if tail && (byte == 0x03 || byte == UInt8(ascii: "q")) {
             detach = true

@@ -11,10 +11,8 @@ public enum SessionExport {
     progress: ((Int) -> Void)? = nil
   ) throws {
     // A recording that starts mid-session (a ring window) begins with a repaint of its state.
-    var wrapped = StartingState(source: source)
-    if let snapshot = try source.initialSnapshot() {
-      wrapped = StartingState(source: source, repaint: try Terminal(snapshot: snapshot).repaintSequence())
-    }
+    let repaint = try source.startingScreenBytes()
+    var wrapped = StartingState(source: source, repaint: repaint)
     defer { source = wrapped.base }
     try convertFromStart(&wrapped, to: destination, format: format, replacing: replacing, progress: progress)
   }
@@ -25,8 +23,11 @@ public enum SessionExport {
   ) throws {
     switch format {
     case .reel:
+      // One file, not a ring: the ring's bound does not apply to it.
+      var info = source.info
+      info.ringCapacity = nil
       let writer = try ReelWriter(
-        path: destination, info: source.info, mode: .atomic(replacing: replacing),
+        path: destination, info: info, mode: .atomic(replacing: replacing),
         keyframes: EmulatorKeyframes.self)
       var n = 0
       while let e = try source.next() {

@@ -164,6 +164,24 @@ public struct Terminal: Sendable {
     return (0..<grid.historyCount).map { lineText(grid.line($0)) }
   }
 
+  /// A 64-bit hash of screen row `row`: its cells (character, style, width) and wrap flag.
+  /// Equal rows hash equal, so a caller that examines rows as text (a search) can skip the
+  /// ones it has seen; different rows collide with negligible probability.
+  public func rowFingerprint(_ row: Int) -> UInt64 {
+    var hash: UInt64 = isWrapped(row: row) ? 0x9E37_79B9_7F4A_7C15 : 0xCBF2_9CE4_8422_2325
+    // Contract: `Cell` is 8 bytes with no padding (CellLayoutTests), so each cell is read as
+    // one UInt64 from the row's contiguous storage.
+    state.screen.line(state.screen.historyCount + row).withUnsafeBytes { raw in
+      var offset = 0
+      while offset + 8 <= raw.count {
+        hash = (hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x0000_0100_0000_01B3
+        hash ^= hash >> 29
+        offset += 8
+      }
+    }
+    return hash
+  }
+
   /// Whether screen row `row` continues on the next row (soft wrap).
   public func isWrapped(row: Int) -> Bool { state.screen.lineFlags(row: row).contains(.wrapped) }
 

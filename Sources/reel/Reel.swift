@@ -18,7 +18,7 @@ struct Reel: ParsableCommand {
     version: version,
     subcommands: [
       RecordCommand.self, PlayCommand.self, CatCommand.self, InfoCommand.self, DumpCommand.self,
-      ConvertCommand.self, SimulateCommand.self, BenchCommand.self, AttachCommand.self, ListCommand.self,
+      ConvertCommand.self, SearchCommand.self, SimulateCommand.self, BenchCommand.self, AttachCommand.self, ListCommand.self,
       DetachCommand.self, KillCommand.self, SendCommand.self, HistoryCommand.self, TailCommand.self,
       HostCommand.self,
     ]
@@ -50,7 +50,7 @@ struct Reel: ParsableCommand {
       try command.run()
     } catch {
       if let e = error as? CLIError {
-        Output.print("reel: \(e.message)\n", to: 2)
+        Output.print("reel: \(StandardStreams.naming(e.message))\n", to: 2)
         Output.exit(e.exitCode)
       }
       let code = exitCode(for: error)

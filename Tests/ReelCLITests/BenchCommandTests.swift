@@ -44,4 +44,31 @@ final class BenchCommandTests: XCTestCase {
     XCTAssertGreaterThan(throughput["reelSeconds"] as? Double ?? 0, 0)
     XCTAssertGreaterThan(throughput["directSeconds"] as? Double ?? 0, 0)
   }
+
+  /// The table: headers with units, the recording ratio worded for a reader, progress on
+  /// stderr (never mixed into the figures on stdout).
+  func testTableHasHeadersAndProgressGoesToStderr() throws {
+    let r = try ReelCLI.run([
+      "bench", "--size", "1", "--workloads", "ascii", "--repeats", "1", "--skip-live", "--skip-reconnect",
+    ])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    for header in [
+      "workload        terminal  MiB/s   read-loop MiB/s   peak RSS MiB", "  tool                 seconds",
+    ] {
+      XCTAssertTrue(r.stdout.contains(header), "missing header \(header) in\n\(r.stdout)")
+    }
+    if r.stdout.contains("script (baseline)") {
+      XCTAssertNotNil(
+        r.stdout.range(of: #"reel takes \d+\.\d\d× the time of script"#, options: .regularExpression),
+        r.stdout)
+    }
+    XCTAssertTrue(r.stdout.contains("the .reel is"), r.stdout)
+    XCTAssertFalse(r.stdout.contains("reel bench:"), r.stdout)
+    for step in [
+      "reel bench: scrollback memory…", "reel bench: emulator throughput: ascii at 80x24…",
+      "reel bench: recording:",
+    ] {
+      XCTAssertTrue(r.stderr.contains(step), "no progress '\(step)' in\n\(r.stderr)")
+    }
+  }
 }

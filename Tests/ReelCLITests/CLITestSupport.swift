@@ -26,13 +26,13 @@ enum ReelCLI {
   }
 
   @discardableResult
-  static func run(_ args: [String], stdin: Data? = nil, environment: [String: String]? = nil) throws
-    -> ReelRun
-  {
+  static func run(
+    _ args: [String], stdin: Data? = nil, environment: [String: String]? = nil, directory: URL? = nil
+  ) throws -> ReelRun {
     let p = Process()
     p.executableURL = executable
     p.arguments = args
-    p.currentDirectoryURL = projectRoot
+    p.currentDirectoryURL = directory ?? projectRoot
     if let environment { p.environment = environment }
     let out = Pipe()
     let err = Pipe()

@@ -191,19 +191,21 @@ final class LiveSessionTests: XCTestCase {
   func testQueriesAnsweredExactlyOnce() throws {
     let pane = try attachPane("ask -c 'bash --norc --noprofile'")
     XCTAssertTrue(waitForScreen(pane, containing: "$"))
-    let query = "printf '\\033[6n'; IFS= read -rs -dR -t 3 a && echo \"ANSWER ${a#*[}\" || echo NO-ANSWER"
-    pane.send(query, "Enter")
-    XCTAssertTrue(waitForScreen(pane, containing: "ANSWER"), pane.screen())
+    // Echo goes off before the query is written: an answer that arrived before `read` had
+    // turned echo off itself would otherwise be echoed and look like a second answer.
+    pane.send(
+      "q() { stty -echo; printf '\\033[6n'; IFS= read -r -dR -t 3 a; s=$?; stty echo; "
+        + "[ $s = 0 ] && echo \"$1 ${a#*[}\" || echo \"no-$1\"; }", "Enter")
+    pane.send("clear; q ANSWER", "Enter")
+    XCTAssertTrue(waitForScreen(pane, containing: "ANSWER 1;1"), pane.screen())
     pane.send("echo after", "Enter")
     XCTAssertTrue(waitForScreen(pane, containing: "after"))
-    XCTAssertFalse(pane.screen().contains("NO-ANSWER"))
+    XCTAssertFalse(pane.screen().contains("no-ANSWER"), pane.screen())
     // A second answer would have been typed at the prompt as text ending in R.
     XCTAssertFalse(pane.screen().contains(";1R"), pane.screen())
     pane.send("C-]", "d")
     XCTAssertTrue(waitForScreen(pane, containing: "reel-exit=0"))
-    try reel([
-      "send", "ask", "clear; " + query.replacingOccurrences(of: "ANSWER", with: "DETACHED-ANSWER"), "--enter",
-    ])
+    try reel(["send", "ask", "clear; q DETACHED-ANSWER", "--enter"])
     XCTAssertTrue(
       eventually { (try? self.history("ask"))?.contains("DETACHED-ANSWER 1;1") == true },
       (try? history("ask")) ?? "")
@@ -393,5 +395,23 @@ final class LiveSessionTests: XCTestCase {
     let text = trimmedScreen(screen.textDump(includeScrollback: false))
     XCTAssertTrue(text.contains("flood-done"), text)
     XCTAssertTrue(text.hasPrefix("AAAA"), "the repaint brought the client to the session's screen:\n\(text)")
+  }
+
+  /// --detach-key: another prefix detaches (dtach's -e, zmx/shpool habits); Ctrl-] then goes
+  /// to the program like any key, and the prefix twice sends it once.
+  func testDetachKeyOption() throws {
+    let pane = try attachPane("keys --detach-key ^A -c 'echo ready; exec cat -v'")
+    // Attached (raw mode flushes keys typed before it): the session's output is on the pane.
+    XCTAssertTrue(pane.wait { pane.screen().contains("ready") }, pane.screen())
+    pane.send("C-]", "x", "C-a", "C-a", "Enter")
+    // The terminal's echo and cat -v both show exactly ^]x^A.
+    XCTAssertTrue(
+      pane.wait { pane.screen().split(separator: "\n").filter { $0 == "^]x^A" }.count == 2 }, pane.screen())
+    pane.send("C-a", "d")
+    XCTAssertTrue(pane.wait { pane.screen().contains("detached from keys") }, pane.screen())
+    XCTAssertEqual(pane.exitStatus(), "0")
+    let bad = try reel(["attach", "other", "--detach-key", "x"], status: 1)
+    XCTAssertTrue(bad.stderr.hasPrefix("reel: invalid --detach-key 'x'"), bad.stderr)
+    try reel(["kill", "keys"])
   }
 }

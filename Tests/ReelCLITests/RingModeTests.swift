@@ -18,16 +18,25 @@ final class RingModeTests: ScratchDirectoryTestCase {
       .sorted()
     XCTAssertGreaterThan(files.count, 1)
     XCTAssertFalse(files.contains("00000001.reel"), "oldest files are rotated away")
-    let output = try ReelCLI.run(["cat", ring]).stdout.utf8.count
-    XCTAssertGreaterThanOrEqual(output, 16 * 1024)
-    // Less than the capacity plus the oldest and the current file (each an eighth of it, at least 4 KiB).
-    XCTAssertLessThan(output, 16 * 1024 + 2 * 4096)
     let expected = try ReelCLI.run(["dump", whole]).stdout
     XCTAssertEqual(try ReelCLI.run(["dump", ring]).stdout, expected)
-    // Every command takes the directory: info, convert, play.
+    // Every command takes the directory: info, convert, play, cat.
     let info = try ReelCLI.run(["info", ring, "--json"])
     XCTAssertEqual(info.status, 0, info.stderr)
     let obj = try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as! [String: Any]
+    let output = try XCTUnwrap(obj["outputBytes"] as? Int)
+    XCTAssertGreaterThanOrEqual(output, 16 * 1024)
+    // Less than the capacity plus the oldest and the current file (each an eighth of it, at least 4 KiB).
+    XCTAssertLessThan(output, 16 * 1024 + 2 * 4096)
+    XCTAssertEqual(obj["ringCapacity"] as? Int, 16 * 1024)
+    // cat starts where play starts: the window's starting screen, then its output — the same
+    // bytes play writes, and replayed from a blank terminal they end on the same screen.
+    let cat = try ReelCLI.run(["cat", ring])
+    XCTAssertEqual(cat.status, 0, cat.stderr)
+    XCTAssertGreaterThan(cat.stdout.utf8.count, output)
+    let raw = dir.appendingPathComponent("ring.raw").path
+    try Data(cat.stdout.utf8).write(to: URL(fileURLWithPath: raw))
+    XCTAssertEqual(try ReelCLI.run(["dump", raw, "--size", "80x24"]).stdout, expected)
     XCTAssertEqual(obj["keyframes"] as? Int ?? 0 >= files.count, true)
     // The window of time it holds: from its first retained event to its end.
     let start = try XCTUnwrap(obj["start"] as? Double)
@@ -37,6 +46,7 @@ final class RingModeTests: ScratchDirectoryTestCase {
     XCTAssertEqual(try ReelCLI.run(["dump", cast]).stdout, expected)
     let played = try ReelCLI.run(["play", ring, "--speed", "1000"])
     XCTAssertEqual(played.status, 0, played.stderr)
+    XCTAssertEqual(played.stdout, cat.stdout)
   }
 
   func testRingRejectsBadSizesAndNonEmptyDirectories() throws {

@@ -71,12 +71,14 @@ final class TmuxPane {
 extension TmuxPane {
   /// Plays `file` in a pane whose shell then prints reel's exit status and stays, so the
   /// pane's modes are read from a live terminal (a dead pane's are tmux's own).
-  static func playing(_ file: String, speed: String = "0.1") throws -> TmuxPane {
+  static func playing(
+    _ file: String, speed: String = "0.1", options: String = "", cols: Int = 80, rows: Int = 24
+  ) throws -> TmuxPane {
     try XCTSkipUnless(installed, "tmux is not installed")
     return try TmuxPane(
       command:
-        "sleep 0.2; '\(ReelCLI.executable.path)' play '\(file)' --speed \(speed); echo \"reel-exit=$?\"; exec sleep 600"
-    )
+        "sleep 0.2; '\(ReelCLI.executable.path)' play '\(file)' --speed \(speed) \(options); echo \"reel-exit=$?\"; exec sleep 600",
+      cols: cols, rows: rows)
   }
 
   /// reel's exit status as the pane's shell printed it, once reel has exited.

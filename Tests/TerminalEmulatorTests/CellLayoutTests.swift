@@ -33,4 +33,18 @@ import Testing
     grid.fill(at: 8, count: 5, with: .blank)
     for i in 0..<21 { #expect(grid.cells[i] == ((8..<13).contains(i) ? .blank : x), "cell \(i)") }
   }
+
+  /// `rowFingerprint` reads each 8-byte cell as one word: equal rows (text, style, wrap) hash
+  /// equal wherever they are; a different character, colour or wrap flag changes the hash.
+  @Test func rowFingerprintFollowsContentStyleAndWrap() {
+    var t = Terminal(cols: 10, rows: 4)
+    t.feed(Array("same\r\nsame\r\n\u{1B}[31msame\u{1B}[0m\r\nsamf".utf8))
+    #expect(t.rowFingerprint(0) == t.rowFingerprint(1))
+    #expect(t.rowFingerprint(0) != t.rowFingerprint(2))
+    #expect(t.rowFingerprint(0) != t.rowFingerprint(3))
+    var wrapped = Terminal(cols: 4, rows: 3)
+    wrapped.feed(Array("samexy\r\nsame".utf8))
+    #expect(wrapped.isWrapped(row: 0))
+    #expect(wrapped.rowFingerprint(0) != wrapped.rowFingerprint(2))
+  }
 }

@@ -11,6 +11,18 @@ public final class AsciicastWriter: EventWriter {
   private var outputDecoder = UTF8Carry()
   private var inputDecoder = UTF8Carry()
   private var closed = false
+  /// Added to every event's time: where an appended recording's events continue.
+  private var timeOffset: UInt64 = 0
+
+  /// Continues an asciicast v2 or v3 recording whose last event was at `endTime` µs: no
+  /// header; events (timed from 0) follow on from it.
+  public init(appendingTo sink: ByteSink, version: Int, endTime: UInt64) {
+    precondition(version == 2 || version == 3, "asciicast v2 or v3")
+    self.sink = sink
+    self.version = version
+    previous = endTime
+    timeOffset = endTime
+  }
 
   public init(sink: ByteSink, info: SessionInfo, version: Int) throws {
     precondition(version == 2 || version == 3, "asciicast v2 or v3")
@@ -25,6 +37,7 @@ public final class AsciicastWriter: EventWriter {
     if v3 {
       var term: [(String, JSONValue)] = [("cols", .int(info.cols)), ("rows", .int(info.rows))]
       if let t = info.term { term.append(("type", .string(t))) }
+      if let theme = info.theme { term.append(("theme", AsciicastWriter.theme(theme))) }
       header.append(("term", .object(term)))
     } else {
       header += [("width", .int(info.cols)), ("height", .int(info.rows))]
@@ -36,11 +49,26 @@ public final class AsciicastWriter: EventWriter {
     var env: [(String, JSONValue)] = []
     if let t = info.term, !v3 { env.append(("TERM", .string(t))) }
     if let s = info.shell { env.append(("SHELL", .string(s))) }
+    for key in info.environment.keys.sorted() where key != "TERM" && key != "SHELL" {
+      env.append((key, .string(info.environment[key]!)))
+    }
     if !env.isEmpty { header.append(("env", .object(env))) }
+    if let theme = info.theme, !v3 { header.append(("theme", AsciicastWriter.theme(theme))) }
+    // Tags are v3's; v2 has no such key and asciinema 2 would not read it.
+    if v3 && !info.tags.isEmpty { header.append(("tags", .array(info.tags.map { .string($0) }))) }
     return .object(header)
   }
 
-  public func append(_ e: SessionEvent) throws {
+  static func theme(_ theme: SessionInfo.Theme) -> JSONValue {
+    .object([
+      ("fg", .string(theme.foreground)), ("bg", .string(theme.background)),
+      ("palette", .string(theme.palette)),
+    ])
+  }
+
+  public func append(_ event: SessionEvent) throws {
+    var e = event
+    e.time &+= timeOffset
     let v3 = version == 3
     let time: Double = v3 ? Double(e.time - min(previous, e.time)) / 1e6 : Double(e.time) / 1e6
     let stamp = JSONValue.double((time * 1e6).rounded() / 1e6)

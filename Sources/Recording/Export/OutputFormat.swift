@@ -15,4 +15,15 @@ public enum OutputFormat: String, CaseIterable, Sendable {
     if lower.hasSuffix(".raw") || lower.hasSuffix(".log") || lower.hasSuffix(".typescript") { return .raw }
     return nil
   }
+
+  /// The extension `from(path:)` reads as this format.
+  public var fileExtension: String {
+    switch self {
+    case .reel: "reel"
+    case .asciicastV2, .asciicastV3: "cast"
+    case .ttyrec: "ttyrec"
+    case .raw: "raw"
+    case .txt: "txt"
+    }
+  }
 }

@@ -31,6 +31,21 @@ public final class RecordingFile: ByteSink {
     output.flushThreshold = 64 << 10
   }
 
+  /// Continues the file at `path` (asciicast `--append`): writes go to its end, after a line
+  /// break if a killed recorder left its last line unfinished.
+  public init(appendingTo path: String) throws {
+    self.path = path
+    descriptor = open(path, O_RDWR | O_APPEND | O_CLOEXEC)
+    guard descriptor >= 0 else { throw RecordingError("\(path): \(String(cString: strerror(errno)))") }
+    output = FileOutput(descriptor: descriptor, name: path)
+    output.flushThreshold = 64 << 10
+    var last: UInt8 = 0
+    let size = lseek(descriptor, 0, SEEK_END)
+    if size > 0, pread(descriptor, &last, 1, size - 1) == 1, last != UInt8(ascii: "\n") {
+      try output.write([UInt8(ascii: "\n")])
+    }
+  }
+
   deinit { closeDescriptor(descriptor) }
 
   public func write(_ bytes: some Collection<UInt8>) throws {

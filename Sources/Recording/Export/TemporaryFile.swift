@@ -116,7 +116,7 @@ public enum TemporaryFileRegistry {
 
   /// Lists `path`; returns its slot (or -1 when all slots are taken: the file is then not
   /// removed on a signal, but nothing else changes).
-  static func register(_ path: String) -> Int {
+  public static func register(_ path: String) -> Int {
     withLock {
       for i in 0..<capacity where slots[i] == nil {
         slots[i] = strdup(path)
@@ -126,7 +126,7 @@ public enum TemporaryFileRegistry {
     }
   }
 
-  static func unregister(_ slot: Int) {
+  public static func unregister(_ slot: Int) {
     guard slot >= 0 else { return }
     withLock {
       let p = slots[slot]

@@ -77,7 +77,12 @@ public struct AsciicastReader: EventSource {
     if let env = header["env"] as? [String: Any] {
       info.term = info.term ?? env["TERM"] as? String
       info.shell = env["SHELL"] as? String
+      for (key, value) in env where key != "TERM" && key != "SHELL" {
+        if let value = value as? String { info.environment[key] = value }
+      }
     }
+    info.theme = SessionInfo.Theme(json: header["theme"] ?? (header["term"] as? [String: Any])?["theme"])
+    info.tags = (header["tags"] as? [Any] ?? []).compactMap { $0 as? String }
     info.startTime = number(header["timestamp"] as Any)
     if let limit = number(header["idle_time_limit"] as Any), limit.isFinite, limit > 0 {
       info.idleTimeLimit = limit

@@ -62,6 +62,40 @@ public struct SessionInfo: Sendable, Equatable {
   /// Pauses longer than this many seconds are shortened to it on playback (asciicast's
   /// `idle_time_limit`); the recorded times themselves are kept.
   public var idleTimeLimit: Double? = nil
+  /// Environment variables captured at the start (asciicast's `env`), besides `TERM` and
+  /// `SHELL`, which have their own fields.
+  public var environment: [String: String] = [:]
+  /// The recording terminal's colours (asciicast's `theme`), kept for players that show them.
+  public var theme: Theme? = nil
+  /// Labels for the recording (asciicast v3's `tags`).
+  public var tags: [String] = []
+  /// The output a ring directory keeps (`record --ring`), so `--append` continues it with the
+  /// same bound. Written by ring recordings only; nil elsewhere.
+  public var ringCapacity: Int? = nil
+
+  /// A terminal colour theme as asciicast stores it: `#rrggbb` foreground and background and a
+  /// palette of 8 or 16 such colours separated by colons.
+  public struct Theme: Sendable, Equatable {
+    public var foreground: String
+    public var background: String
+    public var palette: String
+    public init(foreground: String, background: String, palette: String) {
+      self.foreground = foreground
+      self.background = background
+      self.palette = palette
+    }
+
+    /// The theme in an asciicast header object, if it has the three string keys.
+    public init?(json: Any?) {
+      guard let object = json as? [String: Any], let fg = object["fg"] as? String,
+        let bg = object["bg"] as? String, let palette = object["palette"] as? String
+      else { return nil }
+      self.init(foreground: fg, background: bg, palette: palette)
+    }
+
+    /// The theme as an asciicast header object.
+    public var json: [String: String] { ["fg": foreground, "bg": background, "palette": palette] }
+  }
 
   public init(
     cols: Int = 80, rows: Int = 24, title: String? = nil, command: String? = nil,

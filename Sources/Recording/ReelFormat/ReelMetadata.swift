@@ -11,6 +11,10 @@ enum ReelMetadata {
     if let v = info.shell { object["shell"] = v }
     if let v = info.startTime { object["startTime"] = v }
     if let v = info.idleTimeLimit { object["idleTimeLimit"] = v }
+    if !info.environment.isEmpty { object["env"] = info.environment }
+    if let v = info.theme { object["theme"] = v.json }
+    if !info.tags.isEmpty { object["tags"] = info.tags }
+    if let v = info.ringCapacity { object["ringCapacity"] = v }
     let json =
       (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
     return SkippableFrame.encode(
@@ -38,6 +42,10 @@ enum ReelMetadata {
     if let v = (object["idleTimeLimit"] as? NSNumber)?.doubleValue, v.isFinite, v > 0 {
       info.idleTimeLimit = v
     }
+    info.environment = (object["env"] as? [String: Any] ?? [:]).compactMapValues { $0 as? String }
+    info.theme = SessionInfo.Theme(json: object["theme"])
+    info.tags = (object["tags"] as? [Any] ?? []).compactMap { $0 as? String }
+    if let v = object["ringCapacity"] as? Int, v > 0 { info.ringCapacity = v }
     return info
   }
 }

@@ -25,13 +25,19 @@ public final class ReelRingWriter: EventWriter {
   /// nothing but ring members (`NNNNNNNN.reel`). With `replacing`, existing members are
   /// removed first — and only they: a directory holding anything else is refused either way,
   /// so a mistyped path can never cost a user's files.
+  ///
+  /// With `appending`, a ring already in `directory` is continued: a new member starts from
+  /// the screen, time and output offset where the newest one ends (the old members are not
+  /// touched); a missing or empty directory starts a new ring.
   public init(
-    directory: String, capacity: Int, info: SessionInfo, replacing: Bool = false,
+    directory: String, capacity: Int, info: SessionInfo, replacing: Bool = false, appending: Bool = false,
     keyframes: any KeyframeMaker.Type
   ) throws {
     self.directory = directory
     self.capacity = max(capacity, 4096)
     fileBytes = max(4096, capacity / 8)
+    var info = info
+    info.ringCapacity = self.capacity
     var st = stat()
     if lstat(directory, &st) == 0 {
       guard (st.st_mode & S_IFMT) == S_IFDIR else {
@@ -50,6 +56,20 @@ public final class ReelRingWriter: EventWriter {
         )
       }
       let members = names.sorted()
+      if !members.isEmpty && appending {
+        let resumed = try ReelRingWriter.resume(directory: directory, members: members, keyframes: keyframes)
+        files = resumed.files
+        currentNumber = resumed.next
+        var resumedInfo = resumed.info
+        resumedInfo.ringCapacity = self.capacity
+        current = try ReelWriter(
+          path: ReelRingWriter.path(directory, resumed.next), info: resumedInfo, resuming: resumed.follower,
+          endTime: resumed.endTime, totalOutput: resumed.totalOutput,
+          segmentBytes: min(ReelFormat.segmentBytes, fileBytes))
+        currentStartOutput = resumed.totalOutput
+        try dropOldest()
+        return
+      }
       if !members.isEmpty {
         guard replacing else {
           throw RecordingError("\(directory): already holds a recording (use --overwrite to replace it)")
@@ -104,7 +124,11 @@ public final class ReelRingWriter: EventWriter {
     currentStartOutput = current.totalOutput
     currentNumber += 1
     current = try ReelWriter(path: ReelRingWriter.path(directory, currentNumber), continuing: current)
-    // Drop the oldest files while the rest still hold at least `capacity` bytes of output.
+    try dropOldest()
+  }
+
+  /// Drops the oldest files while the rest still hold at least `capacity` bytes of output.
+  private func dropOldest() throws {
     while let oldest = files.first, files.dropFirst().reduce(0, { $0 + $1.output }) >= capacity {
       unlink(ReelRingWriter.path(directory, oldest.number))
       files.removeFirst()
@@ -112,6 +136,44 @@ public final class ReelRingWriter: EventWriter {
   }
 
   public func close() throws { try current.close() }
+
+  /// Where a ring in `directory` ends: each member's output (from its index), and the newest
+  /// member replayed from its keyframe to its last event.
+  private static func resume(directory: String, members: [String], keyframes: any KeyframeMaker.Type) throws
+    -> (
+      files: [(number: Int, output: Int)], next: Int, info: SessionInfo, follower: any KeyframeMaker,
+      endTime: UInt64, totalOutput: Int
+    )
+  {
+    var files: [(number: Int, output: Int)] = []
+    for name in members {
+      let reader = try ReelReader(path: (directory as NSString).appendingPathComponent(name))
+      files.append((Int(name.prefix(8)) ?? 0, reader.index.segments.reduce(0) { $0 + $1.outputBytes }))
+    }
+    let newest = (directory as NSString).appendingPathComponent(members.last!)
+    var reader = try ReelReader(path: newest, keyframes: keyframes)
+    var follower: any KeyframeMaker
+    if let keyframe = try reader.initialSnapshot() {
+      do {
+        follower = try keyframes.init(keyframe: keyframe)
+      } catch {
+        throw RecordingError("\(newest): its starting keyframe is damaged; cannot continue the ring")
+      }
+    } else {
+      follower = keyframes.init(cols: reader.info.cols, rows: reader.info.rows)
+    }
+    var endTime: UInt64 = 0
+    while let e = try reader.next() {
+      endTime = max(endTime, e.time)
+      follower.apply(e)
+    }
+    let segments = reader.index.segments
+    let totalOutput = (segments.first?.startOutput ?? 0) + segments.reduce(0) { $0 + $1.outputBytes }
+    guard let last = files.last?.number, last < 99_999_999 else {
+      throw RecordingError("\(directory): the ring has no room for another member")
+    }
+    return (files, last + 1, reader.info, follower, endTime, totalOutput)
+  }
 }
 
 /// Reads a ring directory as one recording: the retained files in order, starting from the
@@ -173,6 +235,16 @@ public struct ReelRingReader: EventSource {
 
   /// Index of the member the window starts at.
   private var start = 0
+
+  /// The capacity a ring in `directory` was recorded with (stored in its newest member), if
+  /// the directory holds a ring that says.
+  public static func recordedCapacity(of directory: String) -> Int? {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    guard let newest = names.filter(isMember).sorted().last,
+      let reader = try? ReelReader(path: (directory as NSString).appendingPathComponent(newest))
+    else { return nil }
+    return reader.info.ringCapacity
+  }
 
   static func isMember(_ name: String) -> Bool {
     name.count == 13 && name.hasSuffix(".reel") && name.prefix(8).allSatisfy(\.isNumber)

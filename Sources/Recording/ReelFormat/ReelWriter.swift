@@ -85,6 +85,27 @@ public final class ReelWriter: EventWriter {
     follower = previous.follower
     lastTime = previous.lastTime
     outputTotal = previous.outputTotal
+    timeOffset = previous.timeOffset
+    outputAtKeyframe = nil
+  }
+
+  /// Continues a session that ended at `endTime` with `totalOutput` bytes of output, in a new
+  /// file whose first segment starts with a keyframe of `follower`'s screen (`--append` to a
+  /// ring: the old members are left as they are). Event times restart at 0 and are shifted
+  /// to follow `endTime`.
+  public convenience init(
+    path: String, info: SessionInfo, resuming follower: any KeyframeMaker, endTime: UInt64, totalOutput: Int,
+    segmentBytes: Int
+  ) throws {
+    var info = info
+    info.cols = follower.cols
+    info.rows = follower.rows
+    try self.init(
+      path: path, info: info, mode: .create, keyframes: type(of: follower), segmentBytes: segmentBytes)
+    self.follower = follower
+    lastTime = endTime
+    timeOffset = endTime
+    outputTotal = totalOutput
     outputAtKeyframe = nil
   }
 

@@ -46,18 +46,21 @@ struct BenchCommand: ParsableCommand {
       Output.warn("this is a debug build; run `swift build -c release` and .build/release/reel bench")
     #endif
     // Memory first, while the heap holds nothing freed that could hide the growth.
+    BenchProgress.step("scrollback memory")
     let memory = scrollbackMemory()
+    defer { BenchProgress.done() }
     var rows: [JSONValue] = []
     if !json {
-      Output.line(
+      BenchProgress.line(
         "emulator throughput, \(size) MiB per workload, \(Self.chunkSize / 1024) KiB chunks, best of \(repeats)"
       )
-      Output.line(
-        "workload        size      MiB/s   read-loop MiB/s   peak RSS MiB")
+      BenchProgress.line(
+        "workload        terminal  MiB/s   read-loop MiB/s   peak RSS MiB")
     }
     for name in names {
       let data = Workloads.make(name, size: size << 20)
       for (cols, lines) in Self.sizes {
+        BenchProgress.step("emulator throughput: \(name) at \(cols)x\(lines)")
         let ceiling = readLoop(data)
         Measure.resetPeak()
         let before = Measure.peakRSS()
@@ -77,7 +80,7 @@ struct BenchCommand: ParsableCommand {
               ("peakRSSMiB", .double((Measure.mib(peak) * 10).rounded() / 10)),
             ]))
         } else {
-          Output.line(
+          BenchProgress.line(
             name.padding(toLength: 15, withPad: " ", startingAt: 0) + " "
               + "\(cols)x\(lines)".padding(toLength: 8, withPad: " ", startingAt: 0)
               + String(format: "%8.1f %17.1f %14.1f", mibs, ceiling, Measure.mib(peak)))
@@ -87,6 +90,7 @@ struct BenchCommand: ParsableCommand {
     var recording: [(String, JSONValue)] = []
     if !skipRecording {
       let runs = max(11, repeats * 4 + 1)
+      BenchProgress.step("recording: \(runs) rounds of reel record, script and asciinema rec")
       let r = try RecordingBench.run(sizeMiB: size, runs: runs)
       let ratio = r.reelOverScript
       let sizeRatio = Double(r.castBytes) / Double(max(1, r.reelBytes))
@@ -100,20 +104,26 @@ struct BenchCommand: ParsableCommand {
         ("castFrom", .string(r.castFromAsciinema ? "asciinema" : "reel convert")),
       ]
       if !json {
-        Output.line(
-          "recording `cat` of \(size) MiB of real output through a PTY (median of \(runs) interleaved runs, wall time;"
-            + " the ratio is the median of each round's pair)"
+        BenchProgress.line(
+          "recording: `cat` of \(size) MiB of real output through a PTY, wall time, median of \(runs) interleaved"
+            + " rounds (a ratio is the median of each round's pair)"
         )
-        Output.line(String(format: "  reel record       %7.3f s", r.reelSeconds))
-        if let s = r.scriptSeconds {
-          Output.line(
-            String(format: "  script (baseline) %7.3f s   reel/script = %.2fx", s, ratio ?? r.reelSeconds / s)
-          )
+        BenchProgress.line("  tool                 seconds")
+        if let s = r.scriptSeconds { BenchProgress.line(String(format: "  script (baseline)   %9.3f", s)) }
+        BenchProgress.line(
+          String(format: "  reel record         %9.3f", r.reelSeconds)
+            + (r.scriptSeconds.map {
+              String(format: "   reel takes %.2f× the time of script", ratio ?? r.reelSeconds / $0)
+            } ?? ""))
+        if let a = r.asciinemaSeconds {
+          BenchProgress.line(
+            String(format: "  asciinema rec       %9.3f", a)
+              + (r.scriptSeconds.map { String(format: "   asciinema takes %.2f× the time of script", a / $0) }
+                ?? ""))
         }
-        if let a = r.asciinemaSeconds { Output.line(String(format: "  asciinema rec     %7.3f s", a)) }
-        Output.line(
+        BenchProgress.line(
           String(
-            format: "  file size: .reel %.2f MiB, .cast %.2f MiB (%@): %.1fx smaller",
+            format: "  file size: .reel %.2f MiB, .cast %.2f MiB (%@): the .reel is %.1f× smaller",
             Measure.mib(r.reelBytes), Measure.mib(r.castBytes),
             r.castFromAsciinema ? "asciinema" : "converted",
             sizeRatio))
@@ -121,12 +131,13 @@ struct BenchCommand: ParsableCommand {
     }
     var reconnect: [JSONValue] = []
     if !skipReconnect {
+      BenchProgress.step("reconnect: 20 outages per size, ring and strategy")
       let results = try ReconnectBench.run(sizeMiB: size, outagesPerRun: 20)
       if !json {
-        Output.line(
+        BenchProgress.line(
           "reconnect: time to a consistent screen and payload per strategy (20 outages of 4-128 KiB each)")
-        Output.line(
-          "size     ring       strategy   consistent   ms p50   ms p95   payload mean   payload p95")
+        BenchProgress.line(
+          "terminal ring       strategy   consistent   ms p50   ms p95   payload B mean   payload B p95")
       }
       for r in results {
         let s = r.summary
@@ -136,12 +147,12 @@ struct BenchCommand: ParsableCommand {
               ("cols", .int(r.cols)), ("rows", .int(r.rows)), ("ring", .int(r.ring)), ("summary", s.json),
             ]))
         } else {
-          Output.line(
+          BenchProgress.line(
             "\(r.cols)x\(r.rows)".padding(toLength: 9, withPad: " ", startingAt: 0)
               + "\(r.ring >> 10) KiB".padding(toLength: 11, withPad: " ", startingAt: 0)
               + s.strategy.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
               + String(
-                format: " %5d/%-5d %8.3f %8.3f %14.0f %13d", s.consistent, s.reconnects, s.reconnectMillisP50,
+                format: " %5d/%-5d %8.3f %8.3f %16.0f %15d", s.consistent, s.reconnects, s.reconnectMillisP50,
                 s.reconnectMillisP95, s.payloadBytesMean, s.payloadBytesP95)
               + (s.componentMismatches.isEmpty
                 ? ""
@@ -156,7 +167,7 @@ struct BenchCommand: ParsableCommand {
       live = try liveSection()
     }
     if json {
-      Output.line(
+      BenchProgress.line(
         JSONValue.object([
           ("live", .object(live)),
           ("reconnect", .array(reconnect)),
@@ -166,7 +177,7 @@ struct BenchCommand: ParsableCommand {
           ("scrollbackResidentBytesPerCell", .double((memory.resident * 100).rounded() / 100)),
         ]).serialized())
     } else {
-      Output.line(
+      BenchProgress.line(
         String(
           format:
             "scrollback memory (10,000 lines x 200 columns, full): %.2f bytes per cell held by the emulator, %.2f resident-set growth",
@@ -176,15 +187,16 @@ struct BenchCommand: ParsableCommand {
 
   /// Attach latency and throughput of live sessions, beside tmux and the direct PTY.
   func liveSection() throws -> [(String, JSONValue)] {
+    BenchProgress.step("live: \(max(4, attaches)) attaches per size and history, then throughput")
     let r = try LiveBench.run(attaches: max(4, attaches), throughputMiB: size)
     func ms(_ v: Double) -> JSONValue { .double((v * 1000).rounded() / 1000) }
     var attachRows: [JSONValue] = []
     if !json {
-      Output.line(
+      BenchProgress.line(
         "live: time from attach to a consistent screen, ms (protocol client: connect → repaint in an emulator;"
           + " CLI clients in a PTY until the emulator shows the session's screen)")
-      Output.line(
-        "size      history  consistent  protocol p50   p95   repaint KiB   reel attach p50   p95   tmux attach p50   p95"
+      BenchProgress.line(
+        "terminal  history lines  consistent  protocol ms p50   p95   repaint KiB   reel attach ms p50   p95   tmux attach ms p50   p95"
       )
     }
     for f in r.attach {
@@ -202,36 +214,37 @@ struct BenchCommand: ParsableCommand {
           ("tmuxAttachMillisP95", t.map { ms($0.1) } ?? .null),
         ]))
       if !json {
-        Output.line(
+        BenchProgress.line(
           "\(f.cols)x\(f.rows)".padding(toLength: 10, withPad: " ", startingAt: 0)
             + String(
-              format: "%7d  %5d/%-5d %8.2f %7.2f %9.1f %15.2f %7.2f", f.historyLines, f.consistent,
+              format: "%13d  %5d/%-5d %11.2f %7.2f %11.1f %18.2f %7.2f", f.historyLines, f.consistent,
               f.protocolMillis.count, p.0, p.1, Double(f.repaintBytes) / 1024, c.0, c.1)
-            + (t.map { String(format: " %15.2f %7.2f", $0.0, $0.1) } ?? "   (tmux not installed)"))
+            + (t.map { String(format: " %18.2f %7.2f", $0.0, $0.1) } ?? "   (tmux not installed)"))
       }
     }
     let tp = r.throughput
     let mibs = { (seconds: Double) in Measure.mib(tp.bytes) / seconds }
     if !json {
-      Output.line(
+      BenchProgress.line(
         "live: `cat` of \(size) MiB of real output, timed by the shell around it, median of 3 rounds"
           + " (attached clients: reel's protocol client writing to /dev/null, tmux's client in a PTY)")
-      Output.line(
+      BenchProgress.line("  client                 seconds    MiB/s")
+      BenchProgress.line(
         String(
-          format: "  direct PTY (baseline) %7.3f s %8.1f MiB/s", tp.directSeconds, mibs(tp.directSeconds)))
+          format: "  direct PTY (baseline) %8.3f %8.1f", tp.directSeconds, mibs(tp.directSeconds)))
       if let s = tp.scriptSeconds {
-        Output.line(String(format: "  script                %7.3f s %8.1f MiB/s", s, mibs(s)))
+        BenchProgress.line(String(format: "  script                %8.3f %8.1f", s, mibs(s)))
       }
-      Output.line(
+      BenchProgress.line(
         String(
           format:
-            "  reel attach           %7.3f s %8.1f MiB/s   %.0f%% of the direct PTY (client caught up after %.3f s)",
+            "  reel attach           %8.3f %8.1f   %.0f%% of the direct PTY's speed (client caught up after %.3f s)",
           tp.reelSeconds, mibs(tp.reelSeconds), 100 * tp.directSeconds / tp.reelSeconds, tp.reelClientSeconds)
       )
       if let t = tp.tmuxSeconds {
-        Output.line(
+        BenchProgress.line(
           String(
-            format: "  tmux attach           %7.3f s %8.1f MiB/s   reel takes %.2fx the time of tmux", t,
+            format: "  tmux attach           %8.3f %8.1f   reel takes %.2f× the time of tmux", t,
             mibs(t),
             tp.reelSeconds / t))
       }

@@ -11,7 +11,8 @@ struct DumpCommand: ParsableCommand {
 
   enum Format: String, ExpressibleByArgument, CaseIterable { case text, ansi, json }
 
-  @Argument(help: "Recording: .reel, asciicast v1/v2/v3, or raw terminal output.")
+  @Argument(
+    help: "Recording: .reel (file or ring directory), asciicast, ttyrec, script, raw output; - for stdin.")
   var input: String
 
   @Option(help: "Stop at this many seconds into the recording.")
@@ -26,7 +27,12 @@ struct DumpCommand: ParsableCommand {
   @Option(help: "Terminal size COLSxROWS (required for raw input; overrides the recorded size).")
   var size: String?
 
-  @Option(name: .customLong("input-format"), help: "auto, reel, asciicast or raw.")
+  @Option(help: "The timing file of a util-linux script recording.")
+  var timing: String?
+
+  @Option(
+    name: .customLong("input-format"), help: "auto, reel, asciicast, ttyrec, script or raw.",
+    completion: .list(InputFormat.allCases.map(\.rawValue)))
   var inputFormat: String = "auto"
 
   func run() throws {
@@ -45,7 +51,8 @@ struct DumpCommand: ParsableCommand {
     let terminal: Terminal
     do {
       var source = try InputFormat.open(
-        input, format: fmt, size: parsedSize, keyframes: EmulatorKeyframes.self)
+        try StandardStreams.readablePath(input), format: fmt, size: parsedSize, timing: timing,
+        keyframes: EmulatorKeyframes.self)
       // Through the nearest keyframe where the source has them (not with --scrollback:
       // keyframes carry no history); the warnings are those of the path actually read.
       terminal = try ScreenReplay.position(

@@ -9,23 +9,16 @@ struct InfoCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "info", abstract: "Describe a recording (use --json for scripts).")
 
-  @Argument(help: "Recording: .reel (file or ring directory), asciicast, ttyrec, script, raw output.")
-  var input: String
+  @OptionGroup var recording: RecordingInput
 
   @Flag(help: "Print JSON.")
   var json = false
 
-  @Option(help: "Terminal size COLSxROWS for formats that do not record one.")
-  var size: String?
-
-  @Option(help: "The timing file of a util-linux script recording.")
-  var timing: String?
-
   func run() throws {
     let fields: [(String, JSONValue)]
     do {
-      let parsedSize = try size.map { try parseSizeOption($0) }
-      fields = try Self.describe(input, size: parsedSize, timing: timing)
+      fields = try Self.describe(
+        try recording.path(), size: try recording.parsedSize(), timing: recording.timing)
     } catch let e as RecordingError {
       throw CLIError(e.message)
     }
@@ -104,6 +97,9 @@ struct InfoCommand: ParsableCommand {
       ("fileBytes", .int(fileBytes)),
       ("command", source.info.command.map { .string($0) } ?? .null),
       ("title", source.info.title.map { .string($0) } ?? .null),
+      ("tags", .array(source.info.tags.map { .string($0) })),
+      // A ring directory: the output it keeps (record --ring), when its members say.
+      ("ringCapacity", source.info.ringCapacity.map { .int($0) } ?? .null),
     ]
   }
 }

@@ -11,17 +11,21 @@ struct PlayCommand: ParsableCommand {
     commandName: "play",
     abstract: "Replay a recording to the terminal at its own pace.",
     discussion: """
-      Keys while playing in a terminal: space pause/resume, . one frame (when paused), \
-      → / ← seek ±5 s (through keyframes), ] / [ next/previous marker, q quit.
+      Keys while playing in a terminal: space pause/resume, . / , one event forward / back \
+      (when paused), → / ← seek ±5 s (through keyframes), ] / [ next/previous marker, 0–9 \
+      jump to 0 %–90 %, Home / End start / end, n / N next / previous --search hit (pauses \
+      there), q quit.
       """)
 
-  @Argument(help: "Recording (.reel, asciicast, ttyrec with --size, script with --timing).")
+  @Argument(help: "Recording (.reel, asciicast, ttyrec with --size, script with --timing; - for stdin).")
   var input: String
 
-  @Option(help: "Playback speed factor.")
+  @Option(name: .shortAndLong, help: "Playback speed factor.")
   var speed: Double = 1
 
-  @Option(name: .customLong("idle-time-limit"), help: "Shorten pauses longer than this many seconds.")
+  @Option(
+    name: [.short, .customLong("idle-time-limit")],
+    help: "Shorten pauses longer than this many seconds (default: the recording's own limit).")
   var idleTimeLimit: Double?
 
   @Option(help: "Start at this many seconds.")
@@ -30,11 +34,20 @@ struct PlayCommand: ParsableCommand {
   @Option(help: "Stop at this many seconds.")
   var to: Double?
 
-  @Flag(help: "Start again at the end.")
+  @Flag(name: .shortAndLong, help: "Start again at the end.")
   var loop = false
 
   @Flag(help: "Pause at each marker (space resumes).")
   var pauseOnMarkers = false
+
+  @Option(help: "Find TEXT on the screen (as reel search does): n / N jump to the next / previous hit.")
+  var search: String?
+
+  @Flag(help: "--search TEXT is a regular expression.")
+  var regex = false
+
+  @Flag(name: .customLong("ignore-case"), help: "--search without regard to case.")
+  var ignoreCase = false
 
   @Option(help: "Terminal size COLSxROWS for formats that do not record one.")
   var size: String?
@@ -59,18 +72,28 @@ struct PlayCommand: ParsableCommand {
       parsedSize = s
     }
     do {
-      let path = input
+      let path = try StandardStreams.readablePath(input)
       let timingPath = timing
-      let open = { () throws -> any EventSource in
+      let openRecording = { () throws -> any EventSource in
         try InputFormat.open(path, size: parsedSize, timing: timingPath, keyframes: EmulatorKeyframes.self)
       }
-      let info = try open().info
+      let info = try openRecording().info
       // The recording's own limit (asciicast's idle_time_limit) unless one is given here.
       let recordedLimit = info.idleTimeLimit.map { UInt64(min($0, 1e12) * 1_000_000) }
       var player = Player(
-        open: open, info: info, speed: speed, idleLimit: idleLimit ?? recordedLimit, from: fromMicros,
+        open: openRecording, info: info, speed: speed, idleLimit: idleLimit ?? recordedLimit,
+        from: fromMicros,
         to: toMicros)
       player.pauseOnMarkers = pauseOnMarkers
+      if let search {
+        player.hits = try SearchCommand.hits(
+          in: path, text: search, regex: regex, ignoreCase: ignoreCase, size: parsedSize, timing: timingPath)
+      }
+      if input == "-" {
+        // The recording came on standard input: keys come from the terminal, if there is one.
+        let tty = open("/dev/tty", O_RDONLY | O_CLOEXEC)
+        player.keyboard = tty >= 0 ? tty : -1
+      }
       defer { for w in player.warnings { Output.warn("\(input): \(w)") } }
       repeat {
         if try player.play() == .quit { break }

@@ -22,19 +22,30 @@ struct RecordCommand: ParsableCommand {
   @Option(name: [.short, .long], help: "Command to record (run with /bin/sh -c; default: $SHELL).")
   var command: String?
 
-  @Option(help: "Title stored in the recording.")
+  @Option(name: [.short, .long], help: "Title stored in the recording.")
   var title: String?
 
   @Option(
-    name: .customLong("idle-time-limit"),
+    name: [.short, .customLong("idle-time-limit")],
     help: "Pause length players shorten longer pauses to (stored; the real timing is kept).")
   var idleTimeLimit: Double?
 
   @Flag(name: .customLong("capture-input"), help: "Also record keystrokes (off by default, for privacy).")
   var captureInput = false
 
-  @Option(help: "Terminal size COLSxROWS when not recording in a terminal (default 80x24).")
+  @Option(
+    name: [.customShort("e"), .customLong("capture-env")],
+    help: "Environment variables to store in the recording, comma-separated (default SHELL,TERM).")
+  var captureEnv: String = "SHELL,TERM"
+
+  @Option(help: "Terminal size COLSxROWS (default: the terminal's own, else 80x24).")
   var size: String?
+
+  @Option(help: "Columns of the recorded terminal, instead of the terminal's own.")
+  var cols: Int?
+
+  @Option(help: "Rows of the recorded terminal, instead of the terminal's own.")
+  var rows: Int?
 
   @Option(help: "Keep only the most recent SIZE of output (e.g. 64K, 16M) as a directory of rotating files.")
   var ring: String?
@@ -42,37 +53,47 @@ struct RecordCommand: ParsableCommand {
   @Flag(help: "Replace FILE if it exists.")
   var overwrite = false
 
-  @Flag(help: "Continue an existing recording in FILE.")
+  @Flag(
+    help: "Continue the recording in FILE (.reel, a ring directory, or asciicast v2/v3); created if missing.")
   var append = false
 
-  @Flag(name: .shortAndLong, help: "Do not copy the program's output to stdout.")
+  @Flag(name: .shortAndLong, help: "Print no notices (reel's own messages); errors still print.")
   var quiet = false
+
+  @Flag(name: .customLong("no-echo"), help: "Do not copy the program's output to stdout.")
+  var noEcho = false
 
   func run() throws {
     if overwrite && append { throw CLIError("--overwrite and --append cannot be used together") }
-    var parsedSize = WindowSize(cols: 80, rows: 24)
-    if let size {
-      let s: (cols: Int, rows: Int)
-      do { s = try parseSizeOption(size) } catch let e as RecordingError { throw CLIError(e.message) }
-      parsedSize = WindowSize(cols: s.cols, rows: s.rows)
+    if size != nil && (cols != nil || rows != nil) {
+      throw CLIError("--size and --cols/--rows cannot be used together")
     }
+    let interactive = isatty(0) == 1
+    let fixedSize = try Self.fixedSize(size: size, cols: cols, rows: rows, interactive: interactive)
+    var parsedSize = fixedSize ?? WindowSize(cols: 80, rows: 24)
     // Validated, then stored in the recording for players; the real timing is kept.
     if let idleTimeLimit { _ = try microseconds(idleTimeLimit, option: "--idle-time-limit", positive: true) }
     let env = ProcessInfo.processInfo.environment
     let shell = env["SHELL"].flatMap { $0.isEmpty ? nil : $0 } ?? "/bin/sh"
     let arguments = command.map { ["/bin/sh", "-c", $0] } ?? [shell]
+    let defaultedName = file == nil
     let path = file ?? Self.defaultFileName(ring: ring != nil)
     var ringBytes: Int? = nil
     if let ring {
       guard let bytes = parseByteSize(ring), bytes >= 4096 else {
         throw CLIError("invalid --ring '\(ring)', expected a size of at least 4K like 64K, 16M or 1G")
       }
-      if append { throw CLIError("--append is not supported with --ring") }
       ringBytes = bytes
+    } else if append, isDirectory(path) {
+      // Continuing a ring: the bound it was recorded with.
+      guard let stored = ReelRingReader.recordedCapacity(of: path) else {
+        throw CLIError(
+          "\(path): a directory without a ring that says its size; pass --ring SIZE to continue it")
+      }
+      ringBytes = stored
     }
-    let format = try Self.recordingFormat(path: path, ring: ringBytes != nil, append: append)
-    let interactive = isatty(0) == 1
-    if interactive, let s = WindowSize.of(fd: 0), size == nil { parsedSize = s }
+    let format = try Self.recordingFormat(path: path, ring: ringBytes != nil)
+    if interactive, fixedSize == nil, let s = WindowSize.of(fd: 0) { parsedSize = s }
     var environment = env
     if (environment["TERM"] ?? "").isEmpty || environment["TERM"] == "dumb" {
       environment["TERM"] = "xterm-256color"
@@ -84,18 +105,26 @@ struct RecordCommand: ParsableCommand {
       cols: parsedSize.cols, rows: parsedSize.rows, title: title, command: command ?? shell,
       term: environment["TERM"], shell: shell, startTime: Date().timeIntervalSince1970)
     info.idleTimeLimit = idleTimeLimit
+    let captured = Set(captureEnv.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+    if !captured.contains("SHELL") { info.shell = nil }
+    for name in captured where name != "TERM" && name != "SHELL" && !name.isEmpty {
+      if let value = env[name] { info.environment[name] = value }
+    }
     let writer: EventWriter
     do {
       if let ringBytes {
         writer = try ReelRingWriter(
-          directory: path, capacity: ringBytes, info: info, replacing: overwrite,
+          directory: path, capacity: ringBytes, info: info, replacing: overwrite, appending: append,
           keyframes: EmulatorKeyframes.self)
+      } else if format == .asciicast && append && fileExists(path) {
+        writer = try Self.continuedAsciicast(path)
       } else if format == .asciicast {
         writer = try AsciicastWriter(
           sink: RecordingFile(path: path, replacing: overwrite), info: info, version: 2)
       } else {
         writer = try ReelWriter(
-          path: path, info: info, mode: append ? .append : (overwrite ? .overwrite : .create),
+          path: path, info: info,
+          mode: append && fileExists(path) ? .append : (overwrite ? .overwrite : .create),
           keyframes: EmulatorKeyframes.self)
       }
     } catch let e as RecordingError {
@@ -105,11 +134,16 @@ struct RecordCommand: ParsableCommand {
       arguments: arguments, environment: environment.map { "\($0.key)=\($0.value)" }.sorted(),
       size: parsedSize)
     options.captureInput = captureInput
-    options.echo = !quiet
-    options.followTerminalSize = size == nil
+    options.echo = !noEcho
+    options.followTerminalSize = fixedSize == nil
     let sink = RecordingSink(
       writer: BackgroundEventWriter(wrapping: writer))
-    if interactive { Output.print("reel: recording to \(path); exit the program to stop\r\n", to: 2) }
+    // Notices: in a terminal, where the recording goes and when it is saved; headless, only
+    // the name reel chose. `-q` silences them all.
+    func notice(_ text: String) {
+      if !quiet { Output.print("reel: \(text)\(interactive ? "\r" : "")\n", to: 2) }
+    }
+    if interactive { notice("recording to \(path); exit the program to stop") }
     // SIGTERM, SIGHUP (a closed terminal window, a stopping service) and SIGINT end the
     // recording the way the program ending would: it is hung up, its last output, its exit
     // status, the index and the trailer are written, and reel exits with 128+N.
@@ -130,18 +164,49 @@ struct RecordCommand: ParsableCommand {
       throw CLIError(e.message)
     }
     if let sig = session.terminationSignal {
-      if interactive { Output.print("reel: recording saved to \(path) (ended by signal \(sig))\r\n", to: 2) }
+      if interactive || defaultedName { notice("recording saved to \(path) (ended by signal \(sig))") }
       Output.exit(128 + sig)
     }
-    if interactive { Output.print("reel: recording saved to \(path)\r\n", to: 2) }
+    if interactive || defaultedName { notice("recording saved to \(path)") }
     Output.exit(status)
+  }
+
+  /// The size `--size` or `--cols`/`--rows` fix (a missing one of the two from the terminal,
+  /// else 80x24), or nil to follow the terminal.
+  static func fixedSize(size: String?, cols: Int?, rows: Int?, interactive: Bool) throws -> WindowSize? {
+    if let size {
+      do {
+        let s = try parseSizeOption(size)
+        return WindowSize(cols: s.cols, rows: s.rows)
+      } catch let e as RecordingError { throw CLIError(e.message) }
+    }
+    guard cols != nil || rows != nil else { return nil }
+    let terminal = interactive ? WindowSize.of(fd: 0) : nil
+    let fixed = WindowSize(cols: cols ?? terminal?.cols ?? 80, rows: rows ?? terminal?.rows ?? 24)
+    if let problem = Terminal.sizeProblem(cols: fixed.cols, rows: fixed.rows) {
+      throw CLIError("invalid --cols/--rows: \(problem)")
+    }
+    return fixed
+  }
+
+  /// A writer that continues the asciicast v2 or v3 file at `path` after its last event (as
+  /// asciinema's `--append`); its header, and so its size and title, stay as they are.
+  static func continuedAsciicast(_ path: String) throws -> AsciicastWriter {
+    var reader = try AsciicastReader(path: path)
+    guard reader.version == 2 || reader.version == 3 else {
+      throw CLIError("\(path): asciicast v\(reader.version) cannot be continued; convert it to v2 first")
+    }
+    var end: UInt64 = 0
+    while let e = try reader.next() { end = max(end, e.time) }
+    return AsciicastWriter(
+      appendingTo: try RecordingFile(appendingTo: path), version: reader.version, endTime: end)
   }
 
   enum RecordingFormat { case reel, asciicast }
 
   /// The format FILE's extension asks for: `.cast` records asciicast v2 (event by event, as `convert` writes `.cast`; asciinema 2 reads it),
   /// formats that cannot hold a recording are refused, anything else is a `.reel` file.
-  static func recordingFormat(path: String, ring: Bool, append: Bool) throws -> RecordingFormat {
+  static func recordingFormat(path: String, ring: Bool) throws -> RecordingFormat {
     let format = OutputFormat.from(path: path)
     if ring {
       // A ring is a directory of .reel files: its name's extension says nothing, unless it
@@ -153,7 +218,6 @@ struct RecordCommand: ParsableCommand {
     }
     switch format {
     case .asciicastV2, .asciicastV3:
-      if append { throw CLIError("--append continues .reel recordings only, not '\(path)'") }
       return .asciicast
     case .reel, nil: return .reel
     case .ttyrec, .raw, .txt:

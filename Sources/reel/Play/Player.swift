@@ -16,6 +16,11 @@ struct Player {
   /// Recorded time (µs) to start at and to stop after.
   let from: UInt64
   let to: UInt64?
+  /// Where keys come from: standard input, or the controlling terminal when the recording
+  /// itself arrives on standard input (`reel play -`).
+  var keyboard: Int32 = 0
+  /// Where `--search` found its text: `n` / `N` jump to the next / previous one and pause.
+  var hits: [ScreenSearch.Hit] = []
   /// Pause when a marker is reached (interactive playback).
   var pauseOnMarkers = false
   /// Damage the reader skipped, for one warning line each after playback.
@@ -38,7 +43,7 @@ struct Player {
   static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds / 1000 }
 
   mutating func play() throws -> Outcome {
-    let interactive = isatty(0) == 1 && isatty(1) == 1
+    let interactive = isatty(keyboard) == 1 && isatty(1) == 1
     if interactive && timeline == nil {
       timeline = try PlaybackTimeline.scan(open: open, idleLimit: idleLimit)
     }
@@ -48,7 +53,7 @@ struct Player {
     // q, Ctrl-C, a signal, the end, an error — leaves it usable (`Terminal.exitSequence`).
     var shown = Terminal(cols: info.cols, rows: info.rows, scrollback: 0)
     let onTerminal = isatty(1) == 1
-    if interactive { try TerminalMode.enterRaw(fd: 0) }
+    if interactive { try TerminalMode.enterRaw(fd: keyboard) }
     // After raw mode, whose own handlers (restore and die) these replace: the loop ends and
     // the deferred restore below runs instead.
     if onTerminal { TerminationRequest.install() }
@@ -67,6 +72,13 @@ struct Player {
       Output.write(start.repaintSequence())
     }
     shown = start
+    let size = (cols: info.cols, rows: info.rows)
+    // Moves playback to event `index` and repaints the terminal, exactly, with the screen
+    // just before it (every seek, jump and step back).
+    func repaint(before index: Int, _ timeline: PlaybackTimeline) throws {
+      shown = try stream.seek(to: index, timeline: timeline, cols: size.cols, rows: size.rows)
+      Output.write(shown.repaintSequence())
+    }
     var clockStart = Player.now()
     var position = stream.pacedTime  // paced recorded time at clockStart
     var paused = false
@@ -100,10 +112,10 @@ struct Player {
         continue
       }
       // Wait for the next event or a key.
-      var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0)]
+      var fds = [pollfd(fd: keyboard, events: Int16(POLLIN), revents: 0)]
       _ = poll(&fds, 1, paused ? 200 : Int32(min(200, (due - now) / 1000 + 1)))
       guard fds[0].revents & Int16(POLLIN) != 0 else { continue }
-      let n = read(0, &key, key.count)
+      let n = read(keyboard, &key, key.count)
       guard n > 0 else { continue }
       var pressed = Array(key[0..<n])
       // The recording may have switched the terminal to application cursor keys (ESC O x).
@@ -132,10 +144,24 @@ struct Player {
       case [UInt8(ascii: ",")] where paused && stream.index > 0:
         // One event back: the screen before the last event shown.
         let index = stream.index - 1
-        let terminal = try stream.seek(to: index, timeline: timeline, cols: info.cols, rows: info.rows)
-        Output.write(terminal.repaintSequence())
-        shown = terminal
+        try repaint(before: index, timeline)
         position = timeline.entries[index].paced
+        status.draw(position: position, duration: duration, speed: speed)
+      case [UInt8(ascii: "n")], [UInt8(ascii: "N")]:
+        // The screen just after the hit's event: the event after it is `index`. Beyond the
+        // last hit (or before the first) nothing moves.
+        let forward = pressed == [UInt8(ascii: "n")]
+        let shownUpTo = stream.index
+        guard
+          let hit = forward
+            ? hits.first(where: { $0.event + 1 > shownUpTo })
+            : hits.last(where: { $0.event + 1 < shownUpTo })
+        else { break }
+        let index = min(hit.event + 1, timeline.entries.count)
+        try repaint(before: index, timeline)
+        paused = true
+        position = timeline.entries[index - 1].paced
+        clockStart = Player.now()
         status.draw(position: position, duration: duration, speed: speed)
       default:
         // Never past the end: a jump there shows the last screen.
@@ -144,9 +170,7 @@ struct Player {
         else { break }
         let target = min(end, jump)
         let index = target >= end ? timeline.entries.count : timeline.firstIndex(atOrAfter: target)
-        let terminal = try stream.seek(to: index, timeline: timeline, cols: info.cols, rows: info.rows)
-        Output.write(terminal.repaintSequence())
-        shown = terminal
+        try repaint(before: index, timeline)
         // The clock goes on from the target: the next event comes when its time is due.
         position = stream.current == nil ? target : min(target, stream.pacedTime)
         clockStart = Player.now()

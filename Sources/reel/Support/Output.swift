@@ -26,7 +26,7 @@ enum Output {
   static func line(_ text: String) { print(text + "\n") }
 
   /// One warning line on stderr.
-  static func warn(_ text: String) { print("reel: warning: " + text + "\n", to: 2) }
+  static func warn(_ text: String) { print("reel: warning: " + StandardStreams.naming(text) + "\n", to: 2) }
 
   /// Ends the process with `code`.
   static func exit(_ code: Int32) -> Never {

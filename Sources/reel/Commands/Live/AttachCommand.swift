@@ -38,9 +38,15 @@ struct AttachCommand: ParsableCommand {
   @Option(help: "Output the session's ring recording keeps when creating it (e.g. 64M).")
   var ringSize = "64M"
 
+  @Option(
+    name: .customLong("detach-key"),
+    help: "The key that, followed by d, detaches: ^X or C-x for Ctrl-X (default ^]), or none.")
+  var detachKey = "^]"
+
   func run() throws {
     try liveCommand {
       try SessionName.validate(name)
+      let prefix = try Self.controlKey(detachKey)
       guard let ringBytes = parseByteSize(ringSize), ringBytes >= 4096 else {
         throw CLIError("--ring-size must be a size of at least 4K, like 64M")
       }
@@ -62,7 +68,7 @@ struct AttachCommand: ParsableCommand {
       request.ringBytes = ringBytes
       let client = try LiveClient.connect(SocketDirectory(), startingHostWith: try reelExecutable())
       _ = try client.ask(request)
-      var terminal = AttachedTerminal(client: client, name: name, readOnly: readOnly)
+      var terminal = AttachedTerminal(client: client, name: name, readOnly: readOnly, detachKey: prefix)
       let outcome = try terminal.run()
       for notice in terminal.notices { Output.print(notice + "\r\n", to: 2) }
       switch outcome {
@@ -79,6 +85,29 @@ struct AttachCommand: ParsableCommand {
       }
     }
   }
+  /// The control byte "^X", "C-x" or "ctrl-x" names (letters and @ [ \\ ] ^ _ ?), or nil for
+  /// "none".
+  static func controlKey(_ text: String) throws -> UInt8? {
+    if text.lowercased() == "none" { return nil }
+    var rest = Substring(text)
+    for prefix in ["^", "C-", "c-", "ctrl-", "Ctrl-", "CTRL-"]
+    where rest.hasPrefix(prefix) && rest.count > prefix.count {
+      rest = rest.dropFirst(prefix.count)
+      break
+    }
+    guard rest.count == 1, rest != Substring(text), let scalar = rest.unicodeScalars.first, scalar.isASCII
+    else {
+      throw CLIError("invalid --detach-key '\(text)', expected ^X or C-x (a control key) or none")
+    }
+    let key = UInt8(scalar.value)
+    switch key {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"): return key - UInt8(ascii: "a") + 1
+    case UInt8(ascii: "@")...UInt8(ascii: "_"): return key - UInt8(ascii: "@")
+    case UInt8(ascii: "?"): return 0x7F
+    default: throw CLIError("invalid --detach-key '\(text)', expected ^X or C-x (a control key) or none")
+    }
+  }
+
 }
 
 /// `reel host`: the process that owns the sessions, in the foreground (for supervisors).

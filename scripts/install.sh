@@ -1,0 +1,38 @@
+#!/bin/sh
+# Installs reel with its man page and shell completions:
+#
+#   scripts/install.sh                  # builds a release, installs under /usr/local
+#   PREFIX=$HOME/.local scripts/install.sh
+#
+# PREFIX/bin/reel, PREFIX/share/man/man1/reel.1 (generated from the commands by
+# swift-argument-parser's generate-manual), and completions for bash, zsh and fish.
+# REEL_BIN_DIR=DIR installs the reel and generate-manual already built in DIR instead of
+# building (the tests use it).
+set -eu
+cd "$(dirname "$0")/.."
+PREFIX=${PREFIX:-/usr/local}
+if [ -n "${REEL_BIN_DIR:-}" ]; then
+  bin=$REEL_BIN_DIR
+else
+  swift build -c release --product reel
+  swift build -c release --product generate-manual
+  bin=$(swift build -c release --show-bin-path)
+fi
+for tool in reel generate-manual; do
+  if [ ! -x "$bin/$tool" ]; then
+    echo "install.sh: $bin/$tool is not built (swift build --product $tool)" >&2
+    exit 1
+  fi
+done
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+"$bin/generate-manual" "$bin/reel" --output-directory "$scratch"
+"$bin/reel" --generate-completion-script bash >"$scratch/reel.bash"
+"$bin/reel" --generate-completion-script zsh >"$scratch/_reel"
+"$bin/reel" --generate-completion-script fish >"$scratch/reel.fish"
+install -D -m 755 "$bin/reel" "$PREFIX/bin/reel"
+install -D -m 644 "$scratch/reel.1" "$PREFIX/share/man/man1/reel.1"
+install -D -m 644 "$scratch/reel.bash" "$PREFIX/share/bash-completion/completions/reel"
+install -D -m 644 "$scratch/_reel" "$PREFIX/share/zsh/site-functions/_reel"
+install -D -m 644 "$scratch/reel.fish" "$PREFIX/share/fish/vendor_completions.d/reel.fish"
+echo "installed reel, its man page and completions under $PREFIX"
