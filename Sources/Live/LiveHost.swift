@@ -35,6 +35,9 @@ public final class LiveHost {
   private var nextConnectionID = 1
   private var everHadSession = false
   private let started = LiveSession.now()
+  /// When the children were last reaped, and whether a closed terminal asks for it sooner.
+  private var reapedAt: UInt64 = 0
+  private var reapDue = false
 
   /// Bytes a client may have queued before it is dropped from the stream (and repainted).
   static let clientQueueLimit = 8 << 20
@@ -86,7 +89,14 @@ public final class LiveHost {
         stopAll(reason: "host stopped by signal \(sig)")
         return
       }
-      reapChildren()
+      // waitpid for every session on every turn would be one more system call per PTY read:
+      // reap when a program's terminal closed, else every 50 ms.
+      let now = LiveSession.now()
+      if reapDue || now &- reapedAt >= 50_000 {
+        reapDue = false
+        reapedAt = now
+        reapChildren()
+      }
       enforceKillDeadlines()
       for session in sessions.values {
         session.tick()
@@ -139,7 +149,14 @@ public final class LiveHost {
 
   private var socketIdentity: (dev: UInt64, ino: UInt64)? = nil
 
+  private var socketCheckedAt: UInt64 = 0
+
+  /// Whether the socket path still names the socket this host bound (checked with `lstat` at
+  /// most twice a second: the poll loop turns once per PTY read under heavy output).
   private func socketStillOurs() -> Bool {
+    let now = LiveSession.now()
+    if socketIdentity != nil && now &- socketCheckedAt < 500_000 { return true }
+    socketCheckedAt = now
     var st = stat()
     guard lstat(directory.socketPath, &st) == 0 else { return false }
     let identity = (UInt64(st.st_dev), UInt64(st.st_ino))
@@ -190,6 +207,7 @@ public final class LiveHost {
       if n <= 0 {
         // EIO: every holder of the device closed it (the program ended).
         session.outputClosed = true
+        reapDue = true
         break
       }
       chunk.append(contentsOf: buffer[0..<n])

@@ -106,11 +106,20 @@ final class LiveSession {
   }
 
   /// Lets the recording write out a segment that has waited long enough (so a host killed
-  /// with SIGKILL loses at most that much).
+  /// with SIGKILL loses at most that much). The host calls this on every poll turn; the
+  /// recorder is ticked every `tickInterval` only, since each tick wakes its worker thread (a
+  /// tick per PTY read cost a futex round trip and two context switches per ~4 KiB of output).
   func tick() {
     guard let recorder else { return }
-    do { try recorder.tick(at: time) } catch { stopRecording(because: "\(error)") }
+    let now = time
+    guard now &- lastTick >= LiveSession.tickInterval else { return }
+    lastTick = now
+    do { try recorder.tick(at: now) } catch { stopRecording(because: "\(error)") }
   }
+
+  /// Microseconds between recorder ticks (as `record`'s `PTYSession.Options.tickInterval`).
+  static let tickInterval: UInt64 = 100_000
+  private var lastTick: UInt64 = 0
 
   private func record(_ event: SessionEvent) {
     guard let recorder else { return }
