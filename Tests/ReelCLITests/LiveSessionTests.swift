@@ -2,7 +2,7 @@ import Foundation
 import TerminalEmulator
 import XCTest
 
-/// Live sessions with real programs (bash, vim) and real clients in real terminals (tmux):
+/// Live sessions with real programs (bash, vim, less, htop) and real clients in real terminals (tmux):
 /// what a client's terminal shows after attach, reattach and takeover equals `reel history`,
 /// the shadow emulator's screen — text, cursor, alternate screen and modes.
 final class LiveSessionTests: XCTestCase {
@@ -368,6 +368,30 @@ final class LiveSessionTests: XCTestCase {
     XCTAssertTrue(second.wait(for: "#{alternate_on}", toBe: "0"))
     try assertPaneMatchesSession(second, "pager", "after less quit")
     try reel(["kill", "pager"])
+  }
+
+  /// htop (colours, the alternate screen, mouse tracking) started while nobody watches, then a
+  /// reattach at another size: the pane equals the session, mouse modes included, before and
+  /// after htop quits. `-d 100` redraws every 10 s, so the screen holds still while compared.
+  func testHtopStartedWhileDetached() throws {
+    try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/htop"), "htop is not installed")
+    let first = try attachPane("top -c 'bash --norc --noprofile'")
+    XCTAssertTrue(waitForScreen(first, containing: "$"))
+    first.send("C-]", "d")
+    XCTAssertTrue(waitForScreen(first, containing: "reel-exit=0"))
+    try reel(["send", "top", "TERM=xterm-256color HTOPRC=/dev/null htop -d 100", "--enter"])
+    XCTAssertTrue(eventually { (try? self.history("top"))?.contains("F10Quit") == true }, (try? history("top")) ?? "")
+    let second = try attachPane("top", cols: 100, rows: 30)
+    try assertPaneMatchesSession(second, "top", "htop after reattaching")
+    XCTAssertEqual(second.display("#{alternate_on} #{mouse_any_flag}"), "1 1")
+    let modes = try JSONSerialization.jsonObject(
+      with: Data(try reel(["history", "top", "--format", "json"]).stdout.utf8)) as? [String: Any]
+    XCTAssertNotEqual((modes?["modes"] as? [String: Any])?["mouseTracking"] as? String, "off")
+    second.send("q")
+    XCTAssertTrue(second.wait(for: "#{alternate_on}", toBe: "0"))
+    try assertPaneMatchesSession(second, "top", "after htop quit")
+    XCTAssertEqual(second.display("#{mouse_any_flag}"), "0")
+    try reel(["kill", "top"])
   }
 
   /// A client that stops reading while the program writes far more than its queue holds is

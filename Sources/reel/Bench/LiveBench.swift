@@ -38,6 +38,8 @@ enum LiveBench {
     /// Until the attached client received the end (it may be repainted after falling behind).
     var reelClientSeconds: Double
     var tmuxSeconds: Double?
+    /// dtach (Debian's package), a pass-through with no screen state: nil when not installed.
+    var dtachSeconds: Double?
   }
 
   static func percentile(_ values: [Double], _ p: Double) -> Double {

@@ -14,8 +14,8 @@ extension LiveBench {
 
   /// `cat` of `mib` MiB of real output, timed by the shell around it (the program's own view:
   /// how long its writes took), on a PTY this process reads, under `script`, in a reel session
-  /// with an attached client (which discards what it receives) and in a tmux session with an
-  /// attached client; medians of three interleaved rounds.
+  /// with an attached client (which discards what it receives), in a tmux session and in a dtach
+  /// session with an attached client; medians of three interleaved rounds.
   static func throughput(
     mib: Int, dir: String, exe: String, directory: SocketDirectory, tmux: TmuxServer?
   ) throws -> ThroughputFigure {
@@ -39,6 +39,8 @@ extension LiveBench {
     var reel: [Double] = []
     var reelClient: [Double] = []
     var viaTmux: [Double] = []
+    var viaDtach: [Double] = []
+    let dtach = RecordingBench.which("dtach")
     for round in 0..<3 {
       try directPTY(command)
       direct.append(try elapsed("a direct PTY"))
@@ -55,12 +57,17 @@ extension LiveBench {
         try throughTmux(tmux, round: round, file: file, elapsedFile: elapsedFile)
         viaTmux.append(try elapsed("tmux"))
       }
+      if dtach {
+        try throughDtach(round: round, dir: dir, command: "read x; " + timedCat(file, elapsedFile, then: "sleep 1"))
+        viaDtach.append(try elapsed("dtach"))
+      }
     }
     return ThroughputFigure(
       bytes: real.count, directSeconds: RecordingBench.median(direct),
       scriptSeconds: script.isEmpty ? nil : RecordingBench.median(script),
       reelSeconds: RecordingBench.median(reel), reelClientSeconds: RecordingBench.median(reelClient),
-      tmuxSeconds: viaTmux.isEmpty ? nil : RecordingBench.median(viaTmux))
+      tmuxSeconds: viaTmux.isEmpty ? nil : RecordingBench.median(viaTmux),
+      dtachSeconds: viaDtach.isEmpty ? nil : RecordingBench.median(viaDtach))
   }
 
   /// A shell command that cats `file`, writes how long that took (ns, by the program's own
@@ -158,6 +165,42 @@ extension LiveBench {
       }
       if Measure.now() - start > 120_000_000_000 { throw CLIError("tmux never finished the cat") }
     }
+  }
+
+  /// One round under dtach: the session started detached, a client attached in a PTY this
+  /// process reads and discards until the end marker; the program is started by a key pushed
+  /// with `dtach -p` once the client is attached; the program ends a second after the marker,
+  /// and dtach's master with it.
+  static func throughDtach(round: Int, dir: String, command: String) throws {
+    let socket = dir + "/dtach-\(round).sock"
+    guard RecordingBench.wallTime(["dtach", "-n", socket, "-E", "/bin/sh", "-c", command]) != nil else {
+      throw CLIError("dtach -n failed")
+    }
+    let pty = try PseudoTerminal(size: WindowSize(cols: 80, rows: 24))
+    let client = try ChildProcess(
+      arguments: ["dtach", "-a", socket, "-E", "-r", "none"], environment: ["TERM=xterm-256color"],
+      terminal: pty)
+    defer {
+      client.signal(SIGKILL)
+      _ = client.wait()
+      unlink(socket)
+    }
+    usleep(100_000)
+    guard RecordingBench.wallTime(["sh", "-c", "printf '\\r' | dtach -p '\(socket)'"]) != nil else {
+      throw CLIError("dtach -p failed")
+    }
+    var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    var tail: [UInt8] = []
+    let start = Measure.now()
+    while Measure.now() - start < 120_000_000_000 {
+      var p = pollfd(fd: pty.controller, events: Int16(POLLIN), revents: 0)
+      guard poll(&p, 1, 1000) > 0 else { continue }
+      let n = buffer.withUnsafeMutableBytes { read(pty.controller, $0.baseAddress, $0.count) }
+      if n <= 0 { break }
+      tail = Array((tail + buffer[0..<n].suffix(64)).suffix(64))
+      if contains(tail, endMarker) { return }
+    }
+    throw CLIError("dtach never finished the cat")
   }
 
   static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {

@@ -227,7 +227,7 @@ struct BenchCommand: ParsableCommand {
     if !json {
       BenchProgress.line(
         "live: `cat` of \(size) MiB of real output, timed by the shell around it, median of 3 rounds"
-          + " (attached clients: reel's protocol client writing to /dev/null, tmux's client in a PTY)")
+          + " (attached clients: reel's protocol client writing to /dev/null, tmux's and dtach's clients in a PTY)")
       BenchProgress.line("  client                 seconds    MiB/s")
       BenchProgress.line(
         String(
@@ -248,6 +248,14 @@ struct BenchCommand: ParsableCommand {
             mibs(t),
             tp.reelSeconds / t))
       }
+      if let d = tp.dtachSeconds {
+        BenchProgress.line(
+          String(
+            format: "  dtach attach          %8.3f %8.1f   reel takes %.2f× the time of dtach (no screen state)", d,
+            mibs(d), tp.reelSeconds / d))
+      } else {
+        BenchProgress.line("  dtach attach          (dtach not installed)")
+      }
     }
     return [
       ("attach", .array(attachRows)),
@@ -258,6 +266,7 @@ struct BenchCommand: ParsableCommand {
           ("scriptSeconds", tp.scriptSeconds.map(ms) ?? .null), ("reelSeconds", ms(tp.reelSeconds)),
           ("reelClientSeconds", ms(tp.reelClientSeconds)),
           ("tmuxSeconds", tp.tmuxSeconds.map(ms) ?? .null),
+          ("dtachSeconds", tp.dtachSeconds.map(ms) ?? .null),
           ("reelOfDirect", .double((tp.directSeconds / tp.reelSeconds * 100).rounded() / 100)),
         ])
       ),
