@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs reel with its man page and shell completions:
 #
-#   scripts/install.sh                  # builds a release, installs under /usr/local
+#   scripts/install.sh                  # builds a static release, installs under /usr/local
 #   PREFIX=$HOME/.local scripts/install.sh
 #
 # PREFIX/bin/reel, PREFIX/share/man/man1/reel.1 (generated from the commands by
@@ -14,9 +14,13 @@ PREFIX=${PREFIX:-/usr/local}
 if [ -n "${REEL_BIN_DIR:-}" ]; then
   bin=$REEL_BIN_DIR
 else
-  swift build -c release --product reel
+  # The Swift runtime and Foundation linked in: a larger binary (about 80 MB) that starts in
+  # about 60 % of the time (reel --version 8.1 → 4.8 ms; reel attach to a consistent screen,
+  # p50 10.5 → 7.4 ms at 80x24), which matters for a command people type all day.
+  swift build -c release --static-swift-stdlib --scratch-path .build-static --product reel
   swift build -c release --product generate-manual
-  bin=$(swift build -c release --show-bin-path)
+  bin=$(swift build -c release --static-swift-stdlib --scratch-path .build-static --show-bin-path)
+  cp "$(swift build -c release --product generate-manual --show-bin-path)/generate-manual" "$bin/"
 fi
 for tool in reel generate-manual; do
   if [ ! -x "$bin/$tool" ]; then
