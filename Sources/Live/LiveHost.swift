@@ -117,7 +117,7 @@ public final class LiveHost {
       var fds: [pollfd] = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
       var owners: [PollOwner] = [.listener]
       for (name, session) in sessions where !session.outputClosed {
-        fds.append(pollfd(fd: session.terminal.controller, events: Int16(POLLIN), revents: 0))
+        fds.append(pollfd(fd: session.pump.wakeFD, events: Int16(POLLIN), revents: 0))
         owners.append(.session(name))
       }
       for (id, connection) in connections {
@@ -132,7 +132,7 @@ public final class LiveHost {
       for (i, pfd) in fds.enumerated() where pfd.revents != 0 {
         switch owners[i] {
         case .listener: acceptClients()
-        case .session(let name): if let s = sessions[name] { readOutput(of: s, into: &buffer) }
+        case .session(let name): if let s = sessions[name] { takeOutput(of: s) }
         case .connection(let id):
           guard let c = connections[id] else { continue }
           if pfd.revents & Int16(POLLOUT) != 0 {
@@ -192,12 +192,25 @@ public final class LiveHost {
 
   // MARK: - Program output
 
-  /// Reads what the program wrote — until the device is empty or 256 KiB are in hand (a PTY
-  /// hands out a few KiB per read) — then follows, records and forwards it as one chunk: one
-  /// emulator feed, one recorder event, one frame per client.
-  private func readOutput(of session: LiveSession, into buffer: inout [UInt8]) {
+  /// Takes what the session's pump read and handles it.
+  private func takeOutput(of session: LiveSession) {
+    let (bytes, closed) = session.pump.take()
+    if closed {
+      session.outputClosed = true
+      reapDue = true
+    }
+    handleOutput(of: session, bytes)
+  }
+
+  /// Reads what is left on the device once the pump stopped (the program ended): until the
+  /// device is empty or closed.
+  private func drainOutput(of session: LiveSession) {
+    session.pump.stop()
+    takeOutput(of: session)
+    guard !session.outputClosed else { return }
+    var buffer = [UInt8](repeating: 0, count: 64 << 10)
     var chunk: [UInt8] = []
-    while chunk.count < 256 << 10 {
+    while chunk.count < 1 << 20 {
       let (n, error) = buffer.withUnsafeMutableBytes {
         let n = read(session.terminal.controller, $0.baseAddress, $0.count)
         return (n, n < 0 ? errno : 0)
@@ -205,13 +218,17 @@ public final class LiveHost {
       if error == EINTR { continue }
       if error == EAGAIN { break }
       if n <= 0 {
-        // EIO: every holder of the device closed it (the program ended).
         session.outputClosed = true
-        reapDue = true
         break
       }
       chunk.append(contentsOf: buffer[0..<n])
     }
+    handleOutput(of: session, chunk)
+  }
+
+  /// Follows, records and forwards one chunk of output: one emulator feed, one recorder
+  /// event, one frame per client.
+  private func handleOutput(of session: LiveSession, _ chunk: [UInt8]) {
     guard !chunk.isEmpty else { return }
     let replies = session.received(chunk)
     if !replies.isEmpty { writeToProgram(session, replies) }
@@ -264,10 +281,7 @@ public final class LiveHost {
     for session in Array(sessions.values) {
       guard let status = session.child.poll() else { continue }
       // Whatever the program wrote before it ended still reaches the clients and the file.
-      if !session.outputClosed {
-        var buffer = [UInt8](repeating: 0, count: 64 << 10)
-        readOutput(of: session, into: &buffer)
-      }
+      if !session.outputClosed { drainOutput(of: session) }
       end(session, status: status, reason: session.killDeadline == nil ? .exited : .killed)
     }
   }
@@ -293,6 +307,7 @@ public final class LiveHost {
   }
 
   private func end(_ session: LiveSession, status: Int32, reason: LiveEnd.Reason) {
+    session.pump.stop()
     session.exitStatus = status
     session.closeRecording(status: status)
     sessions[session.name] = nil

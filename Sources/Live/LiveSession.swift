@@ -34,6 +34,8 @@ final class LiveSession {
   var exitStatus: Int32? = nil
   /// The controller reached end of file (every holder of the device closed it).
   var outputClosed = false
+  /// Reads the program's output on its own thread (see `OutputPump`).
+  let pump: OutputPump
 
   var clients: Int { viewers.count + (keyboardHolder == nil ? 0 : 1) }
   var outputBytes: Int { host.ring.endOffset }
@@ -53,6 +55,7 @@ final class LiveSession {
     child = try ChildProcess(arguments: command, environment: env, terminal: pty, directory: directory)
     terminal = pty
     UnixSocket.setNonBlocking(pty.controller)
+    pump = try OutputPump(fd: pty.controller)
     host = Replay.Host(cols: clamped.cols, rows: clamped.rows, ringCapacity: 4 << 20)
     host.answersQueries = true
     created = Date()
