@@ -203,11 +203,22 @@ extension LiveBench {
     throw CLIError("dtach never finished the cat")
   }
 
+  /// Whether `needle` occurs in `haystack` (memchr for its first byte, memcmp for the rest: the
+  /// protocol client scans every frame, and a slow scan would be charged to reel's figure).
   static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-    guard haystack.count >= needle.count else { return false }
-    for i in 0...(haystack.count - needle.count) where haystack[i] == needle[0] {
-      if Array(haystack[i..<i + needle.count]) == needle { return true }
+    guard haystack.count >= needle.count, !needle.isEmpty else { return false }
+    return haystack.withUnsafeBytes { h in
+      needle.withUnsafeBytes { n in
+        let last = h.count - n.count
+        var offset = 0
+        while offset <= last {
+          guard let hit = memchr(h.baseAddress! + offset, Int32(n[0]), last - offset + 1) else { return false }
+          let at = h.baseAddress!.distance(to: UnsafeRawPointer(hit))
+          if memcmp(h.baseAddress! + at, n.baseAddress!, n.count) == 0 { return true }
+          offset = at + 1
+        }
+        return false
+      }
     }
-    return false
   }
 }
