@@ -41,7 +41,9 @@ let package = Package(
     ),
     .testTarget(
       name: "TerminalEmulatorTests", dependencies: ["TerminalEmulator"],
-      exclude: ["Conformance/libvterm-accepted.txt", "Conformance/alacritty-accepted.txt"]
+      exclude: [
+        "Conformance/libvterm-accepted.txt", "Conformance/alacritty-accepted.txt", "Conformance/xterm-screens.txt",
+      ]
     ),
     // Shared test helpers (XCTest base classes); not part of any product.
     .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -12,6 +12,10 @@
 # prints). Prints SAME or DIFF per case, both screens and cursors for a DIFF, and exits 1 if
 # any case differs.
 #
+# RECORD=FILE also writes xterm's screens and cursors to FILE, the expectations the test
+# suite checks reel against without xterm (XtermScreenTests reads
+# Tests/TerminalEmulatorTests/Conformance/xterm-screens.txt).
+#
 # Needs: apt-get install xterm xvfb; a built reel (REEL=path, default .build/debug/reel).
 # To check a new sequence, add a line to the cases file (or pass a file of your own).
 set -u
@@ -46,6 +50,10 @@ EOF
 chmod +x "$work/inner.sh"
 
 status=0
+if [ -n "${RECORD:-}" ]; then
+  printf '# xterm %s: screens and cursors (CPR) for scripts/xterm-cases.txt, written by\n# RECORD=this-file scripts/xterm-oracle.sh; not edited by hand.\n' \
+    "$(xterm -version)" >"$RECORD"
+fi
 while IFS='|' read -r name cols rows bytes; do
   case "$name" in '' | \#*) continue ;; esac
   dir="$work/$name"
@@ -58,9 +66,11 @@ while IFS='|' read -r name cols rows bytes; do
   xterm_pid=$!
   for _ in $(seq 100); do [ -f "$dir/done" ] && break; sleep 0.1; done
   wait $xterm_pid 2>/dev/null
-  # Exactly `rows` lines, as reel prints them.
-  awk -v rows="$rows" '{ sub(/[ ]+$/, ""); print } END { for (i = NR; i < rows; i++) print "" }' \
-    "$dir/xterm.txt" 2>/dev/null | head -n "$rows" >"$dir/xterm.screen"
+  # Exactly `rows` lines, as reel prints them; xterm prints the right half of a wide
+  # character as U+FFFF, which reel's text leaves out.
+  sed 's/\xef\xbf\xbf//g' "$dir/xterm.txt" 2>/dev/null |
+    awk -v rows="$rows" '{ sub(/[ ]+$/, ""); print } END { for (i = NR; i < rows; i++) print "" }' \
+    | head -n "$rows" >"$dir/xterm.screen"
   xterm_cursor=$(cat "$dir/cursor" 2>/dev/null)
   "$reel" dump "$dir/raw" --input-format raw --size "${cols}x${rows}" >"$dir/reel.screen"
   reel_cursor=$("$reel" dump "$dir/raw" --input-format raw --size "${cols}x${rows}" --format json |
@@ -71,6 +81,9 @@ c, m = d["cursor"], d["modes"]
 # CPR counts from the margins under origin mode (DECOM), as xterm answers.
 top = m["scrollRegion"][0] if m["originMode"] else 0
 print("%d;%d" % (c["row"] + 1 - top, c["col"] + 1))')
+  if [ -n "${RECORD:-}" ]; then
+    { echo "== $name"; echo "cursor $xterm_cursor"; cat "$dir/xterm.screen"; } >>"$RECORD"
+  fi
   if [ -n "${VERBOSE:-}" ]; then
     paste -d'|' "$dir/xterm.screen" "$dir/reel.screen" | sed "s/^/      $name xterm|reel: /"
   fi

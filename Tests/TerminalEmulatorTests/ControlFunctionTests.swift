@@ -348,14 +348,14 @@ struct ControlFunctionTests {
     #expect(screen(Terminal.fed("ab\u{1B}[C\u{1B}[3b", cols: 10, rows: 2)) == ["ab", ""])
     #expect(screen(Terminal.fed("ab\u{1B}[1m\u{1B}[3b", cols: 10, rows: 2)) == ["ab", ""])
     #expect(screen(Terminal.fed("ab\n\u{1B}[2b", cols: 10, rows: 2)) == ["ab", ""])
-    // REP itself keeps the character: a second REP repeats it again.
-    #expect(screen(Terminal.fed("x\u{1B}[2b\u{1B}[2b", cols: 10, rows: 2)) == ["xxxxx", ""])
+    // A REP is a control function too: a second REP repeats nothing (xterm 379).
+    #expect(screen(Terminal.fed("x\u{1B}[2b\u{1B}[2b", cols: 10, rows: 2)) == ["xxx", ""])
     // A wide character is repeated as a wide character.
     #expect(screen(Terminal.fed("中\u{1B}[1b", cols: 10, rows: 2)) == ["中中", ""])
   }
 
   /// IL and DL move the cursor to the left margin (column 1, or the left margin with
-  /// DECLRMM), whether or not the row is inside the scroll region.
+  /// DECLRMM) when it is inside the scroll region; outside it they do nothing at all.
   @Test func insertAndDeleteLineGoToTheLeftMargin() {
     var t = Terminal.fed("one\r\ntwo\u{1B}[1;3H\u{1B}[L", cols: 10, rows: 4)
     #expect(screen(t) == ["", "one", "two", ""])
@@ -363,10 +363,10 @@ struct ControlFunctionTests {
     t.feed("\u{1B}[2;5H\u{1B}[M")
     #expect(screen(t) == ["", "two", "", ""])
     #expect(t.cursor.col == 0 && t.cursor.row == 1)
-    // Outside the scroll region: nothing scrolls, the cursor still goes to the margin.
+    // Outside the scroll region: nothing scrolls and the cursor stays.
     t.feed("\u{1B}[1;2r\u{1B}[4;6H\u{1B}[L")
     #expect(screen(t) == ["", "two", "", ""])
-    #expect(t.cursor.col == 0 && t.cursor.row == 3)
+    #expect(t.cursor.col == 5 && t.cursor.row == 3)
     // With left/right margins: to the left margin.
     t.feed("\u{1B}[r\u{1B}[?69h\u{1B}[3;8s\u{1B}[2;6H\u{1B}[L")
     #expect(t.cursor.col == 2 && t.cursor.row == 1)

@@ -26,10 +26,13 @@ extension TerminalState {
       insertBlanks(p1, at: cursor.col, right: rightEdge)
       cursor.pendingWrap = false
     case UInt8(ascii: "A"): cursorUp(p1)
-    case UInt8(ascii: "B"), UInt8(ascii: "e"): cursorDown(p1)
-    case UInt8(ascii: "C"), UInt8(ascii: "a"): cursorForward(p1)
-    case UInt8(ascii: "D"), UInt8(ascii: "j"): cursorBack(p1)
-    case UInt8(ascii: "k"): cursorUp(p1)
+    case UInt8(ascii: "B"): cursorDown(p1)
+    case UInt8(ascii: "C"): cursorForward(p1)
+    case UInt8(ascii: "D"): cursorBack(p1)
+    // VPR and HPR are absolute moves from the cursor (xterm's CursorSet): not held by the
+    // scroll region. xterm has no VPB (CSI k) or HPB (CSI j); like it, reel ignores them.
+    case UInt8(ascii: "e"): setRow(originRow + p1)
+    case UInt8(ascii: "a"): setColumn(originColumn + p1)
     case UInt8(ascii: "E"):
       cursorDown(p1)
       carriageReturn()
@@ -99,6 +102,14 @@ extension TerminalState {
       cursorShape = CursorShape(rawValue: UInt8(min(seq.raw(0), 6))) ?? .default
     case (0, UInt8(ascii: "!"), UInt8(ascii: "p")):
       softReset()
+    case (0, UInt8(ascii: " "), UInt8(ascii: "@")):
+      shiftColumns(left: true, seq.param(0, default: 1), from: regionLeft)
+    case (0, UInt8(ascii: " "), UInt8(ascii: "A")):
+      shiftColumns(left: false, seq.param(0, default: 1), from: regionLeft)
+    case (0, UInt8(ascii: "'"), UInt8(ascii: "}")):
+      shiftColumns(left: false, seq.param(0, default: 1), from: cursor.col)
+    case (0, UInt8(ascii: "'"), UInt8(ascii: "~")):
+      shiftColumns(left: true, seq.param(0, default: 1), from: cursor.col)
     case (0, UInt8(ascii: "\""), UInt8(ascii: "q")):
       var pen = cursor.pen
       if seq.raw(0) == 1 { pen.attributes.insert(.protected) } else { pen.attributes.remove(.protected) }
@@ -185,6 +196,15 @@ extension TerminalState {
     cursor.pendingWrap = false
   }
 
+  /// The cursor's row as CUP and VPA count it: from the top margin under origin mode.
+  var originRow: Int { modes.contains(.origin) ? cursor.row - marginTop : cursor.row }
+
+  /// The cursor's column as CUP and HPA count it: from the left margin under origin mode
+  /// with left/right margins.
+  var originColumn: Int {
+    modes.contains(.origin) && modes.contains(.leftRightMargins) ? cursor.col - marginLeft : cursor.col
+  }
+
   /// VPA.
   mutating func setRow(_ row: Int) {
     var r = row
@@ -217,32 +237,59 @@ extension TerminalState {
     setPosition(row: 0, col: 0)
   }
 
+  // MARK: - Columns
+
+  /// The scroll region's left and right columns.
+  var regionLeft: Int { modes.contains(.leftRightMargins) ? marginLeft : 0 }
+  var regionRight: Int { modes.contains(.leftRightMargins) ? marginRight : cols - 1 }
+
+  /// SL and DECDC (`left`: cells pulled left from `column`, blanks at the right margin), SR
+  /// and DECIC (blanks inserted at `column`, cells pushed off the right margin), on every row
+  /// of the scroll region, when the cursor is inside it; the cursor and a pending wrap stay
+  /// (as xterm 379 does: scripts/xterm-cases.txt, sl-*, sr-*, decic-*, decdc-*).
+  mutating func shiftColumns(left: Bool, _ n: Int, from column: Int) {
+    guard cursorInsideMargins else { return }
+    let right = regionRight
+    for row in marginTop...marginBottom {
+      if left {
+        deleteCells(n, at: column, right: right, row: row)
+      } else {
+        insertBlanks(n, at: column, right: right, row: row)
+      }
+    }
+  }
+
   // MARK: - Lines
 
+  /// Whether the cursor is inside the scroll region: between the top and bottom margins and,
+  /// with left/right margins, between those. IL, DL, SL, SR, DECIC and DECDC act only then.
+  var cursorInsideMargins: Bool {
+    cursor.row >= marginTop && cursor.row <= marginBottom
+      && (!modes.contains(.leftRightMargins) || (cursor.col >= marginLeft && cursor.col <= marginRight))
+  }
+
+  /// IL: inside the scroll region, to the left margin (as xterm), then lines pushed down;
+  /// outside it nothing happens, the cursor included (checked against xterm 379).
   mutating func insertLines(_ n: Int) {
-    // xterm moves the cursor to the left margin first, whether or not lines are inserted
-    // (charproc.c, CASE_IL: set_cur_col(screen, ScrnLeftMargin(xw))).
+    guard cursorInsideMargins else { return }
     cursor.col = modes.contains(.leftRightMargins) ? marginLeft : 0
     cursor.pendingWrap = false
-    guard cursor.row >= marginTop && cursor.row <= marginBottom else { return }
     if fullWidthRegion {
       screen.scrollDown(top: cursor.row, bottom: marginBottom, count: n, fill: eraseCell())
     } else {
-      guard cursor.col >= marginLeft && cursor.col <= marginRight else { return }
       scrollRectangleDown(top: cursor.row, bottom: marginBottom, count: n, fill: eraseCell())
     }
   }
 
+  /// DL: as IL, lines pulled up.
   mutating func deleteLines(_ n: Int) {
-    // As IL: to the left margin first (charproc.c, CASE_DL).
+    guard cursorInsideMargins else { return }
     cursor.col = modes.contains(.leftRightMargins) ? marginLeft : 0
     cursor.pendingWrap = false
-    guard cursor.row >= marginTop && cursor.row <= marginBottom else { return }
     if fullWidthRegion {
       screen.scrollUp(
         top: cursor.row, bottom: marginBottom, count: n, fill: eraseCell(), toHistory: false)
     } else {
-      guard cursor.col >= marginLeft && cursor.col <= marginRight else { return }
       scrollRectangleUp(top: cursor.row, bottom: marginBottom, count: n, fill: eraseCell())
     }
   }

@@ -20,34 +20,56 @@ extension TerminalState {
     cursor.col = modes.contains(.leftRightMargins) && cursor.col >= marginLeft ? marginLeft : 0
   }
 
-  /// BS and CUB: left `n`, stopping at the left margin (xterm's CursorBack without reverse wrap).
+  /// BS and CUB: left `n`, stopping at the left margin — or, with reverse wraparound
+  /// (DECSET 45) and autowrap both on, continuing at the right margin of the row above (from
+  /// the region's top to its bottom), where the first step with a pending wrap only cancels
+  /// it. xterm's CursorBack, checked against xterm 379 (scripts/xterm-cases.txt, revwrap-*).
   mutating func cursorBack(_ n: Int) {
     var left = modes.contains(.leftRightMargins) ? marginLeft : 0
     if cursor.col < left { left = 0 }
-    cursor.col = max(left, cursor.col - n)
+    let reverse = modes.contains(.reverseWrap) && modes.contains(.autowrap)
+    var count = n
+    if reverse && cursor.pendingWrap { count -= 1 }
     cursor.pendingWrap = false
+    let col = cursor.col - count
+    guard reverse && col < left else {
+      cursor.col = max(left, min(cursor.col, col))
+      return
+    }
+    let right = modes.contains(.leftRightMargins) && cursor.col <= marginRight ? marginRight : cols - 1
+    let width = right - left + 1
+    let beyond = left - col
+    let top = cursor.row >= marginTop ? marginTop : 0
+    let bottom = cursor.row <= marginBottom ? marginBottom : rows - 1
+    let height = bottom - top + 1
+    let up = ((beyond - 1) / width + 1) % height
+    cursor.col = right - (beyond - 1) % width
+    cursor.row = cursor.row - up < top ? cursor.row - up + height : cursor.row - up
   }
 
+  /// HT and CHT: to the next tab stop (or the last column), never past the right margin when
+  /// left/right margins are on — even from beyond it, as xterm does. A pending wrap stays
+  /// when the cursor does not move (the next character still wraps).
   mutating func tabForward(_ n: Int) {
-    cursor.pendingWrap = false
-    let right = rightEdge
+    let right = modes.contains(.leftRightMargins) ? marginRight : cols - 1
     var col = cursor.col
     for _ in 0..<n {
-      guard col < right else { break }
-      col += 1
-      while col < right && !tabStops[col] { col += 1 }
+      var next = col + 1
+      while next < cols - 1 && !tabStops[next] { next += 1 }
+      col = min(next, cols - 1, right)
     }
+    if col != cursor.col { cursor.pendingWrap = false }
     cursor.col = col
   }
 
+  /// CBT: to the previous tab stop (or column 1); xterm does not stop at the left margin.
   mutating func tabBackward(_ n: Int) {
     cursor.pendingWrap = false
-    let left = leftEdge
     var col = cursor.col
     for _ in 0..<n {
-      guard col > left else { break }
+      guard col > 0 else { break }
       col -= 1
-      while col > left && !tabStops[col] { col -= 1 }
+      while col > 0 && !tabStops[col] { col -= 1 }
     }
     cursor.col = col
   }

@@ -464,11 +464,12 @@ extension TerminalState {
   }
 
   /// ICH and insert mode: shift cells from `col` to `right` right by `n`, blanking the gap.
-  mutating func insertBlanks(_ n: Int, at col: Int, right: Int) {
+  mutating func insertBlanks(_ n: Int, at col: Int, right: Int, row: Int? = nil) {
     guard col <= right else { return }
+    let row = row ?? cursor.row
     let count = min(n, right - col + 1)
     let fill = eraseCell()
-    let base = screen.rowBase(cursor.row)
+    let base = screen.rowBase(row)
     let moved = right - col + 1 - count
     if moved > 0 {
       screen.cells.withUnsafeMutableBufferPointer { cells in
@@ -479,17 +480,18 @@ extension TerminalState {
     screen.fill(at: base + col, count: count, with: fill)
     // Only the seams can hold a broken wide character: the insertion point, the first moved
     // cell, and the margin where cells fell off.
-    for c in [col - 1, col, col + count, right, right + 1] { repairWideCharacter(row: cursor.row, col: c) }
+    for c in [col - 1, col, col + count, right, right + 1] { repairWideCharacter(row: row, col: c) }
   }
 
   /// DCH: delete `n` cells at the cursor, pulling the rest of the line (to the margin) left.
-  mutating func deleteCells(_ n: Int) {
-    let col = cursor.col
-    let right = rightEdge
+  mutating func deleteCells(_ n: Int) { deleteCells(n, at: cursor.col, right: rightEdge, row: cursor.row) }
+
+  /// Deletes `n` cells at `col` of `row`, pulling the cells up to `right` left.
+  mutating func deleteCells(_ n: Int, at col: Int, right: Int, row: Int) {
     guard col <= right else { return }
     let count = min(n, right - col + 1)
     let fill = eraseCell()
-    let base = screen.rowBase(cursor.row)
+    let base = screen.rowBase(row)
     let moved = right - col + 1 - count
     if moved > 0 {
       screen.cells.withUnsafeMutableBufferPointer { cells in
@@ -499,16 +501,20 @@ extension TerminalState {
     }
     screen.fill(at: base + col + moved, count: count, with: fill)
     for c in [col - 1, col, right - count + 1, right, right + 1] {
-      repairWideCharacter(row: cursor.row, col: c)
+      repairWideCharacter(row: row, col: c)
     }
   }
 
   /// REP: repeat the last printed graphic character.
+  /// xterm repeats only a character printed just before: a second REP repeats nothing.
   mutating func repeatLastCharacter(_ n: Int) {
-    guard lastPrinted != 0 else { return }
-    let width = CharacterWidth.of(lastPrinted)
+    let character = lastPrinted
+    lastPrinted = 0
+    guard character != 0 else { return }
+    let width = CharacterWidth.of(character)
     guard width > 0 else { return }
     let limit = min(n, cols * rows)
-    for _ in 0..<limit { putCharacter(lastPrinted, width: width) }
+    for _ in 0..<limit { putCharacter(character, width: width) }
+    lastPrinted = 0
   }
 }

@@ -58,7 +58,8 @@ extension LiveBench {
         viaTmux.append(try elapsed("tmux"))
       }
       if dtach {
-        try throughDtach(round: round, dir: dir, command: "read x; " + timedCat(file, elapsedFile, then: "sleep 1"))
+        try throughDtach(
+          round: round, dir: dir, command: "read x; " + timedCat(file, elapsedFile, then: "sleep 1"))
         viaDtach.append(try elapsed("dtach"))
       }
     }
@@ -212,7 +213,9 @@ extension LiveBench {
         let last = h.count - n.count
         var offset = 0
         while offset <= last {
-          guard let hit = memchr(h.baseAddress! + offset, Int32(n[0]), last - offset + 1) else { return false }
+          guard let hit = memchr(h.baseAddress! + offset, Int32(n[0]), last - offset + 1) else {
+            return false
+          }
           let at = h.baseAddress!.distance(to: UnsafeRawPointer(hit))
           if memcmp(h.baseAddress! + at, n.baseAddress!, n.count) == 0 { return true }
           offset = at + 1
