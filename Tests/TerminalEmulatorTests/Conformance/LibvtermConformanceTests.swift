@@ -18,22 +18,38 @@ final class LibvtermConformanceTests: XCTestCase {
     var unexpected: [String] = []
     var acceptedHits = 0
     var used = Set<String>()
+    var reasons: [String: Int] = [:]
+    var table = ["script                          asserted  passed  accepted  failed  skipped"]
     for file in files {
       let outcome = try LibvtermScript(url: dir.appendingPathComponent(file)).run()
       passed += outcome.passed
       skipped += outcome.skipped
-      for failure in outcome.failures {
+      reasons.merge(outcome.skipReasons, uniquingKeysWith: +)
+      var scriptAccepted = 0
+      var scriptFailed = 0
+      for (failure, weight) in zip(outcome.failures, outcome.failureWeights) {
         if let key = accepted.key(covering: failure) {
-          acceptedHits += 1
+          acceptedHits += weight
+          scriptAccepted += weight
           used.insert(key)
         } else {
           unexpected.append(failure)
+          scriptFailed += weight
         }
       }
+      let asserted = outcome.passed + scriptAccepted + scriptFailed
+      table.append(
+        file.padding(toLength: 32, withPad: " ", startingAt: 0)
+          + [asserted, outcome.passed, scriptAccepted, scriptFailed, outcome.skipped].map {
+            String($0).leftPadded(to: 8)
+          }.joined(separator: " "))
     }
     print(
       "libvterm conformance: \(passed) assertions passed, \(acceptedHits) accepted differences, "
         + "\(unexpected.count) unexpected failures, \(skipped) skipped")
+    print(table.joined(separator: "\n"))
+    print("skipped, by reason:")
+    for (reason, n) in reasons.sorted(by: { $0.value > $1.value }) { print("  \(n)  \(reason)") }
     for failure in unexpected { print("  " + failure) }
     XCTAssertEqual(unexpected, [], "unexpected libvterm conformance failures")
     // An accepted difference that no longer occurs is stale: reel was fixed (or the data
@@ -66,5 +82,11 @@ struct AcceptedDifferences {
     let line = "\(parts[0]):\(parts[1])"
     if entries[line] != nil { return line }
     return entries[String(parts[0])] != nil ? String(parts[0]) : nil
+  }
+}
+
+extension String {
+  func leftPadded(to width: Int) -> String {
+    count >= width ? self : String(repeating: " ", count: width - count) + self
   }
 }
