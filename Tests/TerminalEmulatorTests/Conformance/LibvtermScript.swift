@@ -281,7 +281,7 @@ struct LibvtermScript {
           lastWasPush = true
         }
       case "?cursor", "?screen_row", "?screen_chars", "?screen_text", "?screen_cell", "?pen",
-        "?lineinfo", "?screen_eol":
+        "?lineinfo", "?screen_eol", "?screen_attrs_extent":
         if eightBitSeen {
           outcome.skip("8-bit (non-UTF-8) mode: reel decodes UTF-8 only")
           continue
@@ -372,6 +372,18 @@ struct LibvtermScript {
       let cont = row > 0 && term.isWrapped(row: row - 1)
       if rhs.contains("dwl") || rhs.contains("dhl") { return "double-width lines not supported" }
       return cont == rhs.contains("cont") ? nil : "cont=\(cont)"
+    case "?screen_attrs_extent":
+      // The run of cells on the row around (row, col) with the same attributes, as
+      // "row,startcol-row+1,endcol".
+      guard nums.count == 2 else { return "bad cell" }
+      let (row, col) = (nums[0], nums[1])
+      let style = { (c: Int) in term.style(of: term.cell(row: row, col: c)) }
+      var start = col
+      while start > 0 && style(start - 1) == style(col) { start -= 1 }
+      var end = col
+      while end < term.cols - 1 && style(end + 1) == style(col) { end += 1 }
+      let got = "\(row),\(start)-\(row + 1),\(end)"
+      return got == rhs ? nil : "got \(got)"
     case "?screen_eol":
       guard nums.count == 2 else { return "bad eol" }
       let text = term.rowText(nums[0])
