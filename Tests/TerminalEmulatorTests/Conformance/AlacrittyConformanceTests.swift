@@ -6,7 +6,9 @@ import XCTest
 /// Replays each `../shared/conformance/alacritty/*/alacritty.recording` and compares the visible
 /// text and the scrollback with alacritty's `grid.json`. alacritty artifacts are normalised:
 /// tab characters stored in cells read as spaces, wide-char spacers are skipped, and zero-width
-/// characters are appended to their base. Differences must be listed in `alacritty-accepted.txt`.
+/// characters are appended to their base. Beyond the text every cell's colours, attributes,
+/// underline colour and hyperlink, and every row's wrap flag, are compared (`attributeProblems`).
+/// Differences must be listed in `alacritty-accepted.txt`.
 final class AlacrittyConformanceTests: XCTestCase {
   struct Expected {
     var screen: [String]
@@ -74,6 +76,7 @@ final class AlacrittyConformanceTests: XCTestCase {
       if history.drop(while: { $0.isEmpty }) != wantHistory[...] {
         problems.append("history: got \(history.count) lines, want \(wantHistory.count)")
       }
+      problems += try Self.attributeProblems(term, dir).prefix(3)
       if problems.isEmpty {
         passed.append(name)
       } else if accepted.entries[name] != nil {
@@ -91,5 +94,117 @@ final class AlacrittyConformanceTests: XCTestCase {
     XCTAssertEqual(
       Set(accepted.entries.keys).subtracting(acceptedCases).sorted(), [],
       "accepted differences that no longer occur")
+  }
+
+  // MARK: - Attributes
+
+  /// alacritty's colour as reel's `TerminalColor.description`-like text.
+  static func colour(_ value: Any?) -> String {
+    guard let object = value as? [String: Any] else { return "default" }
+    if let named = object["Named"] as? String {
+      let names = [
+        "Black", "Red", "Green", "Yellow", "Blue", "Magenta", "Cyan", "White", "BrightBlack", "BrightRed",
+        "BrightGreen", "BrightYellow", "BrightBlue", "BrightMagenta", "BrightCyan", "BrightWhite",
+      ]
+      if let i = names.firstIndex(of: named) { return "idx \(i)" }
+      return named == "Foreground" || named == "Background" ? "default" : "named \(named)"
+    }
+    if let i = object["Indexed"] as? Int { return "idx \(i)" }
+    if let rgb = object["Spec"] as? [String: Int] { return "rgb \(rgb["r"]!),\(rgb["g"]!),\(rgb["b"]!)" }
+    return "?"
+  }
+
+  static func colour(_ c: TerminalColor) -> String {
+    if let i = c.index { return "idx \(i)" }
+    if let (r, g, b) = c.rgb { return "rgb \(r),\(g),\(b)" }
+    return "default"
+  }
+
+  /// One cell's looks as alacritty stored them: colours, attribute flags, underline colour,
+  /// hyperlink (alacritty's own generated ids, `…_alacritty`, are not compared).
+  static func looks(_ cell: [String: Any]) -> String {
+    let flags = Set((cell["flags"] as? String ?? "").components(separatedBy: " | ").filter { !$0.isEmpty })
+    let kept = ["BOLD", "DIM", "ITALIC", "INVERSE", "HIDDEN", "STRIKEOUT"].filter(flags.contains)
+    let underline =
+      ["UNDERLINE", "DOUBLE_UNDERLINE", "UNDERCURL", "DOTTED_UNDERLINE", "DASHED_UNDERLINE"].first(
+        where: flags.contains) ?? ""
+    let extra = cell["extra"] as? [String: Any]
+    var link = ""
+    if let h = extra?["hyperlink"] as? [String: Any], let inner = h["inner"] as? [String: Any] {
+      let id = inner["id"] as? String ?? ""
+      link = (id.hasSuffix("_alacritty") ? "" : id) + " " + (inner["uri"] as? String ?? "")
+    }
+    return
+      "fg \(colour(cell["fg"])) bg \(colour(cell["bg"])) \(kept.joined(separator: ",")) \(underline) ul \(colour(extra?["underline_color"])) link \(link)"
+  }
+
+  static func looks(_ cell: Cell, _ term: Terminal) -> String {
+    let style = term.style(of: cell)
+    let a = style.attributes
+    var kept: [String] = []
+    if a.contains(.bold) { kept.append("BOLD") }
+    if a.contains(.faint) { kept.append("DIM") }
+    if a.contains(.italic) { kept.append("ITALIC") }
+    if a.contains(.inverse) { kept.append("INVERSE") }
+    if a.contains(.invisible) { kept.append("HIDDEN") }
+    if a.contains(.strikethrough) { kept.append("STRIKEOUT") }
+    let underline: String
+    switch style.underline {
+    case .none: underline = ""
+    case .single: underline = "UNDERLINE"
+    case .double: underline = "DOUBLE_UNDERLINE"
+    case .curly: underline = "UNDERCURL"
+    case .dotted: underline = "DOTTED_UNDERLINE"
+    case .dashed: underline = "DASHED_UNDERLINE"
+    }
+    var link = ""
+    if let h = term.hyperlink(of: cell) { link = h.id + " " + h.uri }
+    return
+      "fg \(colour(style.foreground)) bg \(colour(style.background)) \(kept.joined(separator: ",")) \(underline) ul \(colour(style.underlineColor)) link \(link)"
+  }
+
+  /// Cells whose looks differ and rows whose wrap flag differs, visible rows and the history
+  /// alacritty kept (newest first, as far as both go).
+  static func attributeProblems(_ term: Terminal, _ dir: URL) throws -> [String] {
+    let grid =
+      try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("grid.json")))
+      as! [String: Any]
+    let raw = grid["raw"] as! [String: Any]
+    let inner = raw["inner"] as! [[String: Any]]
+    let zero = raw["zero"] as! Int
+    let lines = grid["lines"] as! Int
+    // Newest first: the bottom visible row, up to the oldest history row.
+    let rotated = Array(inner[zero...] + inner[..<zero])
+    let screen = term.state.screen
+    let reelLines = screen.historyCount + term.rows
+    var problems: [String] = []
+    for (k, row) in rotated.enumerated() {
+      let reelLine = k < lines ? screen.historyCount + (lines - 1 - k) : screen.historyCount - 1 - (k - lines)
+      guard reelLine >= 0 && reelLine < reelLines else { break }
+      let label = k < lines ? "row \(lines - 1 - k)" : "history \(k - lines + 1) back"
+      let cells = row["inner"] as! [[String: Any]]
+      let mine = Array(screen.line(reelLine))
+      let wrapped = (cells.last?["flags"] as? String ?? "").contains("WRAPLINE")
+      if wrapped != screen.flags(line: reelLine).contains(.wrapped) {
+        problems.append("\(label): wrap flag \(!wrapped) want \(wrapped)")
+      }
+      for (col, cell) in cells.enumerated() where col < mine.count {
+        if (cell["flags"] as? String ?? "").contains("WIDE_CHAR_SPACER") || mine[col].isSpacer { continue }
+        var want = looks(cell)
+        var got = looks(mine[col], term)
+        // A blank shows no foreground: reel's erase keeps the pen's (as xterm's BCE does),
+        // alacritty's drops it; only a cell that shows a glyph or a line compares it.
+        if (cell["c"] as? String ?? " ") == " " && mine[col].isBlank && !want.contains("UNDER")
+          && !want.contains("STRIKE") && !want.contains("INVERSE")
+        {
+          want = want.replacingOccurrences(
+            of: #"^fg (default|idx [0-9]+|rgb [0-9]+,[0-9]+,[0-9]+) "#, with: "", options: .regularExpression)
+          got = got.replacingOccurrences(
+            of: #"^fg (default|idx [0-9]+|rgb [0-9]+,[0-9]+,[0-9]+) "#, with: "", options: .regularExpression)
+        }
+        if want != got { problems.append("\(label) col \(col): got [\(got)] want [\(want)]") }
+      }
+    }
+    return problems
   }
 }
