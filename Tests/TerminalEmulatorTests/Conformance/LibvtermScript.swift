@@ -57,6 +57,10 @@ struct LibvtermScript {
     var parser = VTParser()
     var recorder = ParserRecorder()
     var expectations = ParserExpectations()
+    var encoder = InputEncoder()
+    /// An input command ran: its encoding is in `replies`, checked against the output lines
+    /// after it — or, with none, that it encoded nothing.
+    var inputLine = 0
     var group: [(line: Int, text: String)] = []
     var before = term
     var groupEvents: [String] = []
@@ -68,6 +72,14 @@ struct LibvtermScript {
     var screenLayer = false
 
     func flushOutput() {
+      if inputLine > 0 && outputLine == 0 {
+        if replies.isEmpty {
+          outcome.passed += 1
+        } else {
+          outcome.fail("\(name):\(inputLine): no output expected, got \(Self.show(replies))")
+        }
+      }
+      inputLine = 0
       guard outputLine > 0 else { return }
       if replies == expectedOutput {
         outcome.passed += 1
@@ -82,10 +94,6 @@ struct LibvtermScript {
     func flushGroup() {
       defer { group = [] }
       guard !group.isEmpty else { return }
-      if groupIsInput {
-        outcome.skip("input encoding (keys, mouse, paste, focus): reel has no encoder yet", group.count)
-        return
-      }
       var byKind: [String: [(line: Int, text: String)]] = [:]
       for g in group { byKind[Self.split(g.text).0, default: []].append(g) }
       // Parser and encoding callbacks: the group's events, in order.
@@ -236,7 +244,7 @@ struct LibvtermScript {
           if outputLine == 0 { outputLine = lineNumber }
           expectedOutput += Self.unquote(String(line.dropFirst(7)))
         } else {
-          outcome.skip("output of input encoding: reel has no encoder yet")
+          outcome.skip("output with no command before it")
         }
         continue
       }
@@ -248,7 +256,7 @@ struct LibvtermScript {
       if !line.hasPrefix("?") { lastWasPush = false }
       let (command, rest) = Self.split(line)
       if !command.hasPrefix("?") {
-        startGroup(input: ["INCHAR", "INKEY", "MOUSEBTN", "MOUSEMOVE", "PASTE", "FOCUS"].contains(command))
+        startGroup()
       }
       switch command {
       case "WANTSCREEN": screenLayer = true
@@ -268,6 +276,14 @@ struct LibvtermScript {
       case "RESIZE":
         let n = rest.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         if n.count == 2 { term.resize(cols: n[1], rows: n[0]) }
+      case "INCHAR", "INKEY", "MOUSEMOVE", "MOUSEBTN", "PASTE", "FOCUS":
+        if let bytes = encodeInput(command, rest, &encoder, term) {
+          replies = bytes
+          lastWasPush = true
+          inputLine = lineNumber
+        } else {
+          outcome.skip("input command not modelled")
+        }
       case "PUSH", "ENCIN":
         let bytes = Self.pushBytes(rest)
         if !utf8 && command == "PUSH" && bytes.contains(where: { $0 >= 0x80 }) {
@@ -298,6 +314,69 @@ struct LibvtermScript {
     flushOutput()
     flushGroup()
     return outcome
+  }
+
+  /// The bytes reel's `InputEncoder` sends for one of libvterm's input commands:
+  /// `INCHAR mods hex`, `INKEY mods name`, `MOUSEMOVE row,col mods`, `MOUSEBTN d|u n mods`,
+  /// `PASTE START|END`, `FOCUS IN|OUT` (mods: any of S, C, A; 0 for none).
+  func encodeInput(_ command: String, _ rest: String, _ encoder: inout InputEncoder, _ term: Terminal)
+    -> [UInt8]?
+  {
+    let parts = rest.split(separator: " ").map(String.init)
+    func modifiers(_ s: String?) -> KeyModifiers {
+      var m: KeyModifiers = []
+      for c in s ?? "" {
+        switch c {
+        case "S": m.insert(.shift)
+        case "C": m.insert(.control)
+        case "A": m.insert(.alt)
+        default: break
+        }
+      }
+      return m
+    }
+    switch command {
+    case "INCHAR":
+      guard parts.count == 2, let v = UInt32(parts[1], radix: 16), let scalar = Unicode.Scalar(v) else {
+        return nil
+      }
+      return encoder.encode(.character(scalar), modifiers: modifiers(parts[0]), for: term)
+    case "INKEY":
+      guard parts.count == 2 else { return nil }
+      let keys: [String: Key] = [
+        "Up": .up, "Down": .down, "Left": .left, "Right": .right, "Tab": .tab, "Enter": .enter,
+        "Backspace": .backspace, "Escape": .escape, "Home": .home, "End": .end, "Ins": .insert,
+        "Del": .delete, "PageUp": .pageUp, "PageDown": .pageDown, "KPEnter": .keypad(.enter),
+      ]
+      var key = keys[parts[1]]
+      if parts[1].hasPrefix("F"), let n = Int(parts[1].dropFirst()) { key = .function(n) }
+      if parts[1].hasPrefix("KP"), let n = Int(parts[1].dropFirst(2)) { key = .keypad(.digit(n)) }
+      guard let key else { return nil }
+      return encoder.encode(key, modifiers: modifiers(parts[0]), for: term)
+    case "MOUSEMOVE":
+      let at = parts.first?.split(separator: ",").compactMap { Int($0) } ?? []
+      guard at.count == 2 else { return nil }
+      return encoder.mouse(
+        MouseEvent(.move, row: at[0], col: at[1], modifiers: modifiers(parts.count > 1 ? parts[1] : nil)),
+        for: term)
+    case "MOUSEBTN":
+      guard parts.count >= 2, let n = Int(parts[1]), let button = MouseButton(rawValue: n) else { return nil }
+      let kind: MouseEvent.Kind = parts[0] == "d" ? .press(button) : .release(button)
+      let at = encoder.lastMouseCell ?? (0, 0)
+      return encoder.mouse(
+        MouseEvent(kind, row: at.row, col: at.col, modifiers: modifiers(parts.count > 2 ? parts[2] : nil)),
+        for: term)
+    case "PASTE":
+      // libvterm's harness brackets a paste in two commands; reel encodes a paste whole.
+      let whole = encoder.paste("", for: term)
+      guard let first = parts.first else { return nil }
+      if whole.isEmpty { return [] }
+      return first == "START" ? Array(whole.prefix(6)) : Array(whole.suffix(6))
+    case "FOCUS":
+      return encoder.focus(parts.first == "IN", for: term)
+    default:
+      return nil
+    }
   }
 
   /// Expands `$REP n: line` and `$SEQ a b: line` (with `\#` the counter), keeping line numbers
