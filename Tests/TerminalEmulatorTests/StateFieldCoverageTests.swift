@@ -66,6 +66,9 @@ import Testing
     "compactionThresholds": "derived from the table sizes",
     "replies": "output queued for the host, drained by takeReplies",
     "bellCount": "a count of events, not state a screen shows (the snapshot keeps it)",
+    "recordsEvents": "set only during feed(_:clipboard:events:), never between feeds",
+    "clipboardEvents": "set only during feed(_:clipboard:events:), never between feeds",
+    "events": "output queued for the feed's sink and drained before it returns",
     "scrollbackLimit": "configuration of the terminal, not its content",
     "widths": "the constant width table",
   ]

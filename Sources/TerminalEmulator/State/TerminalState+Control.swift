@@ -2,7 +2,9 @@ extension TerminalState {
   /// C0 controls.
   mutating func executeControl(_ byte: UInt8) {
     switch byte {
-    case 0x07: bellCount = bellCount < Int.max ? bellCount + 1 : bellCount
+    case 0x07:
+      bellCount = bellCount < Int.max ? bellCount + 1 : bellCount
+      if recordsEvents { record(.bell) }
     case 0x08: cursorBack(1)
     case 0x09: tabForward(1)
     case 0x0A, 0x0B, 0x0C:

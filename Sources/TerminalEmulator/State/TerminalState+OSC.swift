@@ -12,12 +12,37 @@ extension TerminalState {
     case 0:
       title = String(decoding: text, as: UTF8.self)
       iconName = title
-    case 1: iconName = String(decoding: text, as: UTF8.self)
-    case 2: title = String(decoding: text, as: UTF8.self)
-    case 7: workingDirectory = String(decoding: text, as: UTF8.self)
+      if recordsEvents {
+        record(.title(title))
+        record(.iconName(iconName))
+      }
+    case 1:
+      iconName = String(decoding: text, as: UTF8.self)
+      if recordsEvents { record(.iconName(iconName)) }
+    case 2:
+      title = String(decoding: text, as: UTF8.self)
+      if recordsEvents { record(.title(title)) }
+    case 7:
+      workingDirectory = String(decoding: text, as: UTF8.self)
+      if recordsEvents { record(.workingDirectory(workingDirectory)) }
     case 8: setHyperlink(text)
+    case 52: if recordsEvents && clipboardEvents { clipboardRequest(text) }
     case 133: addPromptMark(text.first)
-    default: break  // 52 (clipboard) and colour queries are deliberately ignored.
+    default: break  // colour queries are deliberately ignored.
+    }
+  }
+
+  /// OSC 52 (`Pc ; Pd`): a clipboard write (Pd base64) or query (Pd `?`), reported only to an
+  /// app that opted in; the terminal itself keeps no clipboard.
+  private mutating func clipboardRequest(_ text: ArraySlice<UInt8>) {
+    let semicolon = text.firstIndex(of: UInt8(ascii: ";")) ?? text.endIndex
+    var selection = String(decoding: text[..<semicolon], as: UTF8.self)
+    if selection.isEmpty { selection = "s0" }
+    let data = semicolon < text.endIndex ? text[(semicolon + 1)...] : []
+    if data.count == 1 && data.first == UInt8(ascii: "?") {
+      record(.clipboardQuery(selection: selection))
+    } else if let decoded = Base64.decode(data) {
+      record(.clipboardSet(selection: selection, data: decoded))
     }
   }
 
@@ -36,6 +61,7 @@ extension TerminalState {
       }
     }
     promptMarks.append(PromptMark(lineID: screen.lineID(row: cursor.row), kind: kind))
+    if recordsEvents { record(.promptMark(promptMarks[promptMarks.count - 1])) }
   }
 
   /// The prompt marks on retained primary-screen lines, as (row relative to the screen's top

@@ -45,6 +45,11 @@ package struct TerminalState: Sendable {
   var replies: [UInt8] = []
   /// BEL count since creation.
   package internal(set) var bellCount = 0
+  /// Set while `Terminal.feed(_:clipboard:events:)` runs: what happens is queued in `events`
+  /// (replies too, instead of `replies`), and OSC 52 is reported when `clipboardEvents`.
+  var recordsEvents = false
+  var clipboardEvents = false
+  var events: [TerminalEvent] = []
   var scrollbackLimit: Int
   /// The width table, held here so the print path does not go through a lazy global.
   let widths = CharacterWidth.table
@@ -121,9 +126,22 @@ package struct TerminalState: Sendable {
   }
 
   mutating func appendReply(_ text: String) {
+    if recordsEvents {
+      record(.reply(Array(text.utf8)))
+      return
+    }
     guard replies.count < TerminalState.maxReplyBytes else { return }
     replies.append(contentsOf: Array(text.utf8))
   }
+
+  /// Queues an event for the feed's sink; at most `maxEvents` per feed (a flood of bells
+  /// cannot grow memory).
+  mutating func record(_ event: TerminalEvent) {
+    guard recordsEvents, events.count < TerminalState.maxEvents else { return }
+    events.append(event)
+  }
+
+  static let maxEvents = 1 << 16
 
   // MARK: - Line feed and scrolling
 
