@@ -37,6 +37,14 @@ import Testing
       events == [.clipboardSet(selection: "c", data: Array("hello".utf8)), .clipboardQuery(selection: "p")])
   }
 
+  @Test func clipboardAnswerIsBase64() {
+    let e = InputEncoder()
+    #expect(
+      e.clipboard(selection: "c", data: Array("Hello, w".utf8))
+        == Array("\u{1B}]52;c;SGVsbG8sIHc=\u{1B}\\".utf8))
+    #expect(e.clipboard(selection: "p", data: []) == Array("\u{1B}]52;p;\u{1B}\\".utf8))
+  }
+
   @Test func aFloodOfBellsIsBounded() {
     var t = Terminal(cols: 20, rows: 4)
     var n = 0

@@ -69,4 +69,22 @@ enum Base64 {
     }
     return padding <= 2 ? out : nil
   }
+
+  static func encode(_ data: [UInt8]) -> [UInt8] {
+    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity((data.count + 2) / 3 * 4)
+    var i = 0
+    while i < data.count {
+      let n = min(3, data.count - i)
+      var v = UInt32(data[i]) << 16
+      if n > 1 { v |= UInt32(data[i + 1]) << 8 }
+      if n > 2 { v |= UInt32(data[i + 2]) }
+      for k in 0..<4 {
+        out.append(k <= n ? alphabet[Int(v >> UInt32(18 - 6 * k) & 63)] : UInt8(ascii: "="))
+      }
+      i += 3
+    }
+    return out
+  }
 }

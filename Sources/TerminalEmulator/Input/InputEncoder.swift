@@ -141,6 +141,14 @@ public struct InputEncoder: Sendable {
     return focused ? [0x1B, 0x5B, 0x49] : [0x1B, 0x5B, 0x4F]
   }
 
+  // MARK: - Clipboard
+
+  /// The answer to an OSC 52 query (`TerminalEvent.clipboardQuery`) an app chose to answer:
+  /// `OSC 52 ; selection ; base64(data) ST`.
+  public func clipboard(selection: String, data: [UInt8]) -> [UInt8] {
+    Array("\u{1B}]52;\(selection);".utf8) + Base64.encode(data) + [0x1B, 0x5C]
+  }
+
   // MARK: - Mouse
 
   /// The report for a mouse event at `row`, `col` (0-based cells), or nothing when the
