@@ -3,12 +3,17 @@
 # toolchain's docc, no package plugin needed:
 #
 #   scripts/docs.sh [TARGET] [OUTPUT]      # OUTPUT defaults to .build/docs/TARGET.doccarchive
+#   scripts/docs.sh all                    # every library product
 #
 # Prints docc's warnings (a broken symbol link is one); open the archive with
 # `docc preview` or serve its contents as a static site.
 set -eu
 cd "$(dirname "$0")/.."
 target=${1:-TerminalEmulator}
+if [ "$target" = all ]; then
+  for t in TerminalEmulator Recording Playback Replay Live Capture; do "$0" "$t"; done
+  exit 0
+fi
 out=${2:-.build/docs/$target.doccarchive}
 graphs=.build/docs/symbol-graphs-$target
 rm -rf "$graphs" && mkdir -p "$graphs"

@@ -276,8 +276,7 @@ struct LibvtermScript {
       groupEvents += recorder.take()
     }
 
-    for (index, raw) in expandRepeats(lines).enumerated() {
-      let lineNumber = index + 1
+    for (lineNumber, raw) in expandRepeats(lines) {
       let line = raw.trimmingCharacters(in: .whitespaces)
       if line.isEmpty || line.hasPrefix("#") || line.hasPrefix("!") { continue }
       if line.hasPrefix("output ") {
@@ -434,25 +433,30 @@ struct LibvtermScript {
     }
   }
 
-  /// Expands `$REP n: line` and `$SEQ a b: line` (with `\#` the counter), keeping line numbers
-  /// roughly aligned by emitting the expansion in place of the original line.
-  func expandRepeats(_ lines: [String]) -> [String] {
-    lines.map { line in
-      let t = line.trimmingCharacters(in: .whitespaces)
-      if t.hasPrefix("$REP "), let colon = t.firstIndex(of: ":") {
-        let n = Int(t[t.index(t.startIndex, offsetBy: 5)..<colon].trimmingCharacters(in: .whitespaces)) ?? 0
-        let body = t[t.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        return Array(repeating: body, count: n).joined(separator: "\u{1}")
-      }
-      if t.hasPrefix("$SEQ "), let colon = t.firstIndex(of: ":") {
-        let nums = t[t.index(t.startIndex, offsetBy: 5)..<colon].split(separator: " ").compactMap { Int($0) }
-        let body = t[t.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        guard nums.count == 2 else { return line }
-        return (nums[0]...nums[1]).map { body.replacingOccurrences(of: "\\#", with: "\($0)") }
-          .joined(separator: "\u{1}")
-      }
-      return line
-    }.flatMap { $0.split(separator: "\u{1}", omittingEmptySubsequences: false).map(String.init) }
+  /// Expands `$REP n: line` and `$SEQ a b: line` (with `\#` the counter). Each expanded line
+  /// keeps the number of the line it came from, so a failure's `file:line` (the key of an
+  /// accepted difference) names a line of the script whatever is expanded before it.
+  func expandRepeats(_ lines: [String]) -> [(Int, String)] {
+    lines.enumerated().flatMap { (index, line) -> [(Int, String)] in
+      expand(line).split(separator: "\u{1}", omittingEmptySubsequences: false).map { (index + 1, String($0)) }
+    }
+  }
+
+  private func expand(_ line: String) -> String {
+    let t = line.trimmingCharacters(in: .whitespaces)
+    if t.hasPrefix("$REP "), let colon = t.firstIndex(of: ":") {
+      let n = Int(t[t.index(t.startIndex, offsetBy: 5)..<colon].trimmingCharacters(in: .whitespaces)) ?? 0
+      let body = t[t.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      return Array(repeating: body, count: n).joined(separator: "\u{1}")
+    }
+    if t.hasPrefix("$SEQ "), let colon = t.firstIndex(of: ":") {
+      let nums = t[t.index(t.startIndex, offsetBy: 5)..<colon].split(separator: " ").compactMap { Int($0) }
+      let body = t[t.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      guard nums.count == 2 else { return line }
+      return (nums[0]...nums[1]).map { body.replacingOccurrences(of: "\\#", with: "\($0)") }
+        .joined(separator: "\u{1}")
+    }
+    return line
   }
 
   // MARK: - Assertions
