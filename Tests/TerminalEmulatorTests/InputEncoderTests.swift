@@ -46,6 +46,25 @@ import Testing
     #expect(e.encode(.character("a"), modifiers: .control, for: t) == [0x01])
   }
 
+  /// The level a program sets with XTMODKEYS (vim sends CSI > 4 ; 2 m) is followed by an
+  /// encoder left at nil, kept by snapshots and restored by the repaint.
+  @Test func modifyOtherKeysFollowsTheProgram() throws {
+    var t = Terminal(cols: 80, rows: 24)
+    let e = InputEncoder()
+    #expect(e.encode(.character("i"), modifiers: .control, for: t) == [0x09])
+    t.feed("\u{1B}[>4;2m")
+    #expect(e.encode(.character("i"), modifiers: .control, for: t) == bytes("\u{1B}[27;5;105~"))
+    let restored = try Terminal(snapshot: t.snapshot())
+    #expect(e.encode(.character("i"), modifiers: .control, for: restored) == bytes("\u{1B}[27;5;105~"))
+    var repainted = Terminal(cols: 80, rows: 24)
+    repainted.feed(t.repaintSequence())
+    #expect(repainted.difference(from: t).isEmpty)
+    #expect(
+      t.exitSequence().count > 0 && String(decoding: t.exitSequence(), as: UTF8.self).contains("\u{1B}[>4m"))
+    t.feed("\u{1B}[>4m")
+    #expect(e.encode(.character("i"), modifiers: .control, for: t) == [0x09])
+  }
+
   @Test func pasteAndFocus() {
     var t = Terminal(cols: 80, rows: 24)
     let e = InputEncoder()

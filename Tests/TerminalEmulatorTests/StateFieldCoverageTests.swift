@@ -42,6 +42,7 @@ import Testing
     "mouseTracking": Change(.modes, "\u{1B}[?1000h"),
     "mouseEncoding": Change(.modes, "\u{1B}[?1006h"),
     "cursorShape": Change(.modes, "\u{1B}[3 q"),
+    "modifyOtherKeys": Change(.modes, "\u{1B}[>4;2m"),
     "charsets": Change(.modes, "\u{1B}(0"),
     "marginTop": Change(.modes, "\u{1B}[2;6r"),
     "marginBottom": Change(.modes, "\u{1B}[1;4r"),

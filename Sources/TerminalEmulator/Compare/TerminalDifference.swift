@@ -141,6 +141,7 @@ struct CellComparer {
       d.add(.modes, "mouse mode differs")
     }
     if a.cursorShape != b.cursorShape { d.add(.modes, "cursor shape differs") }
+    if a.modifyOtherKeys != b.modifyOtherKeys { d.add(.modes, "modifyOtherKeys differs") }
     if a.charsets != b.charsets { d.add(.modes, "charsets differ") }
     if a.marginTop != b.marginTop || a.marginBottom != b.marginBottom || a.marginLeft != b.marginLeft
       || a.marginRight != b.marginRight

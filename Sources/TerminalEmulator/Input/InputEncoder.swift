@@ -7,14 +7,15 @@
 /// encoder remembers which mouse buttons are held and the last reported cell, which decide
 /// whether a motion is reported.
 public struct InputEncoder: Sendable {
-  /// xterm's modifyOtherKeys level (`CSI > 4 ; Pv m`): 0 or 1 send modified keys the classic
-  /// way (Ctrl-A as 0x01); 2 sends every modified key that has no classic form, and those
-  /// whose classic form is ambiguous, as `CSI 27 ; modifier ; code ~`.
-  public var modifyOtherKeys: Int
+  /// xterm's modifyOtherKeys level (`CSI > 4 ; Pv m`); nil follows the level the program set
+  /// in the terminal. 0 sends modified keys the classic way (Ctrl-A as 0x01); 1 also sends
+  /// Ctrl with a key Ctrl cannot fold as `CSI 27 ; modifier ; code ~`; 2 sends that way every
+  /// modified key without a classic form and those whose classic form is ambiguous.
+  public var modifyOtherKeys: Int?
   private var heldButtons: Set<MouseButton> = []
   private var lastCell: (row: Int, col: Int)? = nil
 
-  public init(modifyOtherKeys: Int = 0) { self.modifyOtherKeys = modifyOtherKeys }
+  public init(modifyOtherKeys: Int? = nil) { self.modifyOtherKeys = modifyOtherKeys }
 
   /// The cell of the last mouse event, where a press or release without a position of its
   /// own (a harness that moves, then clicks) happens.
@@ -26,6 +27,7 @@ public struct InputEncoder: Sendable {
   public func encode(_ key: Key, modifiers: KeyModifiers = [], for terminal: Terminal) -> [UInt8] {
     let m = modifiers.parameter
     let modes = terminal.modes
+    let modifyOtherKeys = self.modifyOtherKeys ?? Int(terminal.state.modifyOtherKeys)
     func csi(_ s: String) -> [UInt8] { Array("\u{1B}[\(s)".utf8) }
     func ss3(_ c: Character) -> [UInt8] { Array("\u{1B}O\(c)".utf8) }
     /// A cursor-style key: final byte `f`; SS3 in application mode when unmodified.
@@ -75,14 +77,15 @@ public struct InputEncoder: Sendable {
       if k == .enter { return encode(.enter, modifiers: modifiers, for: terminal) }
       return encode(.character(k.character), modifiers: modifiers, for: terminal)
     case .character(let scalar):
-      return character(scalar, modifiers)
+      return character(scalar, modifiers, modifyOtherKeys: modifyOtherKeys)
     }
   }
 
   /// A printable character: UTF-8, Ctrl folding to C0 where ASCII has a control for it, Alt
   /// as an ESC prefix; with modifyOtherKeys 2, modified keys without a classic form (and
   /// Shift with Ctrl or Alt) as `CSI 27 ; m ; code ~`.
-  private func character(_ scalar: Unicode.Scalar, _ modifiers: KeyModifiers) -> [UInt8] {
+  private func character(_ scalar: Unicode.Scalar, _ modifiers: KeyModifiers, modifyOtherKeys: Int) -> [UInt8]
+  {
     let m = modifiers.parameter
     let control = modifiers.contains(.control)
     var base = Array(String(scalar).utf8)

@@ -37,6 +37,7 @@ extension Terminal {
     if s.marginTop != 0 || s.marginBottom != s.rows - 1 { out += "\u{1B}[r" }
     if !s.charsets.isIdentity || s.charsets.gl != 0 { out += "\u{1B}(B\u{1B})B\u{1B}*B\u{1B}+B\u{0F}" }
     if s.cursorShape != .default { out += "\u{1B}[0 q" }
+    if s.modifyOtherKeys != 0 { out += "\u{1B}[>4m" }
     if s.cursor.pen.hyperlink != 0 { out += "\u{1B}]8;;\u{1B}\\" }
     out += "\u{1B}[0m"
     return Array(out.utf8)

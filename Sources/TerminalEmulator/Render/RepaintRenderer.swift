@@ -395,5 +395,7 @@ struct RepaintRenderer {
     }
     if !ansiSet.isEmpty { emit("\u{1B}[" + ansiSet.map { String($0.number) }.joined(separator: ";") + "h") }
     emit("\u{1B}[\(s.cursorShape.rawValue) q")
+    // RIS reset modifyOtherKeys; set it again when the program had.
+    if s.modifyOtherKeys != 0 { emit("\u{1B}[>4;\(s.modifyOtherKeys)m") }
   }
 }

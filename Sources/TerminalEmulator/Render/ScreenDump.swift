@@ -57,6 +57,7 @@ extension Terminal {
       ("mouseTracking", .string("\(state.mouseTracking)")),
       ("mouseEncoding", .string("\(state.mouseEncoding)")),
       ("cursorShape", .string("\(state.cursorShape)")),
+      ("modifyOtherKeys", .int(Int(state.modifyOtherKeys))),
       ("scrollRegion", .array([.int(state.marginTop), .int(state.marginBottom)])),
     ]
     return .object([

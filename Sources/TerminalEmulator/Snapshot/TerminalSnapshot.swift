@@ -8,8 +8,9 @@
 /// bytes, and `Terminal(snapshot: t.snapshot())` behaves exactly like `t` from then on.
 extension Terminal {
   static let snapshotMagic: [UInt8] = Array("REELTERM".utf8)
-  /// Format version written by this build; readers accept this version only.
-  public static let snapshotVersion: UInt8 = 1
+  /// Format version written by this build. Readers also accept version 1 (before
+  /// modifyOtherKeys was kept, read as 0), so keyframes of older recordings stay readable.
+  public static let snapshotVersion: UInt8 = 2
 
   /// Encodes the complete state. `scrollbackLines` keeps only that many of the most recent
   /// scrollback lines (nil keeps all); line ids stay stable either way.
@@ -140,6 +141,7 @@ struct SnapshotEncoder {
     w.u8(state.mouseTracking.rawValue)
     w.u8(state.mouseEncoding.rawValue)
     w.u8(state.cursorShape.rawValue)
+    w.u8(state.modifyOtherKeys)
     encodeCharsets(state.charsets)
     w.varint(state.marginTop)
     w.varint(state.marginBottom)
@@ -204,7 +206,7 @@ struct SnapshotDecoder {
       throw BinaryFormatError("not a reel terminal snapshot (bad magic)")
     }
     let version = try reader.u8()
-    guard version == Terminal.snapshotVersion else {
+    guard version == 1 || version == Terminal.snapshotVersion else {
       throw BinaryFormatError("unsupported snapshot version \(version)")
     }
     let cols = try reader.count(max: Self.maxDimension, "columns")
@@ -244,6 +246,10 @@ struct SnapshotDecoder {
     st.mouseTracking = mt
     st.mouseEncoding = me
     st.cursorShape = cs
+    if version >= 2 {
+      st.modifyOtherKeys = try reader.u8()
+      guard st.modifyOtherKeys <= 2 else { throw BinaryFormatError("invalid modifyOtherKeys level") }
+    }
     st.charsets = try decodeCharsets()
     st.marginTop = try reader.count(max: rows - 1, "top margin")
     st.marginBottom = try reader.count(max: rows - 1, "bottom margin")

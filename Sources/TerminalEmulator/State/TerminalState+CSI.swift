@@ -13,6 +13,11 @@ extension TerminalState {
       return
     case UInt8(ascii: ">"):
       if seq.final == UInt8(ascii: "c") && seq.raw(0) == 0 { appendReply("\u{1B}[>0;100;0c") }
+      // XTMODKEYS: `CSI > 4 ; Pv m` sets modifyOtherKeys, `CSI > 4 m` and `CSI > 4 n` reset it.
+      if seq.final == UInt8(ascii: "m") && seq.raw(0) == 4 {
+        modifyOtherKeys = seq.count > 1 ? UInt8(min(seq.raw(1), 2)) : 0
+      }
+      if seq.final == UInt8(ascii: "n") && seq.raw(0) == 4 { modifyOtherKeys = 0 }
       if seq.final == UInt8(ascii: "q") && seq.raw(0) == 0 {
         appendReply("\u{1B}P>|reel(\(Terminal.version))\u{1B}\\")
       }

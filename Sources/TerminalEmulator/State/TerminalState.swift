@@ -19,6 +19,9 @@ package struct TerminalState: Sendable {
   package internal(set) var mouseTracking = MouseTracking.none
   package internal(set) var mouseEncoding = MouseEncoding.default
   package internal(set) var cursorShape = CursorShape.default
+  /// xterm's modifyOtherKeys level (XTMODKEYS, `CSI > 4 ; Pv m`), 0–2: how the terminal is
+  /// asked to send modified keys (`InputEncoder` follows it).
+  package internal(set) var modifyOtherKeys: UInt8 = 0
   package internal(set) var charsets = CharsetState()
   /// Scroll margins (inclusive, 0-based).
   package internal(set) var marginTop = 0
