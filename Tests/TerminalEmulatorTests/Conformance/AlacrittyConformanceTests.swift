@@ -15,15 +15,20 @@ final class AlacrittyConformanceTests: XCTestCase {
     var history: [String]  // oldest first
   }
 
-  static func expected(_ dir: URL) throws -> Expected {
+  /// alacritty's grid rows, newest first (the bottom visible row first, then the history
+  /// upwards), and how many of them are visible.
+  static func gridRows(_ dir: URL) throws -> (rows: [[String: Any]], lines: Int) {
     let grid =
       try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("grid.json")))
       as! [String: Any]
     let raw = grid["raw"] as! [String: Any]
     let inner = raw["inner"] as! [[String: Any]]
     let zero = raw["zero"] as! Int
-    let lines = grid["lines"] as! Int
-    let rotated = Array(inner[zero...] + inner[..<zero])
+    return (Array(inner[zero...] + inner[..<zero]), grid["lines"] as! Int)
+  }
+
+  static func expected(_ dir: URL) throws -> Expected {
+    let (rotated, lines) = try gridRows(dir)
     func text(_ row: [String: Any]) -> String {
       var s = ""
       for cell in row["inner"] as! [[String: Any]] {
@@ -166,15 +171,7 @@ final class AlacrittyConformanceTests: XCTestCase {
   /// Cells whose looks differ and rows whose wrap flag differs, visible rows and the history
   /// alacritty kept (newest first, as far as both go).
   static func attributeProblems(_ term: Terminal, _ dir: URL) throws -> [String] {
-    let grid =
-      try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("grid.json")))
-      as! [String: Any]
-    let raw = grid["raw"] as! [String: Any]
-    let inner = raw["inner"] as! [[String: Any]]
-    let zero = raw["zero"] as! Int
-    let lines = grid["lines"] as! Int
-    // Newest first: the bottom visible row, up to the oldest history row.
-    let rotated = Array(inner[zero...] + inner[..<zero])
+    let (rotated, lines) = try gridRows(dir)
     let screen = term.state.screen
     let reelLines = screen.historyCount + term.rows
     var problems: [String] = []

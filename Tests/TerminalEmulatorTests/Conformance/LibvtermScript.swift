@@ -690,45 +690,7 @@ struct LibvtermScript {
 
   static func unquote(_ text: String) -> [UInt8] { pushBytes(text) }
 
-  static func unescape(_ raw: String) -> [UInt8] {
-    var out: [UInt8] = []
-    let chars = Array(raw.utf8)
-    var i = 0
-    while i < chars.count {
-      let c = chars[i]
-      guard c == UInt8(ascii: "\\"), i + 1 < chars.count else {
-        out.append(c)
-        i += 1
-        continue
-      }
-      let n = chars[i + 1]
-      i += 2
-      switch n {
-      case UInt8(ascii: "e"): out.append(0x1B)
-      case UInt8(ascii: "r"): out.append(0x0D)
-      case UInt8(ascii: "n"): out.append(0x0A)
-      case UInt8(ascii: "t"): out.append(0x09)
-      case UInt8(ascii: "b"): out.append(0x08)
-      case UInt8(ascii: "a"): out.append(0x07)
-      case UInt8(ascii: "0"): out.append(0x00)
-      case UInt8(ascii: "x"):
-        var v = 0
-        var digits = 0
-        // \x{HH…}: braces around any number of digits.
-        let braced = i < chars.count && chars[i] == UInt8(ascii: "{")
-        if braced { i += 1 }
-        while i < chars.count, braced || digits < 2, let d = Int(String(UnicodeScalar(chars[i])), radix: 16) {
-          v = v * 16 + d
-          i += 1
-          digits += 1
-        }
-        if braced && i < chars.count && chars[i] == UInt8(ascii: "}") { i += 1 }
-        out.append(UInt8(truncatingIfNeeded: v))
-      default: out.append(n)
-      }
-    }
-    return out
-  }
+  static func unescape(_ raw: String) -> [UInt8] { ConformanceEscapes.decode(raw) }
 
   static func show(_ bytes: [UInt8]) -> String {
     "\""
