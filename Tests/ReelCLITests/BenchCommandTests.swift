@@ -71,4 +71,29 @@ final class BenchCommandTests: XCTestCase {
       XCTAssertTrue(r.stderr.contains(step), "no progress '\(step)' in\n\(r.stderr)")
     }
   }
+
+  /// --peers: libvterm and libtsm fed the same bytes in the same run, each with a reel/peer
+  /// ratio — or a line saying which package is missing. The second generator of a family
+  /// is measured like the first.
+  func testPeersAreMeasuredOnTheSameBytes() throws {
+    let r = try ReelCLI.run([
+      "bench", "--size", "1", "--workloads", "unicode_b", "--repeats", "1", "--peers", "--json",
+      "--skip-live",
+      "--skip-reconnect", "--skip-recording",
+    ])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+    let rows = try XCTUnwrap(
+      report["emulator"] as? [[String: Any]] ?? report["throughput"] as? [[String: Any]], "\(report.keys)")
+    XCTAssertEqual(rows.count, 2)
+    for peer in ["libvterm", "libtsm"] {
+      if let figure = rows[0][peer] as? [String: Any] {
+        XCTAssertGreaterThan(figure["mibPerSecond"] as? Double ?? 0, 0, peer)
+        XCTAssertGreaterThan(figure["reelOverPeer"] as? Double ?? 0, 0, peer)
+      } else {
+        XCTAssertTrue(
+          r.stderr.contains("\(peer): not installed"), "\(peer): no figure and no word why\n\(r.stderr)")
+      }
+    }
+  }
 }

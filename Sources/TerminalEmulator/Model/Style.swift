@@ -181,21 +181,15 @@ struct StyleTable: Sendable, Equatable {
     return id
   }
 
-  /// Keeps only the ids in `used` (sorted, including 0); returns old → new ids.
-  mutating func compact(keeping used: [UInt32]) -> [UInt32: UInt32] {
-    var remap: [UInt32: UInt32] = [:]
-    var kept: [Style] = []
-    for old in used {
-      remap[old] = UInt32(kept.count)
-      kept.append(styles[Int(old)])
-    }
-    styles = kept
+  /// Keeps only the ids in `used` (sorted, including 0), renumbered in that order (the i-th
+  /// kept id becomes i).
+  mutating func compact(keeping used: [UInt32]) {
+    styles = used.map { styles[Int($0)] }
     transitions = SGRTransitionCache()
     eraseIDs = Array(repeating: 0, count: styles.count)
     var capacity = 64
     while capacity < styles.count * 2 { capacity *= 2 }
     rebuildIndex(capacity: capacity)
-    return remap
   }
 
   static func == (a: StyleTable, b: StyleTable) -> Bool { a.styles == b.styles }

@@ -216,10 +216,17 @@ package struct VTParser: Sendable, Equatable {
         j &+= 1
         continue
       }
-      guard c >= 0x40 && c <= 0x7E,
-        let parameters = RawControlSequence.packedParameters(base + first, length: j &- first)
-      else { return nil }
-      handler.csiDispatch(parameters.sequence(prefix: prefix, final: c))
+      guard c >= 0x40 && c <= 0x7E else { return nil }
+      if let parameters = RawControlSequence.packedParameters(base + first, length: j &- first) {
+        handler.csiDispatch(parameters.sequence(prefix: prefix, final: c))
+      } else {
+        // More than eight parameters — a truecolour SGR setting both colours has ten —
+        // decoded whole by the state machine's parameter steps, not byte by byte through it.
+        var sequence = VTParser.decodeParameters(
+          UnsafeBufferPointer(start: base + first, count: j &- first), final: c)
+        sequence.prefix = prefix
+        handler.csiDispatch(sequence)
+      }
       return j &+ 1
     }
     return nil

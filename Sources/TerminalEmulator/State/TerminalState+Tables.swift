@@ -25,19 +25,27 @@ extension TerminalState {
   }
 
   mutating func compactTables() {
-    var usedStyles = Set<UInt32>([0, cursor.penID])
+    // Style ids are dense: which are used, and their new ids, are arrays indexed by the old
+    // id (sets and dictionaries hashed every cell; with truecolour output, where nearly every
+    // SGR makes a new style, compaction was a quarter of the time).
+    var usedStyle = [Bool](repeating: false, count: styles.count)
+    usedStyle[0] = true
+    usedStyle[Int(cursor.penID)] = true
     var usedClusters = Set<UInt32>()
     for grid in [screen, inactive] {
-      for cell in grid.cells {
-        usedStyles.insert(cell.style)
-        if cell.isCluster { usedClusters.insert(cell.payload) }
+      grid.cells.withUnsafeBufferPointer { cells in
+        for cell in cells {
+          usedStyle[Int(cell.style)] = true
+          if cell.isCluster { usedClusters.insert(cell.payload) }
+        }
       }
     }
+    let keptStyles = usedStyle.indices.filter { usedStyle[$0] }.map { UInt32($0) }
     var extraStyles: [Style] = [cursor.pen]
     for saved in [savedCursor, inactiveSavedCursor].compactMap({ $0 }) { extraStyles.append(saved.pen) }
     // Hyperlinks still referenced by a used style or a saved pen.
     var usedLinks = Set<UInt32>()
-    for id in usedStyles { usedLinks.insert(styles[id].hyperlink) }
+    for id in keptStyles { usedLinks.insert(styles[id].hyperlink) }
     for s in extraStyles { usedLinks.insert(s.hyperlink) }
     usedLinks.remove(0)
     var linkRemap: [UInt32: UInt32] = [0: 0]
@@ -49,23 +57,25 @@ extension TerminalState {
     hyperlinks = newLinks
     hyperlinkIDs = Dictionary(uniqueKeysWithValues: newLinks.enumerated().map { ($1, UInt32($0 + 1)) })
 
-    let styleRemap = styles.compact(keeping: usedStyles.sorted())
+    styles.compact(keeping: keptStyles)
     let clusterRemap = clusters.compact(keeping: usedClusters.sorted())
     // Re-intern the surviving styles with their renumbered hyperlinks.
     var rebuilt = StyleTable()
-    var finalID: [UInt32: UInt32] = [:]
-    for (old, mid) in styleRemap {
-      var style = styles[mid]
-      style.hyperlink = linkRemap[style.hyperlink] ?? 0
-      finalID[old] = rebuilt.intern(style)
+    var finalID = [UInt32](repeating: 0, count: usedStyle.count)
+    for (mid, old) in keptStyles.enumerated() {
+      var style = styles[UInt32(mid)]
+      if style.hyperlink != 0 { style.hyperlink = linkRemap[style.hyperlink] ?? 0 }
+      finalID[Int(old)] = rebuilt.intern(style)
     }
     styles = rebuilt
     func rewrite(_ cells: inout [Cell]) {
-      for i in cells.indices {
-        let cell = cells[i]
-        cells[i].style = finalID[cell.style] ?? 0
-        if cell.isCluster {
-          cells[i].content = (cell.content & ~Cell.scalarMask) | (clusterRemap[cell.payload] ?? 0)
+      cells.withUnsafeMutableBufferPointer { cells in
+        for i in cells.indices {
+          let cell = cells[i]
+          cells[i].style = finalID[Int(cell.style)]
+          if cell.isCluster {
+            cells[i].content = (cell.content & ~Cell.scalarMask) | (clusterRemap[cell.payload] ?? 0)
+          }
         }
       }
     }

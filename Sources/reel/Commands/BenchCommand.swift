@@ -27,6 +27,12 @@ struct BenchCommand: ParsableCommand {
   @Flag(name: .customLong("skip-reconnect"), help: "Leave out the reconnect section.")
   var skipReconnect = false
 
+  @Flag(
+    help:
+      "Measure libvterm and libtsm (Debian's -dev packages, when installed) on the same bytes in the same run, with reel/peer ratios."
+  )
+  var peers = false
+
   @Flag(name: .customLong("skip-live"), help: "Leave out the live-session section.")
   var skipLive = false
 
@@ -50,15 +56,26 @@ struct BenchCommand: ParsableCommand {
     let memory = scrollbackMemory()
     defer { BenchProgress.done() }
     var rows: [JSONValue] = []
+    let scratch = NSTemporaryDirectory() + "reel-bench-peers-\(getpid())"
+    var peerList: [PeerBench.Peer] = []
+    if peers {
+      try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+      BenchProgress.step("building the peer harnesses")
+      peerList = PeerBench.build(in: scratch)
+    }
+    defer { if peers { try? FileManager.default.removeItem(atPath: scratch) } }
     if !json {
       BenchProgress.line(
         "emulator throughput, \(size) MiB per workload, \(Self.chunkSize / 1024) KiB chunks, best of \(repeats)"
       )
       BenchProgress.line(
-        "workload        terminal  MiB/s   read-loop MiB/s   peak RSS MiB")
+        "workload        terminal  MiB/s   read-loop MiB/s   peak RSS MiB"
+          + peerList.map { "   \($0.name) MiB/s  reel/\($0.name)" }.joined())
     }
     for name in names {
       let data = Workloads.make(name, size: size << 20)
+      let dataFile = scratch + "/\(name).bin"
+      if !peerList.isEmpty { try Data(data).write(to: URL(fileURLWithPath: dataFile)) }
       for (cols, lines) in Self.sizes {
         BenchProgress.step("emulator throughput: \(name) at \(cols)x\(lines)")
         let ceiling = readLoop(data)
@@ -71,19 +88,43 @@ struct BenchCommand: ParsableCommand {
         }
         let peak = max(Measure.peakRSS(), before)
         let mibs = Measure.mib(data.count) / seconds
+        var peerFigures: [(String, Double?)] = []
+        for peer in peerList {
+          BenchProgress.step("\(peer.name): \(name) at \(cols)x\(lines)")
+          let s = PeerBench.seconds(
+            peer, file: dataFile, cols: cols, rows: lines, repeats: repeats, chunk: Self.chunkSize)
+          peerFigures.append((peer.name, s.map { Measure.mib(data.count) / $0 }))
+        }
         if json {
           rows.append(
-            .object([
-              ("workload", .string(name)), ("cols", .int(cols)), ("rows", .int(lines)),
-              ("mibPerSecond", .double((mibs * 10).rounded() / 10)),
-              ("readLoopMibPerSecond", .double((ceiling * 10).rounded() / 10)),
-              ("peakRSSMiB", .double((Measure.mib(peak) * 10).rounded() / 10)),
-            ]))
+            .object(
+              [
+                ("workload", .string(name)), ("cols", .int(cols)), ("rows", .int(lines)),
+                ("mibPerSecond", .double((mibs * 10).rounded() / 10)),
+                ("readLoopMibPerSecond", .double((ceiling * 10).rounded() / 10)),
+                ("peakRSSMiB", .double((Measure.mib(peak) * 10).rounded() / 10)),
+              ]
+                + peerFigures.map { figure in
+                  (
+                    figure.0,
+                    figure.1.map { m in
+                      JSONValue.object([
+                        ("mibPerSecond", .double((m * 10).rounded() / 10)),
+                        ("reelOverPeer", .double((mibs / m * 100).rounded() / 100)),
+                      ])
+                    } ?? .null
+                  )
+                }))
         } else {
           BenchProgress.line(
             name.padding(toLength: 15, withPad: " ", startingAt: 0) + " "
               + "\(cols)x\(lines)".padding(toLength: 8, withPad: " ", startingAt: 0)
-              + String(format: "%8.1f %17.1f %14.1f", mibs, ceiling, Measure.mib(peak)))
+              + String(format: "%8.1f %17.1f %14.1f", mibs, ceiling, Measure.mib(peak))
+              + peerFigures.map { figure in
+                figure.1.map {
+                  String(format: " %*.1f %*.2f×", figure.0.count + 7, $0, figure.0.count + 5, mibs / $0)
+                } ?? "   (failed)"
+              }.joined())
         }
       }
     }
@@ -227,7 +268,8 @@ struct BenchCommand: ParsableCommand {
     if !json {
       BenchProgress.line(
         "live: `cat` of \(size) MiB of real output, timed by the shell around it, median of 3 rounds"
-          + " (attached clients: reel's protocol client writing to /dev/null, tmux's and dtach's clients in a PTY)")
+          + " (attached clients: reel's protocol client writing to /dev/null, tmux's and dtach's clients in a PTY)"
+      )
       BenchProgress.line("  client                 seconds    MiB/s")
       BenchProgress.line(
         String(
@@ -251,7 +293,8 @@ struct BenchCommand: ParsableCommand {
       if let d = tp.dtachSeconds {
         BenchProgress.line(
           String(
-            format: "  dtach attach          %8.3f %8.1f   reel takes %.2f× the time of dtach (no screen state)", d,
+            format:
+              "  dtach attach          %8.3f %8.1f   reel takes %.2f× the time of dtach (no screen state)", d,
             mibs(d), tp.reelSeconds / d))
       } else {
         BenchProgress.line("  dtach attach          (dtach not installed)")
