@@ -1,7 +1,7 @@
 /// Interned grapheme clusters: a base scalar plus combining marks, variation selectors or a
 /// ZWJ sequence. A cell whose content has the cluster flag stores an index here.
 struct ClusterTable: Sendable, Equatable {
-  private var table = InternTable<[UInt32]>()
+  private var table = InternTable()
 
   var count: Int { table.count }
   var clusters: [[UInt32]] { table.elements }
