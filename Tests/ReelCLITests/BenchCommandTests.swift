@@ -19,6 +19,14 @@ final class BenchCommandTests: XCTestCase {
       XCTAssertGreaterThan(row["readLoopMibPerSecond"] as? Double ?? 0, 0, "\(row)")
       XCTAssertGreaterThan(row["peakRSSMiB"] as? Double ?? 0, 0, "\(row)")
     }
+    // The replay path: every workload recorded, replayed, compared with the raw feed, seeked.
+    let replay = try XCTUnwrap(obj["replay"] as? [[String: Any]])
+    XCTAssertEqual(replay.map { $0["workload"] as? String }, ["ascii", "dense_cells"])
+    for row in replay {
+      XCTAssertGreaterThan(row["bytes"] as? Int ?? 0, 1 << 19, "\(row)")
+      XCTAssertGreaterThan(row["replayOverRaw"] as? Double ?? 0, 0, "\(row)")
+      XCTAssertGreaterThan(row["seekMillisP95"] as? Double ?? 0, 0, "\(row)")
+    }
     // Cells are 8 bytes; the ring, line flags and the alternate screen add a little.
     let perCell = try XCTUnwrap(obj["scrollbackBytesPerCell"] as? Double)
     XCTAssertGreaterThanOrEqual(perCell, 8)

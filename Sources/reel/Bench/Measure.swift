@@ -15,6 +15,17 @@ enum Measure {
     return best
   }
 
+  /// `best` for a body that can fail.
+  static func bestThrowing(repeats: Int, _ body: () throws -> Void) throws -> Double {
+    var best = Double.infinity
+    for _ in 0..<repeats {
+      let start = now()
+      try body()
+      best = min(best, Double(now() - start) / 1e9)
+    }
+    return best
+  }
+
   /// Peak resident set size so far (VmHWM), in bytes; resettable with `resetPeak()`.
   static func peakRSS() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }

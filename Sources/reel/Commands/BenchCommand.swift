@@ -33,6 +33,9 @@ struct BenchCommand: ParsableCommand {
   )
   var peers = false
 
+  @Flag(name: .customLong("skip-replay"), help: "Leave out the replay-path section.")
+  var skipReplay = false
+
   @Flag(name: .customLong("skip-live"), help: "Leave out the live-session section.")
   var skipLive = false
 
@@ -203,6 +206,41 @@ struct BenchCommand: ParsableCommand {
         }
       }
     }
+    var replay: [JSONValue] = []
+    if !skipReplay {
+      let figures = try ReplayPathBench.run(workloads: names, sizeMiB: size, repeats: repeats, seeks: 20)
+      if !json {
+        BenchProgress.line(
+          "replay path: each workload recorded by `reel record` (cat through a PTY, 80x24), replayed from the .reel"
+            + " to its final screen beside the same bytes fed raw; dump --at at 20 random times")
+        BenchProgress.line(
+          "workload         replay MiB/s   raw MiB/s   replay/raw   seek ms p50     p95")
+      }
+      for f in figures {
+        let replayMiBs = Measure.mib(f.bytes) / f.replaySeconds
+        let rawMiBs = Measure.mib(f.bytes) / f.emulateSeconds
+        let p50 = LiveBench.percentile(f.seekMillis, 0.5)
+        let p95 = LiveBench.percentile(f.seekMillis, 0.95)
+        if json {
+          replay.append(
+            .object([
+              ("workload", .string(f.workload)), ("bytes", .int(f.bytes)),
+              ("replayMibPerSecond", .double((replayMiBs * 10).rounded() / 10)),
+              ("rawMibPerSecond", .double((rawMiBs * 10).rounded() / 10)),
+              ("replayOverRaw", .double((replayMiBs / rawMiBs * 100).rounded() / 100)),
+              ("seekMillisP50", .double((p50 * 100).rounded() / 100)),
+              ("seekMillisP95", .double((p95 * 100).rounded() / 100)),
+            ]))
+        } else {
+          BenchProgress.line(
+            f.workload.padding(toLength: 16, withPad: " ", startingAt: 0)
+              + String(
+                format: " %12.1f %11.1f %11.0f%% %13.2f %7.2f", replayMiBs, rawMiBs,
+                100 * replayMiBs / rawMiBs, p50,
+                p95))
+        }
+      }
+    }
     var live: [(String, JSONValue)] = []
     if !skipLive {
       live = try liveSection()
@@ -212,6 +250,7 @@ struct BenchCommand: ParsableCommand {
         JSONValue.object([
           ("live", .object(live)),
           ("reconnect", .array(reconnect)),
+          ("replay", .array(replay)),
           ("recording", .object(recording)),
           ("throughput", .array(rows)),
           ("scrollbackBytesPerCell", .double((memory.structure * 100).rounded() / 100)),
