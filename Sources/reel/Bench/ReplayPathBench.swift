@@ -50,14 +50,7 @@ enum ReplayPathBench {
       }
       let emulate = Measure.best(repeats: repeats) {
         var t = Terminal(cols: 80, rows: 24)
-        recorded.withUnsafeBytes { raw in
-          var offset = 0
-          while offset < raw.count {
-            let n = min(BenchCommand.chunkSize, raw.count - offset)
-            t.feed(UnsafeRawBufferPointer(rebasing: raw[offset..<offset + n]))
-            offset += n
-          }
-        }
+        BenchCommand.feedInChunks(&t, recorded)
         blackHole(t.cursor.row)
       }
       BenchProgress.step("replay path: \(seeks) seeks in \(name)")

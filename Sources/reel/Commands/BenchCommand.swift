@@ -355,11 +355,14 @@ struct BenchCommand: ParsableCommand {
     ]
   }
 
-  func feed(_ t: inout Terminal, _ data: [UInt8]) {
+  func feed(_ t: inout Terminal, _ data: [UInt8]) { Self.feedInChunks(&t, data) }
+
+  /// Feeds `data` in `chunkSize` pieces, as every throughput figure does.
+  static func feedInChunks(_ t: inout Terminal, _ data: [UInt8]) {
     data.withUnsafeBytes { raw in
       var offset = 0
       while offset < raw.count {
-        let n = min(Self.chunkSize, raw.count - offset)
+        let n = min(chunkSize, raw.count - offset)
         t.feed(UnsafeRawBufferPointer(rebasing: raw[offset..<offset + n]))
         offset += n
       }
