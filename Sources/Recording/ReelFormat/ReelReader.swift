@@ -1,3 +1,4 @@
+import Dispatch
 import TerminalEmulator  // binary coding and size limits; keyframes go through KeyframeMaker
 
 #if canImport(Glibc)
@@ -15,7 +16,11 @@ public struct ReelReader: EventSource {
   /// File offset just after the last good data frame read so far (where appending resumes).
   public private(set) var dataEnd = 0
   private let file: FileWindow
+  /// Where the next data frame is read; set only through `move(to:)` elsewhere than the
+  /// frame reader, which drops a frame read ahead.
   private var offset = 0
+  /// The next complete data frame, read ahead and being decoded on another thread.
+  private var ahead: SegmentReadAhead? = nil
   private var pending: [SessionEvent] = []
   private var pendingIndex = 0
   private var decompressor = ZstdDecompressor()
@@ -87,7 +92,7 @@ public struct ReelReader: EventSource {
   public mutating func initialSnapshot() throws -> [UInt8]? {
     if let known = firstKeyframe { return known }
     var probe = self
-    probe.offset = SkippableFrame.headerSize + (try metadataLength())
+    probe.move(to: SkippableFrame.headerSize + (try metadataLength()))
     let segment = try probe.nextSegment()
     firstSegmentDamage = probe.warnings.first
     let snapshot = segment.flatMap { $0.startOutput > 0 ? $0.keyframe : nil }
@@ -123,9 +128,43 @@ public struct ReelReader: EventSource {
     return pending[pendingIndex]
   }
 
+  /// Moves the frame reader, dropping a frame read ahead.
+  private mutating func move(to position: Int) {
+    offset = position
+    ahead = nil
+  }
+
+  /// Reads the next data frame now and decodes it on another thread, so the work on this
+  /// segment (an emulator's, say) and the decompression of the next overlap. Only a complete
+  /// frame is read ahead; anything else (the end, a cut or damaged tail) is left where it is
+  /// for `nextSegment`, which reports it in order.
+  private mutating func readAhead() {
+    let before = offset
+    let warned = warnings
+    guard let next = try? nextDataFrame(), next.complete else {
+      offset = before
+      warnings = warned
+      return
+    }
+    ahead = SegmentReadAhead(offset: next.offset, bytes: next.bytes)
+  }
+
   /// The next decoded segment (keyframe included), or nil at the end.
   mutating func nextSegment() throws -> SegmentCodec.Decoded? {
     while true {
+      if let read = ahead {
+        ahead = nil
+        switch read.result() {
+        case .success(let segment):
+          dataEnd = read.offset + read.length
+          record(segment, at: read.offset, length: read.length)
+          readAhead()
+          return segment
+        case .failure(let error):
+          warn("damaged segment at byte \(read.offset) skipped (\(error))")
+          continue
+        }
+      }
       guard let frame = try nextDataFrame() else { return nil }
       if !frame.complete {
         // The file ends inside this frame: keep the events of its complete blocks.
@@ -146,6 +185,7 @@ public struct ReelReader: EventSource {
         let segment = try SegmentCodec.decode(bytes)
         dataEnd = frame.offset + frame.bytes.count
         record(segment, at: frame.offset, length: frame.bytes.count)
+        readAhead()
         return segment
       } catch {
         warn("damaged segment at byte \(frame.offset) skipped (\(error))")
@@ -271,13 +311,41 @@ public struct ReelReader: EventSource {
     guard let start else {
       // From the start: a ring member's first segment starts from its keyframe.
       let snapshot = try initialSnapshot()
-      offset = SkippableFrame.headerSize + (try metadataLength())
+      move(to: SkippableFrame.headerSize + (try metadataLength()))
       return RestartPoint(keyframe: snapshot, nextEvent: 0)
     }
-    offset = start.offset
+    move(to: start.offset)
     guard let segment = try nextSegment() else { return RestartPoint(keyframe: nil, nextEvent: start.event) }
     pending = segment.events
     return RestartPoint(keyframe: segment.keyframe, nextEvent: start.event)
+  }
+}
+
+/// A complete data frame decoded on a global queue with a decompressor of its own. Its
+/// result is immutable once set, so copies of a reader sharing it get the same segment.
+final class SegmentReadAhead: @unchecked Sendable {
+  let offset: Int
+  let length: Int
+  private let done = DispatchSemaphore(value: 0)
+  private var decoded: Result<SegmentCodec.Decoded, Error>? = nil
+
+  init(offset: Int, bytes: [UInt8]) {
+    self.offset = offset
+    length = bytes.count
+    DispatchQueue.global(qos: .userInitiated).async { [self] in
+      decoded = Result {
+        try SegmentCodec.decode(
+          try ZstdDecompressor().decompressFrame(bytes, maxOutput: ReelFormat.maxSegmentBytes))
+      }
+      done.signal()
+    }
+  }
+
+  /// Waits for the decoding (once; later calls return at once).
+  func result() -> Result<SegmentCodec.Decoded, Error> {
+    done.wait()
+    done.signal()
+    return decoded!
   }
 }
 
