@@ -22,10 +22,7 @@ public struct LineView: Equatable, Sendable {
   public var isWrapped: Bool
   /// The text of the line, trailing blanks trimmed.
   public var text: String {
-    var s = cells.map(\.text).map { $0.isEmpty ? " " : $0 }.enumerated().filter {
-      cells[$0.offset].width != 0
-    }
-    .map(\.element).joined()
+    var s = cells.filter { $0.width != 0 }.map { $0.text.isEmpty ? " " : $0.text }.joined()
     while s.hasSuffix(" ") { s.removeLast() }
     return s
   }

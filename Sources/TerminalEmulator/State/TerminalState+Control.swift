@@ -35,7 +35,7 @@ extension TerminalState {
     cursor.pendingWrap = false
     let col = cursor.col - count
     guard reverse && col < left else {
-      cursor.col = max(left, min(cursor.col, col))
+      cursor.col = max(left, col)
       return
     }
     let right = modes.contains(.leftRightMargins) && cursor.col <= marginRight ? marginRight : cols - 1

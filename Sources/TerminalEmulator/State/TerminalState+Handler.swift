@@ -12,7 +12,7 @@ extension TerminalState: VTHandler {
   package mutating func printScalars(_ run: UnsafeBufferPointer<UInt32>) { printScalarRun(run) }
 
   // REP repeats only the graphic character printed immediately before it (xterm): every
-  // control function but REP itself leaves nothing to repeat.
+  // control function — REP included, once it ran — leaves nothing to repeat.
 
   package mutating func execute(_ control: UInt8) {
     joinNext = false
@@ -23,9 +23,8 @@ extension TerminalState: VTHandler {
   @inline(__always)
   package mutating func csiDispatch(_ sequence: ControlSequence) {
     joinNext = false
-    if sequence.final != UInt8(ascii: "b") || sequence.prefix != 0 || sequence.intermediates.count != 0 {
-      lastPrinted = 0
-    }
+    // After the sequence ran: REP reads the character first.
+    defer { lastPrinted = 0 }
     // SGR, most of what programs send, is dispatched here so its cached path inlines.
     if sequence.final == UInt8(ascii: "m") && sequence.prefix == 0 && sequence.intermediates.count == 0 {
       selectGraphicRendition(sequence)

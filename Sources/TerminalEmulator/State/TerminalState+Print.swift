@@ -506,15 +506,14 @@ extension TerminalState {
   }
 
   /// REP: repeat the last printed graphic character.
-  /// xterm repeats only a character printed just before: a second REP repeats nothing.
+  /// xterm repeats only a character printed just before (the dispatch clears `lastPrinted`
+  /// after every control sequence, this one included, so a second REP repeats nothing).
   mutating func repeatLastCharacter(_ n: Int) {
     let character = lastPrinted
-    lastPrinted = 0
     guard character != 0 else { return }
     let width = CharacterWidth.of(character)
     guard width > 0 else { return }
     let limit = min(n, cols * rows)
     for _ in 0..<limit { putCharacter(character, width: width) }
-    lastPrinted = 0
   }
 }
