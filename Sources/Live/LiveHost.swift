@@ -202,28 +202,11 @@ public final class LiveHost {
     handleOutput(of: session, bytes)
   }
 
-  /// Reads what is left on the device once the pump stopped (the program ended): until the
-  /// device is empty or closed.
+  /// Hands on what is left on the device once the program ended (the pump stopped and
+  /// read it to the end).
   private func drainOutput(of session: LiveSession) {
-    session.pump.stop()
+    session.pump.stop(draining: true)
     takeOutput(of: session)
-    guard !session.outputClosed else { return }
-    var buffer = [UInt8](repeating: 0, count: 64 << 10)
-    var chunk: [UInt8] = []
-    while chunk.count < 1 << 20 {
-      let (n, error) = buffer.withUnsafeMutableBytes {
-        let n = read(session.terminal.controller, $0.baseAddress, $0.count)
-        return (n, n < 0 ? errno : 0)
-      }
-      if error == EINTR { continue }
-      if error == EAGAIN { break }
-      if n <= 0 {
-        session.outputClosed = true
-        break
-      }
-      chunk.append(contentsOf: buffer[0..<n])
-    }
-    handleOutput(of: session, chunk)
   }
 
   /// Follows, records and forwards one chunk of output: one emulator feed, one recorder

@@ -64,21 +64,46 @@ final class OutputPump: @unchecked Sendable {
     return (bytes, closed)
   }
 
-  /// Ends the thread and waits for it; what it read stays for `take()`.
-  func stop() {
+  /// Ends the thread and waits for it; what it read stays for `take()`. With `draining`
+  /// (the program ended), what is still on the device is read too, on the caller's thread,
+  /// and follows the rest.
+  func stop(draining: Bool = false) {
     condition.lock()
-    guard running else {
+    if running {
+      stopping = true
+      condition.broadcast()
       condition.unlock()
-      return
+      var one: UInt8 = 1
+      _ = write(stopPipe[1], &one, 1)
+      condition.lock()
+      while running { condition.wait() }
     }
-    stopping = true
-    condition.broadcast()
+    let done = closed
     condition.unlock()
-    var one: UInt8 = 1
-    _ = write(stopPipe[1], &one, 1)
+    guard draining, !done else { return }
+    var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    let (got, ended) = readAvailable(&buffer)
     condition.lock()
-    while running { condition.wait() }
+    pending.append(contentsOf: got)
+    if ended { closed = true }
     condition.unlock()
+  }
+
+  /// Reads until the device is empty (EAGAIN), closed (EIO or end of file: `ended`) or
+  /// `limit` bytes are in hand.
+  private func readAvailable(_ buffer: inout [UInt8]) -> (got: [UInt8], ended: Bool) {
+    var got: [UInt8] = []
+    while got.count < OutputPump.limit {
+      let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if n > 0 {
+        got.append(contentsOf: buffer[0..<n])
+        continue
+      }
+      if n < 0 && errno == EINTR { continue }
+      if n < 0 && errno == EAGAIN { break }
+      return (got, true)
+    }
+    return (got, false)
   }
 
   private func run() {
@@ -103,19 +128,7 @@ final class OutputPump: @unchecked Sendable {
       if ready < 0 && errno != EINTR { return }
       if fds[1].revents != 0 { return }
       guard fds[0].revents != 0 else { continue }
-      var got: [UInt8] = []
-      var ended = false
-      while got.count < OutputPump.limit {
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n > 0 {
-          got.append(contentsOf: buffer[0..<n])
-          continue
-        }
-        if n < 0 && errno == EINTR { continue }
-        if n < 0 && errno == EAGAIN { break }
-        ended = true  // EIO or end of file: the terminal closed
-        break
-      }
+      let (got, ended) = readAvailable(&buffer)
       condition.lock()
       let wasEmpty = pending.isEmpty && !closed
       pending.append(contentsOf: got)
