@@ -101,20 +101,28 @@ public struct Style: Hashable, Sendable {
 
 /// Interned styles: `Style` ↔ dense `UInt32` id. Id 0 is always the plain style.
 ///
-/// An open-addressing index with a cheap multiplicative hash stands in for `Dictionary`
-/// (whose SipHash dominated SGR-heavy output): a lookup is a few multiplies and one 20-byte
-/// compare.
+/// Styles are deduplicated through a window of recently interned ones — a direct-mapped
+/// table of `windowSize` slots with a cheap multiplicative hash — not an index of every
+/// style held. Programs reuse a few hundred styles, which stay in the window; output that
+/// makes a new truecolour style per cell (image viewers, gradients) would otherwise pay two
+/// cache misses per style in an index of hundreds of thousands (114 MiB/s at 80×24 with a
+/// full index). A style that recurs after its slot was taken gets a second id: ids are
+/// names, not identities, so anything that compares styles compares `self[id]`, and
+/// compaction (`compact(keeping:)`, then re-interning) bounds the table either way.
 struct StyleTable: Sendable, Equatable {
   private(set) var styles: [Style] = [.plain]
-  /// Slot → style id + 1 (0 = empty). Capacity is a power of two, kept under half full.
-  private var index: [UInt32] = Array(repeating: 0, count: 64)
+  /// Slot → the style last interned with that hash: its id + 1 (0 = empty) in the low half,
+  /// the hash's high half above, so a slot taken by another style is told apart without
+  /// loading that style (an old id's style is a cache miss away).
+  private var window: [UInt64] = Array(repeating: 0, count: StyleTable.windowSize)
+  static let windowSize = 1 << 12
   /// SGR results by (pen id, parameters); valid as long as ids are (compaction starts anew).
   var transitions = SGRTransitionCache()
   /// Per style id: the id of its erase style plus one, or 0 when not yet asked
   /// (`eraseID(of:)`).
   private var eraseIDs: [UInt32] = [1]
 
-  init() { insertIntoIndex(0) }
+  init() {}
 
   var count: Int { styles.count }
 
@@ -130,37 +138,24 @@ struct StyleTable: Sendable, Equatable {
     return Int(truncatingIfNeeded: h ^ (h >> 29))
   }
 
+  /// The id of `style`: the one in the window when it is there (always 0 for the plain
+  /// style), otherwise a new id.
   @inline(__always)
   mutating func intern(_ style: Style) -> UInt32 {
-    let mask = index.count - 1
-    var slot = StyleTable.hash(style) & mask
-    while true {
-      let entry = index[slot]
-      if entry == 0 { break }
-      if styles[Int(entry - 1)] == style { return entry - 1 }
-      slot = (slot + 1) & mask
+    if style == .plain { return 0 }
+    let hash = StyleTable.hash(style)
+    let slot = hash & (StyleTable.windowSize - 1)
+    let tag = UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF_0000_0000
+    let entry = window[slot]
+    if entry & 0xFFFF_FFFF_0000_0000 == tag && entry != 0 {
+      let known = UInt32(truncatingIfNeeded: entry) &- 1
+      if styles[Int(known)] == style { return known }
     }
     let id = UInt32(styles.count)
     styles.append(style)
     eraseIDs.append(0)
-    if styles.count * 2 > index.count {
-      rebuildIndex(capacity: index.count * 2)
-    } else {
-      index[slot] = id + 1
-    }
+    window[slot] = tag | UInt64(id &+ 1)
     return id
-  }
-
-  private mutating func insertIntoIndex(_ id: UInt32) {
-    let mask = index.count - 1
-    var slot = StyleTable.hash(styles[Int(id)]) & mask
-    while index[slot] != 0 { slot = (slot + 1) & mask }
-    index[slot] = id + 1
-  }
-
-  private mutating func rebuildIndex(capacity: Int) {
-    index = Array(repeating: 0, count: capacity)
-    for id in 0..<UInt32(styles.count) { insertIntoIndex(id) }
   }
 
   /// The id of the style an erase with pen `pen` leaves (its colours, no attributes),
@@ -187,9 +182,12 @@ struct StyleTable: Sendable, Equatable {
     styles = used.map { styles[Int($0)] }
     transitions = SGRTransitionCache()
     eraseIDs = Array(repeating: 0, count: styles.count)
-    var capacity = 64
-    while capacity < styles.count * 2 { capacity *= 2 }
-    rebuildIndex(capacity: capacity)
+    window = Array(repeating: 0, count: StyleTable.windowSize)
+    for id in styles.indices.dropFirst() {
+      let hash = StyleTable.hash(styles[id])
+      window[hash & (StyleTable.windowSize - 1)] =
+        UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF_0000_0000 | UInt64(id + 1)
+    }
   }
 
   static func == (a: StyleTable, b: StyleTable) -> Bool { a.styles == b.styles }

@@ -210,14 +210,18 @@ package struct VTParser: Sendable, Equatable {
       j &+= 1
     }
     let first = j
+    var separators = 0
     while j < end {
       let c = base[j]
       if c &- 0x30 <= 0x0B {  // a digit, `:` or `;`
+        separators &+= c >= 0x3A ? 1 : 0
         j &+= 1
         continue
       }
       guard c >= 0x40 && c <= 0x7E else { return nil }
-      if let parameters = RawControlSequence.packedParameters(base + first, length: j &- first) {
+      if separators < 8,
+        let parameters = RawControlSequence.packedParameters(base + first, length: j &- first)
+      {
         handler.csiDispatch(parameters.sequence(prefix: prefix, final: c))
       } else {
         // More than eight parameters — a truecolour SGR setting both colours has ten —
@@ -374,12 +378,33 @@ package struct VTParser: Sendable, Equatable {
     nextIsSub = false
   }
 
-  /// `ESC [ characters final` decoded by the state machine's own parameter steps: for
-  /// parameter strings the register fast paths do not hold (more than eight values).
+  /// `ESC [ characters final` with parameter characters only (digits, `;`, `:`) decoded in
+  /// one pass, as the state machine's `param` steps would: empty parameters are 0, values
+  /// clamp at 65535, a value after `:` is a sub-parameter, values past the list's capacity
+  /// are dropped. For strings the register fast paths do not hold (more than eight values).
   static func decodeParameters(_ characters: UnsafeBufferPointer<UInt8>, final: UInt8) -> ControlSequence {
-    var parser = VTParser()
-    for c in characters { parser.param(c) }
-    return parser.finishSequence(final: final)
+    var values = ParameterList()
+    var subMask: UInt64 = 0
+    var accumulator: UInt32 = 0
+    var nextIsSub = false
+    @inline(__always) func push() {
+      if !values.isFull {
+        if nextIsSub { subMask |= 1 << UInt64(values.count) }
+        values.append(UInt16(accumulator))
+      }
+    }
+    for c in characters {
+      if c <= 0x39 {
+        accumulator = min(accumulator &* 10 &+ UInt32(c &- 0x30), 65535)
+        continue
+      }
+      push()
+      accumulator = 0
+      nextIsSub = c == 0x3A
+    }
+    if !characters.isEmpty { push() }
+    return ControlSequence(
+      prefix: 0, values: values, subParameterMask: subMask, intermediates: .none, final: final)
   }
 
   private mutating func finishSequence(final: UInt8) -> ControlSequence {

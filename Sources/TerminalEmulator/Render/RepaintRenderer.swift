@@ -169,7 +169,8 @@ struct RepaintRenderer {
       if cell.isBlank {
         var n = 1
         while c + n < end && cells[c + n].isBlank && !cells[c + n].isSpacer
-          && cells[c + n].style == cell.style
+          && (cells[c + n].style == cell.style
+            || state.styles[cells[c + n].style] == state.styles[cell.style])
         {
           n += 1
         }

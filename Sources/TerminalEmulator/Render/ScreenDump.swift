@@ -104,7 +104,8 @@ extension Terminal {
       spans.append(.object(fields))
     }
     for cell in cells {
-      if cell.style != spanStyle {
+      // Ids are names: two ids may name one style (`StyleTable`).
+      if cell.style != spanStyle && state.styles[cell.style] != state.styles[spanStyle] {
         close(col)
         spanStart = col
         spanStyle = cell.style

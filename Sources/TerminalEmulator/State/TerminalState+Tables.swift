@@ -1,4 +1,10 @@
 extension TerminalState {
+  /// Styles held before the first compaction, and the least a table may grow to after one.
+  /// Small on purpose: with one-off truecolour styles every SGR interns a new entry, and a
+  /// table that outgrows the core's cache turns each intern into two cache misses (dense
+  /// truecolour output ran 114 MiB/s at 80×24 with 65,536 entries held).
+  static let styleTableMinimum = 1 << 12
+  /// The most a compaction's pass over the cells waits for, however many cells there are.
   static let styleTableLimit = 1 << 16
   static let clusterTableLimit = 1 << 16
   static let hyperlinkTableLimit = 1 << 14
@@ -11,7 +17,9 @@ extension TerminalState {
   /// base limit, whichever is more): when the scrollback keeps more entries alive than the
   /// limit, a fixed limit would make every new entry pay a pass over all cells; doubling makes
   /// the cost linear in the entries created, and a table never holds more than twice what
-  /// the cells can reference.
+  /// the cells can reference. The style table's base limit follows the number of cells
+  /// (between `styleTableMinimum` and `styleTableLimit`): a pass over the cells is paid for by
+  /// at least half as many new styles, and a small screen keeps a table that fits in cache.
   mutating func compactTablesIfNeeded() {
     guard
       styles.count > compactionThresholds.styles || clusters.count > compactionThresholds.clusters
@@ -19,9 +27,16 @@ extension TerminalState {
     else { return }
     compactTables()
     compactionThresholds = TableThresholds(
-      styles: max(TerminalState.styleTableLimit, 2 * styles.count),
+      styles: max(styleBaseLimit, 2 * styles.count),
       clusters: max(TerminalState.clusterTableLimit, 2 * clusters.count),
       hyperlinks: max(TerminalState.hyperlinkTableLimit, 2 * hyperlinks.count))
+  }
+
+  /// The style table's base limit for the cells held now (screen, scrollback, other screen).
+  var styleBaseLimit: Int {
+    min(
+      max(screen.cells.count + inactive.cells.count, TerminalState.styleTableMinimum),
+      TerminalState.styleTableLimit)
   }
 
   mutating func compactTables() {
@@ -45,9 +60,8 @@ extension TerminalState {
     for saved in [savedCursor, inactiveSavedCursor].compactMap({ $0 }) { extraStyles.append(saved.pen) }
     // Hyperlinks still referenced by a used style or a saved pen.
     var usedLinks = Set<UInt32>()
-    for id in keptStyles { usedLinks.insert(styles[id].hyperlink) }
-    for s in extraStyles { usedLinks.insert(s.hyperlink) }
-    usedLinks.remove(0)
+    for id in keptStyles where styles[id].hyperlink != 0 { usedLinks.insert(styles[id].hyperlink) }
+    for s in extraStyles where s.hyperlink != 0 { usedLinks.insert(s.hyperlink) }
     var linkRemap: [UInt32: UInt32] = [0: 0]
     var newLinks: [Hyperlink] = []
     for old in usedLinks.sorted() {
@@ -94,7 +108,7 @@ extension TerminalState {
 
 /// When the interned tables are next compacted (sizes past which `compactTablesIfNeeded` acts).
 struct TableThresholds: Sendable, Equatable {
-  var styles = TerminalState.styleTableLimit
+  var styles = TerminalState.styleTableMinimum
   var clusters = TerminalState.clusterTableLimit
   var hyperlinks = TerminalState.hyperlinkTableLimit
 }
