@@ -36,14 +36,28 @@ struct SGRTransitionCacheTests {
 
   @Test func repeatedSGRIsAnsweredFromTheCache() throws {
     var t = Terminal(cols: 20, rows: 4)
-    t.feed("\u{1B}[38;5;208;1mA\u{1B}[0m")
     let seq = ControlSequence(
       prefix: 0, values: ParameterList([38, 5, 208, 1]), subParameterMask: 0, intermediates: .none,
       final: UInt8(ascii: "m"))
     let key = try #require(SGRTransitionCache.key(pen: 0, seq))
+    t.feed("\u{1B}[38;5;208;1mA\u{1B}[0m")
+    // Seen once: not yet remembered (the doorkeeper keeps one-off sequences out).
+    #expect(t.state.styles.transitions.lookup(key) == nil)
+    t.feed("\u{1B}[38;5;208;1mB\u{1B}[0m")
     let id = try #require(t.state.styles.transitions.lookup(key))
     #expect(t.state.styles[id].foreground == .indexed(208))
     #expect(t.state.styles[id].attributes.contains(.bold))
+  }
+
+  /// Sequences seen once (a new truecolour colour per cell) are not stored; ones that recur are.
+  @Test func oneOffSequencesStayOutOfTheCache() {
+    var t = Terminal(cols: 80, rows: 4)
+    for i in 0..<5000 { t.feed("\u{1B}[38;2;\(i & 0xFF);\(i >> 8);9mx") }
+    #expect(t.state.styles.transitions.storedCount < 50, "\(t.state.styles.transitions.storedCount)")
+    for _ in 0..<2 {
+      for i in 0..<300 { t.feed("\u{1B}[0;48;5;\(i & 0xFF);\(i >> 8 + 1)my") }
+    }
+    #expect(t.state.styles.transitions.storedCount > 250, "\(t.state.styles.transitions.storedCount)")
   }
 
   /// The table grows as keys arrive; every key stored before a growth must still be found,

@@ -60,6 +60,11 @@ struct SGRTransitionCache: @unchecked Sendable {
   }
 
   private var storage: Storage?
+  /// Tags of keys offered once and not stored (`offer`), by slot: a doorkeeper, as caches
+  /// with admission filters keep, so keys that never recur (a new truecolour style per cell)
+  /// neither grow the table past the core's cache nor evict the keys that do recur.
+  private var offered: [UInt32] = []
+  private static let offeredSlots = 1 << 12  // the hash's top 12 bits
   /// What lookups read, copied out of `storage` so a lookup is one load from the terminal's
   /// own state instead of a chain of them.
   private var reader = Reader(entries: nil, slotShift: 64)
@@ -92,16 +97,38 @@ struct SGRTransitionCache: @unchecked Sendable {
 
   init() {}
 
+  /// Keys held (slots taken) now.
+  var storedCount: Int { storage?.liveCount ?? 0 }
+
   @inline(__always)
   fileprivate static func bucket(_ key: Key, _ slotShift: UInt64) -> Int {
-    let h =
-      key.shape &* 0x9E37_79B9_7F4A_7C15 ^ key.low &* 0xC2B2_AE3D_27D4_EB4F
+    Int(truncatingIfNeeded: hash(key) &>> slotShift) & ~(ways &- 1)
+  }
+
+  @inline(__always)
+  fileprivate static func hash(_ key: Key) -> UInt64 {
+    key.shape &* 0x9E37_79B9_7F4A_7C15 ^ key.low &* 0xC2B2_AE3D_27D4_EB4F
       ^ key.high &* 0x1656_67B1_9E37_79F9
-    return Int(truncatingIfNeeded: h &>> slotShift) & ~(ways &- 1)
   }
 
   @inline(__always)
   func lookup(_ key: Key) -> UInt32? { reader.lookup(key) }
+
+  /// Stores `key` the second time it is offered (or the first, when the doorkeeper's slot
+  /// for it was taken in between).
+  @inline(__always)
+  mutating func offer(_ key: Key, result: UInt32) {
+    // A product's high bits mix every bit of the key; its low bits only the key's low bits.
+    let h = SGRTransitionCache.hash(key)
+    let slot = Int(truncatingIfNeeded: h >> 52)
+    let tag = UInt32(truncatingIfNeeded: h >> 20) | 1
+    if offered.isEmpty { offered = Array(repeating: 0, count: SGRTransitionCache.offeredSlots) }
+    if offered[slot] != tag {
+      offered[slot] = tag
+      return
+    }
+    store(key, result: result)
+  }
 
   /// Stores into the bucket's first slot, moving the others down one (which drops the oldest).
   mutating func store(_ key: Key, result: UInt32) {

@@ -24,7 +24,7 @@ extension TerminalState {
   @inline(never)
   private mutating func decodeAndRemember(_ key: SGRTransitionCache.Key?, _ sequence: () -> ControlSequence) {
     decodeGraphicRendition(sequence())
-    if let key { styles.transitions.store(key, result: cursor.penID) }
+    if let key { styles.transitions.offer(key, result: cursor.penID) }
   }
 
   /// SGR decoded parameter by parameter (what the transition cache remembers).
@@ -41,7 +41,9 @@ extension TerminalState {
       let code = Int(seq.values[i])
       // Count the colon sub-parameters that belong to this code.
       var subs = 0
-      while i + subs + 1 < n && seq.isSubParameter(i + subs + 1) { subs += 1 }
+      if seq.subParameterMask != 0 {
+        while i + subs + 1 < n && seq.isSubParameter(i + subs + 1) { subs += 1 }
+      }
       switch code {
       case 0: pen = Style(hyperlinkOf: pen)
       case 1: pen.attributes.insert(.bold)
@@ -113,6 +115,7 @@ extension TerminalState {
   }
 
   /// `38;5;n`, `38;2;r;g;b` — returns the colour and how many parameters it used.
+  @inline(__always)
   static func semicolonColor(_ seq: ControlSequence, at start: Int) -> (TerminalColor?, Int) {
     guard start < seq.count else { return (nil, 0) }
     switch seq.values[start] {
