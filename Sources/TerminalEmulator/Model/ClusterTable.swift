@@ -4,14 +4,15 @@ struct ClusterTable: Sendable, Equatable {
   private var table = InternTable()
 
   var count: Int { table.count }
-  var clusters: [[UInt32]] { table.elements }
+  /// Scalars held in all, for memory accounting.
+  var scalarCount: Int { table.scalarCount }
 
   @inline(__always)
   subscript(id: UInt32) -> [UInt32] { table[id] }
 
   /// Recently extended clusters: (cell payload incl. cluster flag, added scalar) → cluster id.
   /// Text with combining marks repeats the same few pairs; this skips building and hashing
-  /// an array for each.
+  /// the cluster for each.
   private var recent: [(UInt32, UInt32, UInt32)] = Array(repeating: (0, 0, 0), count: 256)
 
   /// The id of the cluster made of `payload` (a scalar, or a cluster id with the cluster flag)
@@ -20,20 +21,36 @@ struct ClusterTable: Sendable, Equatable {
     let slot = Int((payload &* 0x9E37_79B1 ^ scalar &* 0x85EB_CA77) >> 24)
     let hit = recent[slot]
     if hit.0 == payload && hit.1 == scalar && (hit.0 | hit.1) != 0 { return hit.2 }
-    var scalars = payload & Cell.clusterFlag != 0 ? self[payload & Cell.scalarMask] : [payload]
-    guard scalars.count < TerminalState.maxClusterScalars else { return nil }
-    scalars.append(scalar)
-    let id = intern(scalars)
+    let id: UInt32? = withUnsafeTemporaryAllocation(
+      of: UInt32.self, capacity: TerminalState.maxClusterScalars
+    ) {
+      buffer in
+      var n = 1
+      if payload & Cell.clusterFlag != 0 {
+        n = table.withElement(payload & Cell.scalarMask) { old in
+          guard old.count < TerminalState.maxClusterScalars else { return 0 }
+          _ = UnsafeMutableBufferPointer(rebasing: buffer[0..<old.count]).initialize(from: old)
+          return old.count + 1
+        }
+        if n == 0 { return nil }
+      } else {
+        buffer[0] = payload
+        n = 2
+      }
+      buffer[n - 1] = scalar
+      return table.intern(UnsafeBufferPointer(rebasing: buffer[0..<n]))
+    }
+    guard let id else { return nil }
     recent[slot] = (payload, scalar, id)
     return id
   }
 
   mutating func intern(_ scalars: [UInt32]) -> UInt32 { table.intern(scalars) }
 
-  /// Keeps only the ids in `used`; returns old → new ids.
-  mutating func compact(keeping used: [UInt32]) -> [UInt32: UInt32] {
+  /// Keeps only the ids whose `keep` entry is true; returns old id → new id.
+  mutating func compact(keeping keep: [Bool]) -> [UInt32] {
     recent = Array(repeating: (0, 0, 0), count: 256)
-    return table.compact(keeping: used)
+    return table.compact(keeping: keep)
   }
 
   static func == (a: ClusterTable, b: ClusterTable) -> Bool { a.table == b.table }

@@ -1,66 +1,91 @@
-/// Arrays of scalars ↔ dense `UInt32` ids: the side-table storage behind grapheme clusters.
+/// Short arrays of scalars ↔ dense `UInt32` ids: the side-table storage behind grapheme
+/// clusters.
 ///
-/// An open-addressing index with a cheap multiplicative hash over the scalars stands in for
-/// `Dictionary` (whose SipHash over an array, with the array's retain and release, was a
-/// fifth of the time on text with many distinct clusters). Grows only with distinct values;
-/// `compact(keeping:)` drops values no cell refers to any more, so hostile input cannot grow
-/// a table without bound.
+/// All arrays live in one pool (`scalars`), each id naming an offset and a length, so a new
+/// cluster is an append, not an allocation. Equal arrays are found through a window of the
+/// recently interned ones — a direct-mapped table of `windowSize` slots, each holding an id
+/// and a tag of the hash — rather than an index of every array held: text makes the same few
+/// clusters over and over (they stay in the window), while random combining marks make a new
+/// cluster almost every time, and an index of hundreds of thousands of them costs two cache
+/// misses per cluster. An array that recurs after its slot was taken gets a second id: ids
+/// are names, not identities; compare `self[id]`. `compact(keeping:)` drops what no cell
+/// refers to, so hostile input cannot grow the table without bound.
 struct InternTable: Sendable, Equatable {
-  private(set) var elements: [[UInt32]] = []
-  /// Slot → id + 1 (0 = empty). Capacity is a power of two, kept under half full.
-  private var index: [UInt32] = Array(repeating: 0, count: 64)
+  /// Every array's scalars, one after another.
+  private var scalars: [UInt32] = []
+  /// Per id: offset in `scalars` << 8 | length.
+  private var spans: [UInt64] = []
+  /// Slot → the array last interned with that hash: id + 1 (0 = empty) in the low half, the
+  /// hash's top half above.
+  private var window: [UInt64] = Array(repeating: 0, count: InternTable.windowSize)
+  static let windowSize = 1 << 12
+  /// Longest array held (the length has eight bits in a span).
+  static let maximumLength = 255
 
   init() {}
 
-  var count: Int { elements.count }
+  var count: Int { spans.count }
+
+  /// Scalars held in all, for memory accounting.
+  var scalarCount: Int { scalars.count }
 
   @inline(__always)
-  subscript(id: UInt32) -> [UInt32] { elements[Int(id)] }
+  subscript(id: UInt32) -> [UInt32] { withElement(id) { Array($0) } }
 
+  /// Calls `body` with the scalars of `id`, without copying them.
   @inline(__always)
-  static func hash(_ scalars: [UInt32]) -> Int {
-    var h: UInt64 = 0xCBF2_9CE4_8422_2325
-    for s in scalars { h = (h ^ UInt64(s)) &* 0x0000_0100_0000_01B3 }
-    return Int(truncatingIfNeeded: h ^ (h >> 31))
+  func withElement<R>(_ id: UInt32, _ body: (UnsafeBufferPointer<UInt32>) -> R) -> R {
+    let span = spans[Int(id)]
+    let offset = Int(span >> 8)
+    let length = Int(span & 0xFF)
+    return scalars.withUnsafeBufferPointer {
+      body(UnsafeBufferPointer(rebasing: $0[offset..<offset + length]))
+    }
   }
 
-  mutating func intern(_ element: [UInt32]) -> UInt32 {
-    let mask = index.count - 1
-    var slot = InternTable.hash(element) & mask
-    while true {
-      let entry = index[slot]
-      if entry == 0 { break }
-      if elements[Int(entry - 1)] == element { return entry - 1 }
-      slot = (slot + 1) & mask
+  @inline(__always)
+  static func hash(_ element: UnsafeBufferPointer<UInt32>) -> UInt64 {
+    var h: UInt64 = 0xCBF2_9CE4_8422_2325
+    for s in element { h = (h ^ UInt64(s)) &* 0x0000_0100_0000_01B3 }
+    return h ^ (h >> 31)
+  }
+
+  /// The id of `element` (at most `maximumLength` scalars): the one in the window when it is
+  /// there, otherwise a new id.
+  mutating func intern(_ element: UnsafeBufferPointer<UInt32>) -> UInt32 {
+    precondition(element.count <= InternTable.maximumLength, "interned array too long")
+    let hash = InternTable.hash(element)
+    let slot = Int(truncatingIfNeeded: hash) & (InternTable.windowSize - 1)
+    let tag = hash & 0xFFFF_FFFF_0000_0000
+    let entry = window[slot]
+    if entry != 0 && entry & 0xFFFF_FFFF_0000_0000 == tag {
+      let known = UInt32(truncatingIfNeeded: entry) &- 1
+      if withElement(known, { $0.elementsEqual(element) }) { return known }
     }
-    let id = UInt32(elements.count)
-    elements.append(element)
-    if elements.count * 2 > index.count {
-      rebuildIndex(capacity: index.count * 2)
-    } else {
-      index[slot] = id + 1
-    }
+    let id = UInt32(spans.count)
+    spans.append(UInt64(scalars.count) << 8 | UInt64(element.count))
+    scalars.append(contentsOf: element)
+    window[slot] = tag | UInt64(id &+ 1)
     return id
   }
 
-  private mutating func rebuildIndex(capacity: Int) {
-    index = Array(repeating: 0, count: capacity)
-    let mask = capacity - 1
-    for id in elements.indices {
-      var slot = InternTable.hash(elements[id]) & mask
-      while index[slot] != 0 { slot = (slot + 1) & mask }
-      index[slot] = UInt32(id + 1)
-    }
+  mutating func intern(_ element: [UInt32]) -> UInt32 {
+    element.withUnsafeBufferPointer { intern($0) }
   }
 
-  /// Rebuilds the table with only the ids in `used` (in that order); returns old → new ids.
-  mutating func compact(keeping used: [UInt32]) -> [UInt32: UInt32] {
+  /// Rebuilds the table with only the ids whose `keep` entry is true, renumbered in order;
+  /// returns old id → new id (entries of dropped ids are 0).
+  mutating func compact(keeping keep: [Bool]) -> [UInt32] {
     var rebuilt = InternTable()
-    var remap: [UInt32: UInt32] = [:]
-    for old in used { remap[old] = rebuilt.intern(elements[Int(old)]) }
+    var remap = [UInt32](repeating: 0, count: spans.count)
+    for old in spans.indices where keep[old] {
+      remap[old] = withElement(UInt32(old)) { rebuilt.intern($0) }
+    }
     self = rebuilt
     return remap
   }
 
-  static func == (a: InternTable, b: InternTable) -> Bool { a.elements == b.elements }
+  static func == (a: InternTable, b: InternTable) -> Bool {
+    a.count == b.count && a.spans.indices.allSatisfy { a[UInt32($0)] == b[UInt32($0)] }
+  }
 }

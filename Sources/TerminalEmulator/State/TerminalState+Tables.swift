@@ -46,12 +46,12 @@ extension TerminalState {
     var usedStyle = [Bool](repeating: false, count: styles.count)
     usedStyle[0] = true
     usedStyle[Int(cursor.penID)] = true
-    var usedClusters = Set<UInt32>()
+    var usedCluster = [Bool](repeating: false, count: clusters.count)
     for grid in [screen, inactive] {
       grid.cells.withUnsafeBufferPointer { cells in
         for cell in cells {
           usedStyle[Int(cell.style)] = true
-          if cell.isCluster { usedClusters.insert(cell.payload) }
+          if cell.isCluster { usedCluster[Int(cell.payload)] = true }
         }
       }
     }
@@ -72,7 +72,7 @@ extension TerminalState {
     hyperlinkIDs = Dictionary(uniqueKeysWithValues: newLinks.enumerated().map { ($1, UInt32($0 + 1)) })
 
     styles.compact(keeping: keptStyles)
-    let clusterRemap = clusters.compact(keeping: usedClusters.sorted())
+    let clusterRemap = clusters.compact(keeping: usedCluster)
     // Re-intern the surviving styles with their renumbered hyperlinks.
     var rebuilt = StyleTable()
     var finalID = [UInt32](repeating: 0, count: usedStyle.count)
@@ -88,7 +88,7 @@ extension TerminalState {
           let cell = cells[i]
           cells[i].style = finalID[Int(cell.style)]
           if cell.isCluster {
-            cells[i].content = (cell.content & ~Cell.scalarMask) | (clusterRemap[cell.payload] ?? 0)
+            cells[i].content = (cell.content & ~Cell.scalarMask) | clusterRemap[Int(cell.payload)]
           }
         }
       }

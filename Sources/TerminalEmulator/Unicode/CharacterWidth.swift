@@ -25,10 +25,10 @@ public enum CharacterWidth {
     /// Same as `CharacterWidth.of`, without touching the lazily initialised global.
     @inline(__always)
     func width(of value: UInt32) -> Int {
+      // The table's range first: in non-ASCII text this is the one branch taken.
+      if value &- 0xA0 < 0x11_0000 &- 0xA0 { return width(value) }
       if value < 0x7F { return value >= 0x20 ? 1 : 0 }
-      if value < 0xA0 { return 0 }
-      guard value < 0x11_0000 else { return 1 }
-      return width(value)
+      return value < 0xA0 ? 0 : 1
     }
 
     @inline(__always)

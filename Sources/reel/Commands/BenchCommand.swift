@@ -42,6 +42,13 @@ struct BenchCommand: ParsableCommand {
   @Option(help: "Attaches measured per size and history in the live section.")
   var attaches = 40
 
+  @Option(
+    name: .customLong("save-workloads"),
+    help: ArgumentHelp(
+      "Write each workload's bytes to DIR/NAME.bin (for profilers and other emulators) and exit.",
+      valueName: "dir"))
+  var saveWorkloads: String?
+
   static let chunkSize = 64 * 1024
   static let sizes = [(80, 24), (200, 50)]
 
@@ -50,6 +57,17 @@ struct BenchCommand: ParsableCommand {
     let names = workloads.split(separator: ",").map(String.init)
     for n in names where !Workloads.names.contains(n) {
       throw CLIError("unknown workload '\(n)' (use \(Workloads.names.joined(separator: ", ")))")
+    }
+    if let directory = saveWorkloads {
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      for name in names {
+        let path = directory + "/\(name).bin"
+        guard
+          FileManager.default.createFile(atPath: path, contents: Data(Workloads.make(name, size: size << 20)))
+        else { throw CLIError("cannot write \(path)") }
+        Output.line(path)
+      }
+      return
     }
     #if DEBUG
       Output.warn("this is a debug build; run `swift build -c release` and .build/release/reel bench")
