@@ -56,11 +56,13 @@ enum PeerBench {
     ),
   ]
 
-  /// `main` of a harness: FILE COLS ROWS REPEATS CHUNK → the best seconds on stdout.
+  /// `main` of a harness: FILE COLS ROWS REPEATS CHUNK → the best seconds and the peak
+  /// resident set (KiB, the input included, as reel's figure includes it) on stdout.
   static func harnessMain(setup: String, feed: String, teardown: String) -> String {
     """
     #include <stdio.h>
     #include <stdlib.h>
+    #include <sys/resource.h>
     #include <time.h>
     int main(int argc, char **argv) {
       if (argc != 6) return 2;
@@ -88,7 +90,9 @@ enum PeerBench {
         if (s < best) best = s;
         \(teardown)
       }
-      printf("%.9f\\n", best);
+      struct rusage usage;
+      getrusage(RUSAGE_SELF, &usage);
+      printf("%.9f %ld\\n", best, usage.ru_maxrss);
       return 0;
     }
     """
@@ -118,9 +122,17 @@ enum PeerBench {
     return peers
   }
 
-  /// The peer's best seconds for `file` at `cols`×`rows`, or nil when it failed.
-  static func seconds(_ peer: Peer, file: String, cols: Int, rows: Int, repeats: Int, chunk: Int) -> Double? {
+  /// What one peer measured: its best seconds and its peak resident set in bytes.
+  struct Figures {
+    var seconds: Double
+    var peakRSS: Int
+  }
+
+  /// The peer's figures for `file` at `cols`×`rows`, or nil when it failed.
+  static func measure(_ peer: Peer, file: String, cols: Int, rows: Int, repeats: Int, chunk: Int) -> Figures? {
     let out = Workloads.run(peer.executable, [file, "\(cols)", "\(rows)", "\(repeats)", "\(chunk)"])
-    return Double(String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    let fields = String(decoding: out, as: UTF8.self).split(whereSeparator: \.isWhitespace)
+    guard fields.count == 2, let seconds = Double(fields[0]), let kib = Int(fields[1]) else { return nil }
+    return Figures(seconds: seconds, peakRSS: kib * 1024)
   }
 }

@@ -91,7 +91,7 @@ struct BenchCommand: ParsableCommand {
       )
       BenchProgress.line(
         "workload        terminal  MiB/s   read-loop MiB/s   peak RSS MiB"
-          + peerList.map { "   \($0.name) MiB/s  reel/\($0.name)" }.joined())
+          + peerList.map { "   \($0.name) MiB/s  reel/\($0.name)  RSS MiB" }.joined())
     }
     for name in names {
       let data = Workloads.make(name, size: size << 20)
@@ -109,12 +109,12 @@ struct BenchCommand: ParsableCommand {
         }
         let peak = max(Measure.peakRSS(), before)
         let mibs = Measure.mib(data.count) / seconds
-        var peerFigures: [(String, Double?)] = []
+        var peerFigures: [(String, PeerBench.Figures?)] = []
         for peer in peerList {
           BenchProgress.step("\(peer.name): \(name) at \(cols)x\(lines)")
-          let s = PeerBench.seconds(
+          let figures = PeerBench.measure(
             peer, file: dataFile, cols: cols, rows: lines, repeats: repeats, chunk: Self.chunkSize)
-          peerFigures.append((peer.name, s.map { Measure.mib(data.count) / $0 }))
+          peerFigures.append((peer.name, figures))
         }
         if json {
           rows.append(
@@ -128,10 +128,12 @@ struct BenchCommand: ParsableCommand {
                 + peerFigures.map { figure in
                   (
                     figure.0,
-                    figure.1.map { m in
-                      JSONValue.object([
+                    figure.1.map { f in
+                      let m = Measure.mib(data.count) / f.seconds
+                      return JSONValue.object([
                         ("mibPerSecond", .double((m * 10).rounded() / 10)),
                         ("reelOverPeer", .double((mibs / m * 100).rounded() / 100)),
+                        ("peakRSSMiB", .double((Measure.mib(f.peakRSS) * 10).rounded() / 10)),
                       ])
                     } ?? .null
                   )
@@ -142,8 +144,11 @@ struct BenchCommand: ParsableCommand {
               + "\(cols)x\(lines)".padding(toLength: 8, withPad: " ", startingAt: 0)
               + String(format: "%8.1f %17.1f %14.1f", mibs, ceiling, Measure.mib(peak))
               + peerFigures.map { figure in
-                figure.1.map {
-                  String(format: " %*.1f %*.2f×", figure.0.count + 7, $0, figure.0.count + 5, mibs / $0)
+                figure.1.map { f in
+                  let m = Measure.mib(data.count) / f.seconds
+                  return String(
+                    format: " %*.1f %*.2f× %8.1f", figure.0.count + 7, m, figure.0.count + 5, mibs / m,
+                    Measure.mib(f.peakRSS))
                 } ?? "   (failed)"
               }.joined())
         }
