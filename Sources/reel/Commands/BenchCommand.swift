@@ -36,6 +36,11 @@ struct BenchCommand: ParsableCommand {
   @Flag(name: .customLong("skip-replay"), help: "Leave out the replay-path section.")
   var skipReplay = false
 
+  @Option(
+    name: .customLong("seek-size"),
+    help: "Size in MiB of the large recording `dump --at` seeks in (replay section; 0 leaves it out).")
+  var seekSize = 1024
+
   @Flag(name: .customLong("skip-live"), help: "Leave out the live-session section.")
   var skipLive = false
 
@@ -264,6 +269,31 @@ struct BenchCommand: ParsableCommand {
         }
       }
     }
+    var largeSeek: JSONValue = .null
+    if !skipReplay && seekSize > 0 {
+      let seeks = 20
+      let f = try ReplayPathBench.largeRecordingSeeks(workloads: names, sizeMiB: seekSize, seeks: seeks)
+      let seek = (LiveBench.percentile(f.seekMillis, 0.5), LiveBench.percentile(f.seekMillis, 0.95))
+      let dump = (LiveBench.percentile(f.dumpMillis, 0.5), LiveBench.percentile(f.dumpMillis, 0.95))
+      if json {
+        largeSeek = .object([
+          ("recordedBytes", .int(f.recordedBytes)), ("fileBytes", .int(f.fileBytes)),
+          ("seekMillisP50", .double((seek.0 * 100).rounded() / 100)),
+          ("seekMillisP95", .double((seek.1 * 100).rounded() / 100)),
+          ("dumpAtMillisP50", .double((dump.0 * 100).rounded() / 100)),
+          ("dumpAtMillisP95", .double((dump.1 * 100).rounded() / 100)),
+        ])
+      } else {
+        BenchProgress.line(
+          String(
+            format:
+              "seek in a large recording: %.0f MiB recorded by reel record (the workloads in turn), %.1f MiB on disk; %d random times",
+            Measure.mib(f.recordedBytes), Measure.mib(f.fileBytes), seeks))
+        BenchProgress.line(String(format: "  in-process seek ms    p50 %7.2f   p95 %7.2f", seek.0, seek.1))
+        BenchProgress.line(
+          String(format: "  reel dump --at ms     p50 %7.2f   p95 %7.2f   (process start included)", dump.0, dump.1))
+      }
+    }
     var live: [(String, JSONValue)] = []
     if !skipLive {
       live = try liveSection()
@@ -272,6 +302,7 @@ struct BenchCommand: ParsableCommand {
       BenchProgress.line(
         JSONValue.object([
           ("live", .object(live)),
+          ("largeRecordingSeek", largeSeek),
           ("reconnect", .array(reconnect)),
           ("replay", .array(replay)),
           ("recording", .object(recording)),
