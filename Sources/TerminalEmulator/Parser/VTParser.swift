@@ -126,6 +126,12 @@ package struct VTParser: Sendable, Equatable {
             continue
           }
         }
+        if b == 0x1B, i &+ 1 < end, base[i &+ 1] == 0x5D,
+          let next = VTParser.fastOperatingSystemCommand(base, from: i &+ 2, end: end, into: &handler)
+        {
+          i = next
+          continue
+        }
         if b < 0x80 {
           groundControl(b, &handler)
           i &+= 1
@@ -234,6 +240,39 @@ package struct VTParser: Sendable, Equatable {
       return j &+ 1
     }
     return nil
+  }
+
+  /// An OSC found whole (`ESC ]` payload, then BEL or ESC) dispatched straight from the
+  /// buffer, returning where the state machine goes on: after a BEL, or at the ESC (which
+  /// ends the string and starts an escape sequence, as in the state machine). Nil — consuming
+  /// nothing — when the payload holds another control or runs past the buffer or the length
+  /// limit: the state machine takes those byte by byte. Hyperlinks (OSC 8) around each word
+  /// of a compiler's diagnostics made OSC a sixth of the time byte by byte.
+  @inline(__always)
+  static func fastOperatingSystemCommand<H: VTHandler>(
+    _ base: UnsafePointer<UInt8>, from start: Int, end: Int, into handler: inout H
+  ) -> Int? {
+    var j = start
+    let limit = min(end, start &+ VTParser.maxStringLength)
+    #if _endian(little)
+      // Eight bytes at a time to the first below 0x20 (bytes from 0x80 have their high bit
+      // set in `w`, so `~w` clears it).
+      while j &+ 8 <= limit {
+        let w = UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self)
+        let mask = (w &- 0x2020_2020_2020_2020) & ~w & 0x8080_8080_8080_8080
+        if mask != 0 {
+          j &+= mask.trailingZeroBitCount >> 3
+          break
+        }
+        j &+= 8
+      }
+    #endif
+    while j < limit && base[j] >= 0x20 { j &+= 1 }
+    guard j < limit else { return nil }
+    let terminator = base[j]
+    guard terminator == 0x07 || terminator == 0x1B else { return nil }
+    handler.oscDispatch(Array(UnsafeBufferPointer(start: base + start, count: j &- start)))
+    return terminator == 0x07 ? j &+ 1 : j
   }
 
   /// Decodes well-formed UTF-8 from `start` (a non-ASCII lead byte) into scalars, with short

@@ -129,7 +129,8 @@ enum PeerBench {
   }
 
   /// The peer's figures for `file` at `cols`×`rows`, or nil when it failed.
-  static func measure(_ peer: Peer, file: String, cols: Int, rows: Int, repeats: Int, chunk: Int) -> Figures? {
+  static func measure(_ peer: Peer, file: String, cols: Int, rows: Int, repeats: Int, chunk: Int) -> Figures?
+  {
     let out = Workloads.run(peer.executable, [file, "\(cols)", "\(rows)", "\(repeats)", "\(chunk)"])
     let fields = String(decoding: out, as: UTF8.self).split(whereSeparator: \.isWhitespace)
     guard fields.count == 2, let seconds = Double(fields[0]), let kib = Int(fields[1]) else { return nil }

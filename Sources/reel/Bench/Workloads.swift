@@ -3,10 +3,11 @@ import Replay
 
 /// Deterministic benchmark inputs: each generator makes the same bytes on every run.
 enum Workloads {
-  static let names = [
-    "ascii", "ascii_b", "dense_cells", "dense_cells_b", "scrolling", "scrolling_b", "unicode", "unicode_b",
-    "cursor_motion", "cursor_motion_b", "real",
-  ]
+  static let names =
+    [
+      "ascii", "ascii_b", "dense_cells", "dense_cells_b", "scrolling", "scrolling_b", "unicode", "unicode_b",
+      "cursor_motion", "cursor_motion_b", "real",
+    ] + CapturedPrograms.names
   /// The family a workload belongs to: every family has a second generator (`_b`) with other
   /// distributions, so no figure can be won by tuning for one generator's habits.
   static func family(_ name: String) -> String {
@@ -19,6 +20,8 @@ enum Workloads {
     var rng = SplitMix64(seed: 12345)
     func add(_ s: String) { out.append(contentsOf: s.utf8) }
     switch name {
+    case let program where CapturedPrograms.names.contains(program):
+      out = CapturedPrograms.make(program, size: size) ?? []
     case "ascii":
       let words = [
         "let", "var", "func", "return", "if", "else", "for", "in", "while", "struct", "self",

@@ -59,10 +59,15 @@ struct BenchCommand: ParsableCommand {
 
   func run() throws {
     guard size >= 1 && size <= 1024 else { throw CLIError("--size must be 1...1024 MiB") }
-    let names = workloads.split(separator: ",").map(String.init)
+    var names = workloads.split(separator: ",").map(String.init)
     for n in names where !Workloads.names.contains(n) {
       throw CLIError("unknown workload '\(n)' (use \(Workloads.names.joined(separator: ", ")))")
     }
+    if names.contains(where: CapturedPrograms.names.contains) {
+      BenchProgress.step("capturing vim, less, htop and a build log")
+    }
+    // Captures of programs this machine lacks are left out (said on stderr).
+    names = names.filter { !CapturedPrograms.names.contains($0) || CapturedPrograms.bytes($0) != nil }
     if let directory = saveWorkloads {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
       for name in names {
@@ -291,7 +296,9 @@ struct BenchCommand: ParsableCommand {
             Measure.mib(f.recordedBytes), Measure.mib(f.fileBytes), seeks))
         BenchProgress.line(String(format: "  in-process seek ms    p50 %7.2f   p95 %7.2f", seek.0, seek.1))
         BenchProgress.line(
-          String(format: "  reel dump --at ms     p50 %7.2f   p95 %7.2f   (process start included)", dump.0, dump.1))
+          String(
+            format: "  reel dump --at ms     p50 %7.2f   p95 %7.2f   (process start included)", dump.0, dump.1
+          ))
       }
     }
     var live: [(String, JSONValue)] = []
