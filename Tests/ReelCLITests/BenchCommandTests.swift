@@ -7,7 +7,7 @@ final class BenchCommandTests: XCTestCase {
   func testJSONReportHasEveryFigure() throws {
     let r = try ReelCLI.run([
       "bench", "--size", "1", "--workloads", "ascii,dense_cells", "--repeats", "1", "--json",
-      "--skip-reconnect", "--attaches", "4",
+      "--skip-reconnect", "--attaches", "4", "--seek-size", "2",
     ])
     XCTAssertEqual(r.status, 0, r.stderr)
     let obj = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
@@ -26,6 +26,13 @@ final class BenchCommandTests: XCTestCase {
       XCTAssertGreaterThan(row["bytes"] as? Int ?? 0, 1 << 19, "\(row)")
       XCTAssertGreaterThan(row["replayOverRaw"] as? Double ?? 0, 0, "\(row)")
       XCTAssertGreaterThan(row["seekMillisP95"] as? Double ?? 0, 0, "\(row)")
+    }
+    // Seeks in the large recording (2 MiB here), in process and by `reel dump --at`.
+    let seek = try XCTUnwrap(obj["largeRecordingSeek"] as? [String: Any])
+    XCTAssertGreaterThanOrEqual(seek["recordedBytes"] as? Int ?? 0, 2 << 20, "\(seek)")
+    XCTAssertGreaterThan(seek["fileBytes"] as? Int ?? 0, 0, "\(seek)")
+    for key in ["seekMillisP50", "seekMillisP95", "dumpAtMillisP50", "dumpAtMillisP95"] {
+      XCTAssertGreaterThan(seek[key] as? Double ?? 0, 0, key)
     }
     // Cells are 8 bytes; the ring, line flags and the alternate screen add a little.
     let perCell = try XCTUnwrap(obj["scrollbackBytesPerCell"] as? Double)
@@ -58,6 +65,7 @@ final class BenchCommandTests: XCTestCase {
   func testTableHasHeadersAndProgressGoesToStderr() throws {
     let r = try ReelCLI.run([
       "bench", "--size", "1", "--workloads", "ascii", "--repeats", "1", "--skip-live", "--skip-reconnect",
+      "--seek-size", "0",
     ])
     XCTAssertEqual(r.status, 0, r.stderr)
     for header in [
@@ -87,7 +95,7 @@ final class BenchCommandTests: XCTestCase {
     let r = try ReelCLI.run([
       "bench", "--size", "1", "--workloads", "unicode_b", "--repeats", "1", "--peers", "--json",
       "--skip-live",
-      "--skip-reconnect", "--skip-recording",
+      "--skip-reconnect", "--skip-recording", "--skip-replay",
     ])
     XCTAssertEqual(r.status, 0, r.stderr)
     let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
@@ -98,9 +106,30 @@ final class BenchCommandTests: XCTestCase {
       if let figure = rows[0][peer] as? [String: Any] {
         XCTAssertGreaterThan(figure["mibPerSecond"] as? Double ?? 0, 0, peer)
         XCTAssertGreaterThan(figure["reelOverPeer"] as? Double ?? 0, 0, peer)
+        XCTAssertGreaterThan(figure["peakRSSMiB"] as? Double ?? 0, 0, peer)
       } else {
         XCTAssertTrue(
           r.stderr.contains("\(peer): not installed"), "\(peer): no figure and no word why\n\(r.stderr)")
+      }
+    }
+  }
+
+  /// Workloads captured from real programs at bench time, and --save-workloads writing the
+  /// bytes for other tools: a capture whose program is missing is left out with a word why.
+  func testCapturedProgramsAndSavedWorkloads() throws {
+    let dir = NSTemporaryDirectory() + "reel-saved-workloads-\(getpid())"
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let r = try ReelCLI.run(["bench", "--size", "1", "--workloads", "ascii,less,build_log", "--save-workloads", dir])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    let ascii = try XCTUnwrap(FileManager.default.contents(atPath: dir + "/ascii.bin"))
+    XCTAssertGreaterThanOrEqual(ascii.count, 1 << 20)
+    for (name, program) in [("less", "less"), ("build_log", "cc")] {
+      if let bytes = FileManager.default.contents(atPath: dir + "/\(name).bin") {
+        XCTAssertGreaterThanOrEqual(bytes.count, 1 << 20, name)
+        // What the program drew, escape sequences and all.
+        XCTAssertNotNil(bytes.range(of: Data([0x1B, 0x5B])), name)
+      } else {
+        XCTAssertTrue(r.stderr.contains("\(name): \(program) is not installed"), "\(name)\n\(r.stderr)")
       }
     }
   }
