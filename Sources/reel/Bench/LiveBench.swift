@@ -40,6 +40,12 @@ enum LiveBench {
     var tmuxSeconds: Double?
     /// dtach (Debian's package), a pass-through with no screen state: nil when not installed.
     var dtachSeconds: Double?
+    /// Medians of each round's ratio (the direct PTY's time over reel's; reel's over tmux's and
+    /// dtach's): the rounds are interleaved, so a ratio within a round sees the same machine.
+    var reelOfDirect: Double
+    var reelOverTmux: Double?
+    var reelOverDtach: Double?
+    var rounds: Int
   }
 
   static func percentile(_ values: [Double], _ p: Double) -> Double {

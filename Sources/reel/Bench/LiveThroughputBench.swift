@@ -15,9 +15,10 @@ extension LiveBench {
   /// `cat` of `mib` MiB of real output, timed by the shell around it (the program's own view:
   /// how long its writes took), on a PTY this process reads, under `script`, in a reel session
   /// with an attached client (which discards what it receives), in a tmux session and in a dtach
-  /// session with an attached client; medians of three interleaved rounds.
+  /// session with an attached client; medians of `rounds` interleaved rounds. On two busy
+  /// cores one round's times spread ±15%: seven rounds and per-round ratios steady the figure.
   static func throughput(
-    mib: Int, dir: String, exe: String, directory: SocketDirectory, tmux: TmuxServer?
+    mib: Int, dir: String, exe: String, directory: SocketDirectory, tmux: TmuxServer?, rounds: Int = 7
   ) throws -> ThroughputFigure {
     let file = dir + "/real.txt"
     let real = Workloads.make("real", size: mib << 20).filter { $0 != 0x0D }
@@ -41,7 +42,7 @@ extension LiveBench {
     var viaTmux: [Double] = []
     var viaDtach: [Double] = []
     let dtach = RecordingBench.which("dtach")
-    for round in 0..<3 {
+    for round in 0..<rounds {
       try directPTY(command)
       direct.append(try elapsed("a direct PTY"))
       if RecordingBench.which("script"),
@@ -68,7 +69,13 @@ extension LiveBench {
       scriptSeconds: script.isEmpty ? nil : RecordingBench.median(script),
       reelSeconds: RecordingBench.median(reel), reelClientSeconds: RecordingBench.median(reelClient),
       tmuxSeconds: viaTmux.isEmpty ? nil : RecordingBench.median(viaTmux),
-      dtachSeconds: viaDtach.isEmpty ? nil : RecordingBench.median(viaDtach))
+      dtachSeconds: viaDtach.isEmpty ? nil : RecordingBench.median(viaDtach),
+      reelOfDirect: RecordingBench.median(zip(direct, reel).map { $0 / $1 }),
+      reelOverTmux: viaTmux.count == reel.count
+        ? RecordingBench.median(zip(reel, viaTmux).map { $0 / $1 }) : nil,
+      reelOverDtach: viaDtach.count == reel.count
+        ? RecordingBench.median(zip(reel, viaDtach).map { $0 / $1 }) : nil,
+      rounds: rounds)
   }
 
   /// A shell command that cats `file`, writes how long that took (ns, by the program's own

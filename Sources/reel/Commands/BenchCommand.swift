@@ -367,8 +367,9 @@ struct BenchCommand: ParsableCommand {
     let mibs = { (seconds: Double) in Measure.mib(tp.bytes) / seconds }
     if !json {
       BenchProgress.line(
-        "live: `cat` of \(size) MiB of real output, timed by the shell around it, median of 3 rounds"
-          + " (attached clients: reel's protocol client writing to /dev/null, tmux's and dtach's clients in a PTY)"
+        "live: `cat` of \(size) MiB of real output, timed by the shell around it, median of \(tp.rounds) interleaved"
+          + " rounds, ratios the median of each round's (attached clients: reel's protocol client writing to"
+          + " /dev/null, tmux's and dtach's clients in a PTY)"
       )
       BenchProgress.line("  client                 seconds    MiB/s")
       BenchProgress.line(
@@ -381,25 +382,28 @@ struct BenchCommand: ParsableCommand {
         String(
           format:
             "  reel attach           %8.3f %8.1f   %.0f%% of the direct PTY's speed (client caught up after %.3f s)",
-          tp.reelSeconds, mibs(tp.reelSeconds), 100 * tp.directSeconds / tp.reelSeconds, tp.reelClientSeconds)
+          tp.reelSeconds, mibs(tp.reelSeconds), 100 * tp.reelOfDirect, tp.reelClientSeconds)
       )
       if let t = tp.tmuxSeconds {
         BenchProgress.line(
           String(
             format: "  tmux attach           %8.3f %8.1f   reel takes %.2f× the time of tmux", t,
             mibs(t),
-            tp.reelSeconds / t))
+            tp.reelOverTmux ?? tp.reelSeconds / t))
       }
       if let d = tp.dtachSeconds {
         BenchProgress.line(
           String(
             format:
               "  dtach attach          %8.3f %8.1f   reel takes %.2f× the time of dtach (no screen state)", d,
-            mibs(d), tp.reelSeconds / d))
+            mibs(d), tp.reelOverDtach ?? tp.reelSeconds / d))
       } else {
         BenchProgress.line("  dtach attach          (dtach not installed)")
       }
     }
+    let ratio = { (value: Double?) -> JSONValue in value.map { .double(($0 * 100).rounded() / 100) } ?? .null
+    }
+    let reelOverTmux: JSONValue = ratio(tp.reelOverTmux)
     return [
       ("attach", .array(attachRows)),
       (
@@ -410,7 +414,8 @@ struct BenchCommand: ParsableCommand {
           ("reelClientSeconds", ms(tp.reelClientSeconds)),
           ("tmuxSeconds", tp.tmuxSeconds.map(ms) ?? .null),
           ("dtachSeconds", tp.dtachSeconds.map(ms) ?? .null),
-          ("reelOfDirect", .double((tp.directSeconds / tp.reelSeconds * 100).rounded() / 100)),
+          ("reelOfDirect", ratio(tp.reelOfDirect)), ("reelOverTmux", reelOverTmux),
+          ("rounds", .int(tp.rounds)),
         ])
       ),
     ]
