@@ -18,7 +18,8 @@ struct Reel: ParsableCommand {
     version: version,
     subcommands: [
       RecordCommand.self, PlayCommand.self, CatCommand.self, InfoCommand.self, DumpCommand.self,
-      ConvertCommand.self, SearchCommand.self, SimulateCommand.self, BenchCommand.self, AttachCommand.self, ListCommand.self,
+      ConvertCommand.self, SearchCommand.self, SimulateCommand.self, BenchCommand.self, AttachCommand.self,
+      ListCommand.self,
       DetachCommand.self, KillCommand.self, SendCommand.self, HistoryCommand.self, TailCommand.self,
       HostCommand.self,
     ]
@@ -40,13 +41,17 @@ struct Reel: ParsableCommand {
     // An unknown command is an error even with --help (which would otherwise print the root
     // help and succeed).
     if let first = CommandLine.arguments.dropFirst().first, !first.hasPrefix("-"), first != "help",
-      !configuration.subcommands.contains(where: { $0.configuration.commandName == first })
+      first != "attach", !configuration.subcommands.contains(where: { $0.configuration.commandName == first })
     {
       Output.print("reel: unknown command '\(first)' (see reel --help)\n", to: 2)
       Output.exit(64)
     }
     do {
-      var command = try parseAsRoot()
+      // `attach`'s plain argument lists skip ArgumentParser (see `AttachArguments`).
+      let arguments = Array(CommandLine.arguments.dropFirst())
+      var command: ParsableCommand =
+        arguments.first == "attach"
+        ? try AttachArguments.parse(Array(arguments.dropFirst())) ?? parseAsRoot() : try parseAsRoot()
       try command.run()
     } catch {
       if let e = error as? CLIError {

@@ -33,15 +33,19 @@ struct AttachCommand: ParsableCommand {
   var readOnly = false
 
   @Option(help: "History lines sent into the terminal's own scrollback on attach.")
-  var scrollbackLines = 1000
+  var scrollbackLines = AttachCommand.defaultScrollbackLines
 
   @Option(help: "Output the session's ring recording keeps when creating it (e.g. 64M).")
-  var ringSize = "64M"
+  var ringSize = AttachCommand.defaultRingSize
 
   @Option(
     name: .customLong("detach-key"),
     help: "The key that, followed by d, detaches: ^X or C-x for Ctrl-X (default ^]), or none.")
-  var detachKey = "^]"
+  var detachKey = AttachCommand.defaultDetachKey
+
+  static let defaultScrollbackLines = 1000
+  static let defaultRingSize = "64M"
+  static let defaultDetachKey = "^]"
 
   func run() throws {
     try liveCommand {
