@@ -54,6 +54,22 @@ struct RawControlSequenceTests {
     }
   }
 
+  /// The eight-at-a-time count of `;` and `:` that sends long strings straight to the long
+  /// decoder, against a plain count; the bytes after the string (anything) must not count.
+  @Test func separatorCountIsExact() {
+    var rng = SeededRandom.printingSeed()
+    for _ in 0..<5000 {
+      let parameters = Self.randomParameters(length: Int.random(in: 0...32, using: &rng), using: &rng)
+      var bytes = Array(parameters.utf8)
+      let length = bytes.count
+      bytes += (0..<40).map { _ in UInt8.random(in: 0...255, using: &rng) }
+      let count = bytes.withUnsafeBufferPointer {
+        RawControlSequence(characters: $0.baseAddress!, length: length, final: 0x6D).separatorCount
+      }
+      #expect(count == parameters.filter { $0 == ";" || $0 == ":" }.count, "\(parameters)")
+    }
+  }
+
   @Test func keyTellsParameterStringsApart() {
     var rng = SeededRandom.printingSeed()
     var seen: [String: String] = [:]  // key → parameters

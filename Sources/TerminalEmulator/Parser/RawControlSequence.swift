@@ -53,10 +53,32 @@ package struct RawControlSequence {
   /// at 65535, a value after `:` is a sub-parameter of the one before.
   @inline(__always)
   package func decoded() -> ControlSequence {
-    guard let parameters = RawControlSequence.packedParameters(characters, length: length) else {
+    guard separatorCount < 8, let parameters = RawControlSequence.packedParameters(characters, length: length)
+    else {
       return decodedLong()
     }
     return parameters.sequence(prefix: 0, final: final)
+  }
+
+  /// The number of `;` and `:` among the parameter characters, eight at a time: the
+  /// characters are 0x30...0x3B, and adding 0x46 sets the high bit of exactly 0x3A and 0x3B
+  /// (no carry leaves a byte). With eight or more, the register decoder cannot hold the
+  /// values, and the long decoder is taken at once instead of after a failed pass.
+  @inline(__always)
+  var separatorCount: Int {
+    // The parser guarantees `maxLength` readable bytes; those past `length` are masked off.
+    let raw = UnsafeRawPointer(characters)
+    var count = 0
+    var offset = 0
+    while offset < length {
+      let w = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+      var mask = (w &+ 0x4646_4646_4646_4646) & 0x8080_8080_8080_8080
+      let left = length &- offset
+      if left < 8 { mask &= (1 << UInt64(8 &* left)) &- 1 }
+      count &+= mask.nonzeroBitCount
+      offset &+= 8
+    }
+    return count
   }
 
   /// The one decoder of parameter characters found whole (digits, `;`, `:` only), shared by
