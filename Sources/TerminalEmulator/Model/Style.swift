@@ -108,7 +108,7 @@ public struct Style: Hashable, Sendable {
 /// cache misses per style in an index of hundreds of thousands (114 MiB/s at 80×24 with a
 /// full index). A style that recurs after its slot was taken gets a second id: ids are
 /// names, not identities, so anything that compares styles compares `self[id]`, and
-/// compaction (`compact(keeping:)`, then re-interning) bounds the table either way.
+/// compaction (re-interning what cells still use in a new table) bounds the table either way.
 struct StyleTable: Sendable, Equatable {
   private(set) var styles: [Style] = [.plain]
   /// Slot → the style last interned with that hash: its id + 1 (0 = empty) in the low half,
@@ -174,20 +174,6 @@ struct StyleTable: Sendable, Equatable {
     let id = s == .plain ? 0 : intern(s)
     eraseIDs[Int(pen)] = id + 1
     return id
-  }
-
-  /// Keeps only the ids in `used` (sorted, including 0), renumbered in that order (the i-th
-  /// kept id becomes i).
-  mutating func compact(keeping used: [UInt32]) {
-    styles = used.map { styles[Int($0)] }
-    transitions = SGRTransitionCache()
-    eraseIDs = Array(repeating: 0, count: styles.count)
-    window = Array(repeating: 0, count: StyleTable.windowSize)
-    for id in styles.indices.dropFirst() {
-      let hash = StyleTable.hash(styles[id])
-      window[hash & (StyleTable.windowSize - 1)] =
-        UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF_0000_0000 | UInt64(id + 1)
-    }
   }
 
   static func == (a: StyleTable, b: StyleTable) -> Bool { a.styles == b.styles }

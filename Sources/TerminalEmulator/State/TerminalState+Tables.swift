@@ -71,13 +71,12 @@ extension TerminalState {
     hyperlinks = newLinks
     hyperlinkIDs = Dictionary(uniqueKeysWithValues: newLinks.enumerated().map { ($1, UInt32($0 + 1)) })
 
-    styles.compact(keeping: keptStyles)
     let clusterRemap = clusters.compact(keeping: usedCluster)
-    // Re-intern the surviving styles with their renumbered hyperlinks.
+    // The surviving styles, in order, with their renumbered hyperlinks, in a table of their own.
     var rebuilt = StyleTable()
     var finalID = [UInt32](repeating: 0, count: usedStyle.count)
-    for (mid, old) in keptStyles.enumerated() {
-      var style = styles[UInt32(mid)]
+    for old in keptStyles {
+      var style = styles[old]
       if style.hyperlink != 0 { style.hyperlink = linkRemap[style.hyperlink] ?? 0 }
       finalID[Int(old)] = rebuilt.intern(style)
     }
