@@ -130,4 +130,41 @@ struct RawControlSequenceTests {
       if !same { return }
     }
   }
+
+  /// SGR parameter strings without `:` are decoded in one pass from their characters
+  /// (`decodeSemicolonGraphicRendition`), short ones and long ones (more than `maxLength`
+  /// characters, handed over raw); fed byte by byte they take the parameter list and
+  /// `decodeGraphicRendition`. Random strings of SGR codes, colour arguments cut short at the
+  /// end, unknown colour kinds, values past 255 and 65535, empty values and more values than
+  /// the list holds must leave the same pen either way.
+  @Test func oneDecodeSGRAgreesWithTheParameterList() {
+    var rng = SeededRandom.printingSeed()
+    let values = [
+      "", "0", "1", "2", "3", "4", "5", "7", "9", "21", "22", "24", "27", "29", "31", "39", "42", "49", "53",
+      "59", "97", "107", "38", "48", "58", "38;2", "48;5", "58;2;1", "256", "65535", "65536", "999999",
+      "0007",
+    ]
+    for round in 0..<3000 {
+      var parts: [String] = []
+      let count = Int.random(in: 0...(round % 10 == 0 ? 40 : 14), using: &rng)
+      for _ in 0..<count {
+        parts.append(
+          Int.random(in: 0..<3, using: &rng) == 0
+            ? String(Int.random(in: 0...300, using: &rng)) : values.randomElement(using: &rng)!)
+      }
+      let parameters = parts.joined(separator: ";")
+      // A pen to start from, then the sequence, then a cell to read the pen from; text after
+      // it gives the whole-buffer paths their room.
+      let start = "\u{1B}[0;1;4;38;2;9;8;7;48;5;200;58;5;3m"
+      let text = start + "\u{1B}[" + parameters + "mX" + String(repeating: " ", count: 40)
+      let bytes = Array(text.utf8)
+      var whole = Terminal(cols: 50, rows: 2)
+      whole.feed(bytes)
+      var bytewise = Terminal(cols: 50, rows: 2)
+      for b in bytes { bytewise.feed([b]) }
+      let same = whole.isEquivalent(to: bytewise)
+      #expect(same, "round \(round): \(parameters): \(whole.difference(from: bytewise))")
+      if !same { return }
+    }
+  }
 }

@@ -1,11 +1,12 @@
-/// A complete control sequence found whole in the input — `ESC [`, at most
-/// `RawControlSequence.maxLength` parameter characters (digits, `;`, `:`), a final byte — handed
-/// to the handler before it is decoded.
+/// A complete control sequence found whole in the input — `ESC [`, parameter characters
+/// (digits, `;`, `:`), a final byte — handed to the handler before it is decoded.
 ///
 /// Programs send the same few sequences over and over (a colour change per word, per cell).
-/// `key` identifies the parameters exactly in two words, so a handler
-/// can remember what a sequence did and skip decoding it the next time; `decoded()` gives the
-/// parsed form. The value points into the buffer being fed: it is valid only during the call.
+/// For up to `RawControlSequence.maxLength` characters, `key` identifies the parameters
+/// exactly in two words, so a handler can remember what a sequence did and skip decoding it
+/// the next time; longer ones (a truecolour SGR setting both colours and attributes) have no
+/// key. `decoded()` gives the parsed form. The value points into the buffer being fed: it is
+/// valid only during the call.
 package struct RawControlSequence {
   /// Longest parameter string taken whole (two words at four bits per character in `key`).
   package static let maxLength = 32
@@ -21,6 +22,11 @@ package struct RawControlSequence {
     self.length = length
     self.final = final
   }
+
+  /// True when `key` is defined: at most `maxLength` characters (and then, the parser
+  /// guarantees, `maxLength` readable bytes from the first).
+  @inline(__always)
+  package var hasKey: Bool { length <= RawControlSequence.maxLength }
 
   /// The parameter characters as two words that, with `length`, determine them exactly: up to
   /// 16 characters as they are (a byte each, first character lowest, the rest zero) — one load
@@ -53,7 +59,8 @@ package struct RawControlSequence {
   /// at 65535, a value after `:` is a sub-parameter of the one before.
   @inline(__always)
   package func decoded() -> ControlSequence {
-    guard separatorCount < 8, let parameters = RawControlSequence.packedParameters(characters, length: length)
+    guard hasKey, separatorCount < 8,
+      let parameters = RawControlSequence.packedParameters(characters, length: length)
     else {
       return decodedLong()
     }
@@ -63,7 +70,8 @@ package struct RawControlSequence {
   /// The number of `;` and `:` among the parameter characters, eight at a time: the
   /// characters are 0x30...0x3B, and adding 0x46 sets the high bit of exactly 0x3A and 0x3B
   /// (no carry leaves a byte). With eight or more, the register decoder cannot hold the
-  /// values, and the long decoder is taken at once instead of after a failed pass.
+  /// values, and the long decoder is taken at once instead of after a failed pass. Only for
+  /// sequences with a key (it reads whole words).
   @inline(__always)
   var separatorCount: Int {
     // The parser guarantees `maxLength` readable bytes; those past `length` are masked off.
@@ -103,7 +111,7 @@ package struct RawControlSequence {
     return parameters
   }
 
-  /// `decoded()` for more than eight parameters, by the state machine.
+  /// `decoded()` for more than eight parameters or `maxLength` characters, in one pass.
   @inline(never)
   func decodedLong() -> ControlSequence {
     VTParser.decodeParameters(UnsafeBufferPointer(start: characters, count: length), final: final)

@@ -203,8 +203,10 @@ package struct VTParser: Sendable, Equatable {
   /// Parses a complete, simple control sequence (`ESC [` prefix? params final) straight from
   /// the buffer and dispatches it, returning the index after it. Returns nil — consuming
   /// nothing — for anything the state machine must handle: intermediates, embedded controls,
-  /// more than eight parameters, or a sequence that continues past the end of the buffer.
-  /// The parameters are decoded by `RawControlSequence.packedParameters`, as raw sequences are.
+  /// or a sequence that continues past the end of the buffer. Up to eight parameters are
+  /// decoded by `RawControlSequence.packedParameters`, as raw sequences are; a sequence with
+  /// no prefix and more than `RawControlSequence.maxLength` characters goes to the handler
+  /// raw (a truecolour SGR is decoded straight from its characters).
   @inline(__always)
   static func fastControlSequence<H: VTHandler>(
     _ base: UnsafePointer<UInt8>, from start: Int, end: Int, into handler: inout H
@@ -216,30 +218,43 @@ package struct VTParser: Sendable, Equatable {
       j &+= 1
     }
     let first = j
-    var separators = 0
-    while j < end {
-      let c = base[j]
-      if c &- 0x30 <= 0x0B {  // a digit, `:` or `;`
-        separators &+= c >= 0x3A ? 1 : 0
-        j &+= 1
-        continue
-      }
-      guard c >= 0x40 && c <= 0x7E else { return nil }
-      if separators < 8,
-        let parameters = RawControlSequence.packedParameters(base + first, length: j &- first)
-      {
-        handler.csiDispatch(parameters.sequence(prefix: prefix, final: c))
-      } else {
-        // More than eight parameters — a truecolour SGR setting both colours has ten —
-        // decoded whole by the state machine's parameter steps, not byte by byte through it.
-        var sequence = VTParser.decodeParameters(
-          UnsafeBufferPointer(start: base + first, count: j &- first), final: c)
-        sequence.prefix = prefix
-        handler.csiDispatch(sequence)
-      }
-      return j &+ 1
+    j = endOfParameterCharacters(base, from: j, end: end)
+    guard j < end else { return nil }
+    let c = base[j]
+    guard c >= 0x40 && c <= 0x7E else { return nil }
+    let length = j &- first
+    if prefix == 0 && length > RawControlSequence.maxLength {
+      handler.csiDispatch(RawControlSequence(characters: base + first, length: length, final: c))
+    } else if let parameters = RawControlSequence.packedParameters(base + first, length: length) {
+      handler.csiDispatch(parameters.sequence(prefix: prefix, final: c))
+    } else {
+      // More than eight parameters, decoded whole by the state machine's parameter steps,
+      // not byte by byte through it.
+      var sequence = VTParser.decodeParameters(
+        UnsafeBufferPointer(start: base + first, count: length), final: c)
+      sequence.prefix = prefix
+      handler.csiDispatch(sequence)
     }
-    return nil
+    return j &+ 1
+  }
+
+  /// Index of the first byte at or after `start` that is not a parameter character (a
+  /// digit, `:` or `;`), or `end`. Eight bytes at a time, as `endOfPrintableRun`.
+  @inline(__always)
+  static func endOfParameterCharacters(_ base: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int {
+    var j = start
+    #if _endian(little)
+      while j &+ 8 <= end {
+        let w = UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self)
+        let below = (w &- 0x3030_3030_3030_3030) & ~w
+        let above = (w &+ 0x4444_4444_4444_4444) | w
+        let mask = (below | above) & 0x8080_8080_8080_8080
+        if mask != 0 { return j &+ (mask.trailingZeroBitCount >> 3) }
+        j &+= 8
+      }
+    #endif
+    while j < end && base[j] &- 0x30 <= 0x0B { j &+= 1 }
+    return j
   }
 
   /// An OSC found whole (`ESC ]` payload, then BEL or ESC) dispatched straight from the

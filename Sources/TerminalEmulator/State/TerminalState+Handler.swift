@@ -43,9 +43,8 @@ extension TerminalState: VTHandler {
     }
     joinNext = false
     lastPrinted = 0
-    selectGraphicRendition(cachedAs: SGRTransitionCache.key(pen: cursor.penID, sequence)) {
-      sequence.decoded()
-    }
+    let key = sequence.hasKey ? SGRTransitionCache.key(pen: cursor.penID, sequence) : nil
+    selectGraphicRendition(cachedAs: key, raw: sequence)
   }
 
   package mutating func escDispatch(intermediates: Intermediates, final: UInt8) {

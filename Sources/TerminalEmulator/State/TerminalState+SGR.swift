@@ -20,11 +20,65 @@ extension TerminalState {
     decodeAndRemember(key, sequence)
   }
 
+  /// SGR by its parameter characters, remembered under `key` (nil: too long to remember).
+  @inline(__always)
+  mutating func selectGraphicRendition(cachedAs key: SGRTransitionCache.Key?, raw: RawControlSequence) {
+    if let key, let id = styles.transitions.lookup(key) {
+      usePen(id)
+      return
+    }
+    decodeAndRemember(key, raw: raw)
+  }
+
   /// The cache miss, out of line so the hit path stays small where it is inlined.
   @inline(never)
   private mutating func decodeAndRemember(_ key: SGRTransitionCache.Key?, _ sequence: () -> ControlSequence) {
     decodeGraphicRendition(sequence())
     if let key { styles.transitions.offer(key, result: cursor.penID) }
+  }
+
+  /// The cache miss of an SGR by its characters: decoded straight from them when they hold
+  /// no `:`, through the parameter list otherwise.
+  @inline(never)
+  private mutating func decodeAndRemember(_ key: SGRTransitionCache.Key?, raw: RawControlSequence) {
+    if !decodeSemicolonGraphicRendition(raw.characters, length: raw.length) {
+      decodeGraphicRendition(raw.decoded())
+    }
+    if let key { styles.transitions.offer(key, result: cursor.penID) }
+  }
+
+  /// SGR decoded from parameter characters without `:` in one pass, each value applied as it
+  /// ends — no parameter list. The same result as `decodeGraphicRendition` of the decoded
+  /// list (values clamp at 65535, values past the list's capacity are ignored, a colour cut
+  /// short sets nothing); a random test holds the two together. Returns false, changing
+  /// nothing, at the first `:` (sub-parameters need the list's look-ahead). Truecolour SGRs
+  /// that change with every cell spent most of their time building and reading the list.
+  @inline(__always)
+  mutating func decodeSemicolonGraphicRendition(_ characters: UnsafePointer<UInt8>, length: Int) -> Bool {
+    var pen = cursor.pen
+    if length == 0 {
+      setPen(Style(hyperlinkOf: pen))
+      return true
+    }
+    var decoder = SemicolonRendition()
+    var value: UInt32 = 0
+    var count = 0
+    var k = 0
+    while k < length {
+      let digit = characters[k] &- 0x30
+      k &+= 1
+      if digit <= 9 {
+        value = min(value &* 10 &+ UInt32(digit), 65535)
+        continue
+      }
+      if digit == 0x0A { return false }  // `:`
+      if count < ParameterList.capacity { decoder.apply(Int(value), to: &pen) }
+      count &+= 1
+      value = 0
+    }
+    if count < ParameterList.capacity { decoder.apply(Int(value), to: &pen) }
+    if pen != cursor.pen { setPen(pen) }
+    return true
   }
 
   /// SGR decoded parameter by parameter (what the transition cache remembers).
@@ -45,38 +99,8 @@ extension TerminalState {
         while i + subs + 1 < n && seq.isSubParameter(i + subs + 1) { subs += 1 }
       }
       switch code {
-      case 0: pen = Style(hyperlinkOf: pen)
-      case 1: pen.attributes.insert(.bold)
-      case 2: pen.attributes.insert(.faint)
-      case 3: pen.attributes.insert(.italic)
-      case 4:
-        if subs > 0 {
-          pen.underline = UnderlineStyle(rawValue: UInt8(min(Int(seq.values[i + 1]), 5))) ?? .single
-        } else {
-          pen.underline = .single
-        }
-      case 5: pen.attributes.insert(.blink)
-      case 6: pen.attributes.insert(.rapidBlink)
-      case 7: pen.attributes.insert(.inverse)
-      case 8: pen.attributes.insert(.invisible)
-      case 9: pen.attributes.insert(.strikethrough)
-      case 21: pen.underline = .double
-      case 22: pen.attributes.remove([.bold, .faint])
-      case 23: pen.attributes.remove(.italic)
-      case 24: pen.underline = .none
-      case 25: pen.attributes.remove([.blink, .rapidBlink])
-      case 27: pen.attributes.remove(.inverse)
-      case 28: pen.attributes.remove(.invisible)
-      case 29: pen.attributes.remove(.strikethrough)
-      case 30...37: pen.foreground = .indexed(UInt8(code - 30))
-      case 39: pen.foreground = .default
-      case 40...47: pen.background = .indexed(UInt8(code - 40))
-      case 49: pen.background = .default
-      case 53: pen.attributes.insert(.overline)
-      case 55: pen.attributes.remove(.overline)
-      case 59: pen.underlineColor = .default
-      case 90...97: pen.foreground = .indexed(UInt8(code - 90 + 8))
-      case 100...107: pen.background = .indexed(UInt8(code - 100 + 8))
+      case 4 where subs > 0:
+        pen.underline = UnderlineStyle(rawValue: UInt8(min(Int(seq.values[i + 1]), 5))) ?? .single
       case 38, 48, 58:
         let color: TerminalColor?
         if subs > 0 {
@@ -93,7 +117,7 @@ extension TerminalState {
           default: pen.underlineColor = color
           }
         }
-      default: break
+      default: pen.applyGraphicRendition(code)
       }
       i += 1 + subs
     }
@@ -135,7 +159,94 @@ extension TerminalState {
   }
 }
 
+/// The state of a one-pass SGR decoder between values: a code is expected, or the arguments of
+/// an extended colour (`38;5;n`, `38;2;r;g;b`, and 48 and 58 alike).
+struct SemicolonRendition {
+  /// 0: a code; 1: the colour's kind; 2: an index; 3, 4, 5: red, green, blue.
+  private var step: UInt8 = 0
+  /// 38, 48 or 58: the colour being set.
+  private var target = 0
+  private var red: UInt8 = 0
+  private var green: UInt8 = 0
+
+  /// Applies the next value of the sequence to `pen`.
+  @inline(__always)
+  mutating func apply(_ value: Int, to pen: inout Style) {
+    switch step {
+    case 0:
+      if value == 38 || value == 48 || value == 58 {
+        target = value
+        step = 1
+      } else {
+        pen.applyGraphicRendition(value)
+      }
+    case 1:
+      // Any other kind is skipped with its code, as `semicolonColor` does.
+      step = value == 5 ? 2 : value == 2 ? 3 : 0
+    case 2:
+      set(.indexed(UInt8(min(value, 255))), on: &pen)
+      step = 0
+    case 3:
+      red = UInt8(min(value, 255))
+      step = 4
+    case 4:
+      green = UInt8(min(value, 255))
+      step = 5
+    default:
+      set(.rgb(red, green, UInt8(min(value, 255))), on: &pen)
+      step = 0
+    }
+  }
+
+  @inline(__always)
+  private func set(_ color: TerminalColor, on pen: inout Style) {
+    switch target {
+    case 38: pen.foreground = color
+    case 48: pen.background = color
+    default: pen.underlineColor = color
+    }
+  }
+}
+
 extension Style {
+  /// One SGR code that takes no arguments applied to the pen (4 is a single underline;
+  /// unknown codes, and 38, 48 and 58 whose arguments the caller reads, change nothing).
+  /// Out of line: the one-pass decoder's loop stays small enough to keep its state in
+  /// registers.
+  @inline(never)
+  mutating func applyGraphicRendition(_ code: Int) {
+    switch code {
+    case 0: self = Style(hyperlinkOf: self)
+    case 1: attributes.insert(.bold)
+    case 2: attributes.insert(.faint)
+    case 3: attributes.insert(.italic)
+    case 4: underline = .single
+    case 5: attributes.insert(.blink)
+    case 6: attributes.insert(.rapidBlink)
+    case 7: attributes.insert(.inverse)
+    case 8: attributes.insert(.invisible)
+    case 9: attributes.insert(.strikethrough)
+    case 21: underline = .double
+    case 22: attributes.remove([.bold, .faint])
+    case 23: attributes.remove(.italic)
+    case 24: underline = .none
+    case 25: attributes.remove([.blink, .rapidBlink])
+    case 27: attributes.remove(.inverse)
+    case 28: attributes.remove(.invisible)
+    case 29: attributes.remove(.strikethrough)
+    case 30...37: foreground = .indexed(UInt8(code - 30))
+    case 39: foreground = .default
+    case 40...47: background = .indexed(UInt8(code - 40))
+    case 49: background = .default
+    case 53: attributes.insert(.overline)
+    case 55: attributes.remove(.overline)
+    case 59: underlineColor = .default
+    case 90...97: foreground = .indexed(UInt8(code - 90 + 8))
+    case 100...107: background = .indexed(UInt8(code - 100 + 8))
+    default: break
+    }
+  }
+
   /// What SGR 0 leaves: a plain style keeping the hyperlink (SGR does not end an OSC 8 link)
   /// and DECSCA protection (independent of SGR on DEC terminals).
   init(hyperlinkOf other: Style) {
