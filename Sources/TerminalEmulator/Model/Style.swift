@@ -124,6 +124,13 @@ struct StyleTable: Sendable, Equatable {
 
   init() {}
 
+  /// Room for `capacity` styles without growing (a compacted table is refilled to its next
+  /// threshold; growing by doubling copied it over and over).
+  mutating func reserveCapacity(_ capacity: Int) {
+    styles.reserveCapacity(capacity)
+    eraseIDs.reserveCapacity(capacity)
+  }
+
   var count: Int { styles.count }
 
   @inline(__always)

@@ -74,6 +74,7 @@ extension TerminalState {
     let clusterRemap = clusters.compact(keeping: usedCluster)
     // The surviving styles, in order, with their renumbered hyperlinks, in a table of their own.
     var rebuilt = StyleTable()
+    rebuilt.reserveCapacity(max(styleBaseLimit, 2 * keptStyles.count) + 1)
     var finalID = [UInt32](repeating: 0, count: usedStyle.count)
     for old in keptStyles {
       var style = styles[old]
