@@ -165,6 +165,26 @@ struct StyleTable: Sendable, Equatable {
     return id
   }
 
+  /// A new id for `style` (0 for the plain style), without looking for it first; the window
+  /// remembers it in place of whatever held its slot. For refilling a table with styles
+  /// known to be distinct from each other or not needing to be (ids are names).
+  @inline(__always)
+  mutating func append(_ style: Style) -> UInt32 {
+    if style == .plain { return 0 }
+    let hash = StyleTable.hash(style)
+    let id = UInt32(styles.count)
+    styles.append(style)
+    eraseIDs.append(0)
+    window[hash & (StyleTable.windowSize - 1)] =
+      UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF_0000_0000 | UInt64(id &+ 1)
+    return id
+  }
+
+  /// The styles by id, for a pass over all of them.
+  func withStyles<R>(_ body: (UnsafeBufferPointer<Style>) throws -> R) rethrows -> R {
+    try styles.withUnsafeBufferPointer(body)
+  }
+
   /// The id of the style an erase with pen `pen` leaves (its colours, no attributes),
   /// remembered per pen: every scroll and erase asks, and colour text changes pens often.
   @inline(__always)

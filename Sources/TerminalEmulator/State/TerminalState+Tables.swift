@@ -55,12 +55,17 @@ extension TerminalState {
         }
       }
     }
-    let keptStyles = usedStyle.indices.filter { usedStyle[$0] }.map { UInt32($0) }
     var extraStyles: [Style] = [cursor.pen]
     for saved in [savedCursor, inactiveSavedCursor].compactMap({ $0 }) { extraStyles.append(saved.pen) }
     // Hyperlinks still referenced by a used style or a saved pen.
     var usedLinks = Set<UInt32>()
-    for id in keptStyles where styles[id].hyperlink != 0 { usedLinks.insert(styles[id].hyperlink) }
+    var keptCount = 0
+    styles.withStyles { old in
+      for id in old.indices where usedStyle[id] {
+        keptCount += 1
+        if old[id].hyperlink != 0 { usedLinks.insert(old[id].hyperlink) }
+      }
+    }
     for s in extraStyles where s.hyperlink != 0 { usedLinks.insert(s.hyperlink) }
     var linkRemap: [UInt32: UInt32] = [0: 0]
     var newLinks: [Hyperlink] = []
@@ -72,14 +77,19 @@ extension TerminalState {
     hyperlinkIDs = Dictionary(uniqueKeysWithValues: newLinks.enumerated().map { ($1, UInt32($0 + 1)) })
 
     let clusterRemap = clusters.compact(keeping: usedCluster)
-    // The surviving styles, in order, with their renumbered hyperlinks, in a table of their own.
+    // The surviving styles, in order, with their renumbered hyperlinks, in a table of their
+    // own: appended, not interned again (ids are names; the survivors need no deduplication).
     var rebuilt = StyleTable()
-    rebuilt.reserveCapacity(max(styleBaseLimit, 2 * keptStyles.count) + 1)
+    rebuilt.reserveCapacity(max(styleBaseLimit, 2 * keptCount) + 1)
     var finalID = [UInt32](repeating: 0, count: usedStyle.count)
-    for old in keptStyles {
-      var style = styles[old]
-      if style.hyperlink != 0 { style.hyperlink = linkRemap[style.hyperlink] ?? 0 }
-      finalID[Int(old)] = rebuilt.intern(style)
+    styles.withStyles { old in
+      finalID.withUnsafeMutableBufferPointer { finalID in
+        for id in old.indices where usedStyle[id] {
+          var style = old[id]
+          if style.hyperlink != 0 { style.hyperlink = linkRemap[style.hyperlink] ?? 0 }
+          finalID[id] = rebuilt.append(style)
+        }
+      }
     }
     styles = rebuilt
     func rewrite(_ cells: inout [Cell]) {
