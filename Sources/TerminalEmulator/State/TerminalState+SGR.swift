@@ -47,12 +47,13 @@ extension TerminalState {
     if let key { styles.transitions.offer(key, result: cursor.penID) }
   }
 
-  /// SGR decoded from parameter characters without `:` in one pass, each value applied as it
-  /// ends — no parameter list. The same result as `decodeGraphicRendition` of the decoded
-  /// list (values clamp at 65535, values past the list's capacity are ignored, a colour cut
-  /// short sets nothing); a random test holds the two together. Returns false, changing
-  /// nothing, at the first `:` (sub-parameters need the list's look-ahead). Truecolour SGRs
-  /// that change with every cell spent most of their time building and reading the list.
+  /// SGR decoded from parameter characters without `:` in one pass, values read as the
+  /// grammar asks for them — a code, then a colour's kind and arguments — with no parameter
+  /// list. The same result as `decodeGraphicRendition` of the decoded list (values clamp at
+  /// 65535, values past the list's capacity are ignored, a colour cut short sets nothing); a
+  /// random test holds the two together. Returns false, changing nothing, when the string
+  /// holds a `:` (sub-parameters need the list's look-ahead). Truecolour SGRs that change
+  /// with every cell spent most of their time building and reading the list.
   @inline(__always)
   mutating func decodeSemicolonGraphicRendition(_ characters: UnsafePointer<UInt8>, length: Int) -> Bool {
     var pen = cursor.pen
@@ -60,23 +61,31 @@ extension TerminalState {
       setPen(Style(hyperlinkOf: pen))
       return true
     }
-    var decoder = SemicolonRendition()
-    var value: UInt32 = 0
-    var count = 0
-    var k = 0
-    while k < length {
-      let digit = characters[k] &- 0x30
-      k &+= 1
-      if digit <= 9 {
-        value = min(value &* 10 &+ UInt32(digit), 65535)
+    var values = SemicolonValues(characters, length: length)
+    while let code = values.next() {
+      guard code == 38 || code == 48 || code == 58 else {
+        pen.applyGraphicRendition(Int(code))
         continue
       }
-      if digit == 0x0A { return false }  // `:`
-      if count < ParameterList.capacity { decoder.apply(Int(value), to: &pen) }
-      count &+= 1
-      value = 0
+      let color: TerminalColor
+      switch values.next() {
+      case 5:
+        guard let index = values.next() else { continue }  // cut short: the last value
+        color = .indexed(UInt8(min(index, 255)))
+      case 2:
+        guard let red = values.next(), let green = values.next(), let blue = values.next() else { continue }
+        color = .rgb(UInt8(min(red, 255)), UInt8(min(green, 255)), UInt8(min(blue, 255)))
+      default:
+        // Another kind is skipped with its code, as `semicolonColor` does.
+        continue
+      }
+      switch code {
+      case 38: pen.foreground = color
+      case 48: pen.background = color
+      default: pen.underlineColor = color
+      }
     }
-    if count < ParameterList.capacity { decoder.apply(Int(value), to: &pen) }
+    if values.sawColon { return false }
     if pen != cursor.pen { setPen(pen) }
     return true
   }
@@ -159,52 +168,42 @@ extension TerminalState {
   }
 }
 
-/// The state of a one-pass SGR decoder between values: a code is expected, or the arguments of
-/// an extended colour (`38;5;n`, `38;2;r;g;b`, and 48 and 58 alike).
-struct SemicolonRendition {
-  /// 0: a code; 1: the colour's kind; 2: an index; 3, 4, 5: red, green, blue.
-  private var step: UInt8 = 0
-  /// 38, 48 or 58: the colour being set.
-  private var target = 0
-  private var red: UInt8 = 0
-  private var green: UInt8 = 0
+/// The values of a non-empty parameter string, read one at a time as the parameter list
+/// would hold them: `;` separates, an empty value is 0, values clamp at 65535, and none is
+/// read past the list's capacity. A `:` is read as a separator and noted in `sawColon`.
+struct SemicolonValues {
+  private let characters: UnsafePointer<UInt8>
+  private let length: Int
+  private var position = 0
+  private var count = 0
+  private var ended = false
+  /// A `:` was among the characters read.
+  private(set) var sawColon = false
 
-  /// Applies the next value of the sequence to `pen`.
   @inline(__always)
-  mutating func apply(_ value: Int, to pen: inout Style) {
-    switch step {
-    case 0:
-      if value == 38 || value == 48 || value == 58 {
-        target = value
-        step = 1
-      } else {
-        pen.applyGraphicRendition(value)
-      }
-    case 1:
-      // Any other kind is skipped with its code, as `semicolonColor` does.
-      step = value == 5 ? 2 : value == 2 ? 3 : 0
-    case 2:
-      set(.indexed(UInt8(min(value, 255))), on: &pen)
-      step = 0
-    case 3:
-      red = UInt8(min(value, 255))
-      step = 4
-    case 4:
-      green = UInt8(min(value, 255))
-      step = 5
-    default:
-      set(.rgb(red, green, UInt8(min(value, 255))), on: &pen)
-      step = 0
-    }
+  init(_ characters: UnsafePointer<UInt8>, length: Int) {
+    self.characters = characters
+    self.length = length
   }
 
+  /// The next value, or nil after the last one.
   @inline(__always)
-  private func set(_ color: TerminalColor, on pen: inout Style) {
-    switch target {
-    case 38: pen.foreground = color
-    case 48: pen.background = color
-    default: pen.underlineColor = color
+  mutating func next() -> UInt32? {
+    guard !ended && count < ParameterList.capacity else { return nil }
+    count &+= 1
+    var value: UInt32 = 0
+    while position < length {
+      let digit = characters[position] &- 0x30
+      position &+= 1
+      if digit <= 9 {
+        value = min(value &* 10 &+ UInt32(digit), 65535)
+        continue
+      }
+      if digit == 0x0A { sawColon = true }
+      return value
     }
+    ended = true
+    return value
   }
 }
 
