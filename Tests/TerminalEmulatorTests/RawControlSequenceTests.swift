@@ -36,10 +36,11 @@ struct RawControlSequenceTests {
   @Test func decodedAgreesWithTheStateMachine() {
     var rng = SeededRandom.printingSeed()
     for _ in 0..<3000 {
-      let parameters = Self.randomParameters(length: Int.random(in: 0...32, using: &rng), using: &rng)
+      // Up to 32 characters with a key, longer ones without (taken whole all the same).
+      let parameters = Self.randomParameters(length: Int.random(in: 0...48, using: &rng), using: &rng)
       let final = ["m", "H", "J", "r", "@"].randomElement(using: &rng)!
       // Text after the sequence makes the whole-buffer path apply.
-      let bytes = Array(("\u{1B}[" + parameters + final + String(repeating: "x", count: 40)).utf8)
+      let bytes = Array(("\u{1B}[" + parameters + final + String(repeating: "x", count: 60)).utf8)
       var whole = VTParser()
       var wholeRecorder = Recorder()
       whole.feed(bytes, into: &wholeRecorder)
@@ -59,7 +60,8 @@ struct RawControlSequenceTests {
   @Test func separatorCountIsExact() {
     var rng = SeededRandom.printingSeed()
     for _ in 0..<5000 {
-      let parameters = Self.randomParameters(length: Int.random(in: 0...32, using: &rng), using: &rng)
+      // Up to 32 characters with a key, longer ones without (taken whole all the same).
+      let parameters = Self.randomParameters(length: Int.random(in: 0...48, using: &rng), using: &rng)
       var bytes = Array(parameters.utf8)
       let length = bytes.count
       bytes += (0..<40).map { _ in UInt8.random(in: 0...255, using: &rng) }
@@ -74,7 +76,8 @@ struct RawControlSequenceTests {
     var rng = SeededRandom.printingSeed()
     var seen: [String: String] = [:]  // key → parameters
     for _ in 0..<20000 {
-      let parameters = Self.randomParameters(length: Int.random(in: 0...32, using: &rng), using: &rng)
+      // Up to 32 characters with a key, longer ones without (taken whole all the same).
+      let parameters = Self.randomParameters(length: Int.random(in: 0...48, using: &rng), using: &rng)
       var bytes = Array(parameters.utf8) + [UInt8(ascii: "m")]
       bytes += Array(repeating: 0xFF, count: 40)  // garbage after the final byte must not matter
       let key = bytes.withUnsafeBufferPointer { p in
@@ -104,6 +107,19 @@ struct RawControlSequenceTests {
     #expect(length("1\u{8}m") == nil)  // control inside
     #expect(length("1\u{7F}m") == nil)  // DEL inside
     #expect(length("1<m") == nil)  // prefix character after a parameter
+    // Any length, scanned up to a limit (the parser's whole-buffer path).
+    func wholeLength(_ text: String, limit: Int) -> Int? {
+      let bytes = Array(text.utf8) + Array(repeating: UInt8(ascii: "x"), count: 40)
+      return bytes.withUnsafeBufferPointer {
+        RawControlSequence.parameterLength($0.baseAddress!, limit: limit)
+      }
+    }
+    #expect(wholeLength("1;2H", limit: 40) == 3)
+    #expect(wholeLength(String(repeating: "1", count: 32) + "m", limit: 40) == 32)
+    #expect(wholeLength(String(repeating: "1;", count: 20) + "m", limit: 60) == 40)
+    #expect(wholeLength(String(repeating: "1;", count: 20) + "m", limit: 40) == nil)  // past the limit
+    #expect(wholeLength(String(repeating: "1", count: 36) + "\u{8}m", limit: 60) == nil)
+    #expect(wholeLength("?25h", limit: 40) == nil)
   }
 
   /// SGR-heavy random streams fed whole (taken whole, answered from the cache) and byte by

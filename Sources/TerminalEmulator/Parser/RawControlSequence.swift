@@ -119,11 +119,34 @@ package struct RawControlSequence {
 
   /// The number of parameter characters from `start` when a final byte (0x40...0x7E) follows
   /// them within `maxLength`, or nil (a prefix, an intermediate, a control, a long string: the
-  /// state machine's cases). Needs `maxLength + 1` readable bytes from `start`. Eight bytes at
-  /// a time: a byte outside 0x30...0x3B sets its high bit in the mask, and the lowest such
-  /// byte is exact because borrows and carries only move upward.
+  /// state machine's cases). Needs `maxLength + 1` readable bytes from `start`.
   @inline(__always)
   static func parameterLength(_ start: UnsafePointer<UInt8>) -> Int? {
+    let length = leadingParameterCharacters(start)
+    let final = start[length]
+    return final >= 0x40 && final <= 0x7E ? length : nil
+  }
+
+  /// `parameterLength` for strings of any length found whole: those of more than `maxLength`
+  /// characters (which have no `key`) are scanned on up to `limit`, the bytes readable from
+  /// `start` (at least `maxLength + 1`); nil when the string runs to `limit`.
+  @inline(__always)
+  static func parameterLength(_ start: UnsafePointer<UInt8>, limit: Int) -> Int? {
+    var length = leadingParameterCharacters(start)
+    if length == maxLength {
+      length = VTParser.endOfParameterCharacters(start, from: maxLength, end: limit)
+      guard length < limit else { return nil }
+    }
+    let final = start[length]
+    return final >= 0x40 && final <= 0x7E ? length : nil
+  }
+
+  /// The number of parameter characters (0x30...0x3B) at `start`, at most `maxLength`. Eight
+  /// bytes at a time: a byte outside 0x30...0x3B sets its high bit in the mask, and the
+  /// lowest such byte is exact because borrows and carries only move upward. Needs
+  /// `maxLength` readable bytes.
+  @inline(__always)
+  static func leadingParameterCharacters(_ start: UnsafePointer<UInt8>) -> Int {
     let raw = UnsafeRawPointer(start)
     var offset = 0
     while offset < maxLength {
@@ -131,14 +154,9 @@ package struct RawControlSequence {
       let below = (w &- 0x3030_3030_3030_3030) & ~w
       let above = (w &+ 0x4444_4444_4444_4444) | w
       let mask = (below | above) & 0x8080_8080_8080_8080
-      if mask != 0 {
-        let length = offset &+ (mask.trailingZeroBitCount >> 3)
-        let final = start[length]
-        return final >= 0x40 && final <= 0x7E ? length : nil
-      }
+      if mask != 0 { return offset &+ (mask.trailingZeroBitCount >> 3) }
       offset &+= 8
     }
-    let final = start[maxLength]
-    return final >= 0x40 && final <= 0x7E ? maxLength : nil
+    return maxLength
   }
 }

@@ -114,7 +114,7 @@ package struct VTParser: Sendable, Equatable {
         if b == 0x1B, i &+ 1 < end, base[i &+ 1] == 0x5B {
           let start = i &+ 2
           if start &+ RawControlSequence.maxLength < end,
-            let length = RawControlSequence.parameterLength(base + start)
+            let length = RawControlSequence.parameterLength(base + start, limit: end &- start)
           {
             handler.csiDispatch(
               RawControlSequence(characters: base + start, length: length, final: base[start &+ length]))
