@@ -11,6 +11,10 @@ struct PrintPathTests {
     "\u{1B}[31m", "\u{1B}[0m", "\u{1B}[?7l", "\u{1B}[?7h", "\u{1B}[4h", "\u{1B}[4l", "\u{1B}(0", "\u{1B}(B",
     "\u{1B}N", "\u{1B}[3G", "\u{1B}[2;5r", "\u{1B}[r", "\u{1B}[?69h\u{1B}[2;5s", "\u{1B}[?69l", "\u{FFFD}",
     "\u{1B}[3b", "colour \u{1B}[31mtext\u{1B}[0m and more",
+    // Clusters at their length limit, a ZWJ before a character that does not join, flags, a
+    // variation selector after a wide character.
+    "a" + String(repeating: "\u{301}", count: 35), "👨" + String(repeating: "\u{200D}👩", count: 20),
+    "👨\u{200D}中", "\u{200D}x", "🇯🇵🇫🇷", "中\u{FE0F}", "☺️",
   ]
 
   /// Feeds `bytes` from memory of exactly their length (a String's storage ends in a NUL and
