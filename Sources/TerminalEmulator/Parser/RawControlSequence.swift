@@ -141,19 +141,14 @@ package struct RawControlSequence {
     return final >= 0x40 && final <= 0x7E ? length : nil
   }
 
-  /// The number of parameter characters (0x30...0x3B) at `start`, at most `maxLength`. Eight
-  /// bytes at a time: a byte outside 0x30...0x3B sets its high bit in the mask, and the
-  /// lowest such byte is exact because borrows and carries only move upward. Needs
-  /// `maxLength` readable bytes.
+  /// The number of parameter characters (0x30...0x3B) at `start`, at most `maxLength`, eight
+  /// bytes at a time (`VTParser.bytesOutside`). Needs `maxLength` readable bytes.
   @inline(__always)
   static func leadingParameterCharacters(_ start: UnsafePointer<UInt8>) -> Int {
     let raw = UnsafeRawPointer(start)
     var offset = 0
     while offset < maxLength {
-      let w = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-      let below = (w &- 0x3030_3030_3030_3030) & ~w
-      let above = (w &+ 0x4444_4444_4444_4444) | w
-      let mask = (below | above) & 0x8080_8080_8080_8080
+      let mask = VTParser.bytesOutside(0x30, 0x3B, raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
       if mask != 0 { return offset &+ (mask.trailingZeroBitCount >> 3) }
       offset &+= 8
     }

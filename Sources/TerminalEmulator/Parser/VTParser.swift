@@ -177,27 +177,40 @@ package struct VTParser: Sendable, Equatable {
   // MARK: - Ground
 
   /// Index of the first byte at or after `start` that is not printable ASCII (0x20...0x7E).
-  /// Scans eight bytes at a time (SWAR): a byte below 0x20 or above 0x7E sets its high bit in
-  /// the mask, and the lowest set byte is exact because borrows and carries only move upward.
   @inline(__always)
   package static func endOfPrintableRun(_ base: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int {
+    endOfRange(0x20, 0x7E, base, from: start, end: end)
+  }
+
+  /// Index of the first byte at or after `start` outside `low...high`, or `end`. Eight bytes
+  /// at a time while they last (`bytesOutside`), then one at a time.
+  @inline(__always)
+  static func endOfRange(
+    _ low: UInt8, _ high: UInt8, _ base: UnsafePointer<UInt8>, from start: Int, end: Int
+  ) -> Int {
     var j = start
     #if _endian(little)
       while j &+ 8 <= end {
-        let w = UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self)
-        let below = (w &- 0x2020_2020_2020_2020) & ~w
-        let above = (w &+ 0x0101_0101_0101_0101) | w
-        let mask = (below | above) & 0x8080_8080_8080_8080
+        let mask = bytesOutside(low, high, UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self))
         if mask != 0 { return j &+ (mask.trailingZeroBitCount >> 3) }
         j &+= 8
       }
     #endif
-    while j < end {
-      let c = base[j]
-      if c < 0x20 || c >= 0x7F { return j }
-      j &+= 1
-    }
-    return end
+    while j < end && base[j] &- low <= high &- low { j &+= 1 }
+    return j
+  }
+
+  /// The bytes of `word` outside `low...high` (`low` at least 1, `high` below 0x7F), as the
+  /// high bit of each: subtracting `low` from every byte borrows into the high bit of those
+  /// below it (cleared for bytes from 0x80 by `~word`), adding `0x7F - high` carries into it
+  /// for those above (or it was set). The lowest set byte is exact — borrows and carries only
+  /// move upward — and is what the callers take; bytes above it may be marked wrongly.
+  @inline(__always)
+  static func bytesOutside(_ low: UInt8, _ high: UInt8, _ word: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let below = (word &- UInt64(low) &* ones) & ~word
+    let above = (word &+ UInt64(0x7F &- high) &* ones) | word
+    return (below | above) & 0x8080_8080_8080_8080
   }
 
   /// Parses a complete, simple control sequence (`ESC [` prefix? params final) straight from
@@ -239,22 +252,10 @@ package struct VTParser: Sendable, Equatable {
   }
 
   /// Index of the first byte at or after `start` that is not a parameter character (a
-  /// digit, `:` or `;`), or `end`. Eight bytes at a time, as `endOfPrintableRun`.
+  /// digit, `:` or `;`), or `end`.
   @inline(__always)
   static func endOfParameterCharacters(_ base: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int {
-    var j = start
-    #if _endian(little)
-      while j &+ 8 <= end {
-        let w = UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self)
-        let below = (w &- 0x3030_3030_3030_3030) & ~w
-        let above = (w &+ 0x4444_4444_4444_4444) | w
-        let mask = (below | above) & 0x8080_8080_8080_8080
-        if mask != 0 { return j &+ (mask.trailingZeroBitCount >> 3) }
-        j &+= 8
-      }
-    #endif
-    while j < end && base[j] &- 0x30 <= 0x0B { j &+= 1 }
-    return j
+    endOfRange(0x30, 0x3B, base, from: start, end: end)
   }
 
   /// An OSC found whole (`ESC ]` payload, then BEL or ESC) dispatched straight from the
