@@ -119,7 +119,8 @@ struct StyleTable: Sendable, Equatable {
   /// SGR results by (pen id, parameters); valid as long as ids are (compaction starts anew).
   var transitions = SGRTransitionCache()
   /// Per style id: the id of its erase style plus one, or 0 when not yet asked
-  /// (`eraseID(of:)`).
+  /// (`eraseID(of:)`). Grown when asked, not with every new style: most one-off truecolour
+  /// styles are never erased with.
   private var eraseIDs: [UInt32] = [1]
 
   init() {}
@@ -128,7 +129,6 @@ struct StyleTable: Sendable, Equatable {
   /// threshold; growing by doubling copied it over and over).
   mutating func reserveCapacity(_ capacity: Int) {
     styles.reserveCapacity(capacity)
-    eraseIDs.reserveCapacity(capacity)
   }
 
   var count: Int { styles.count }
@@ -160,7 +160,6 @@ struct StyleTable: Sendable, Equatable {
     }
     let id = UInt32(styles.count)
     styles.append(style)
-    eraseIDs.append(0)
     window[slot] = tag | UInt64(id &+ 1)
     return id
   }
@@ -174,7 +173,6 @@ struct StyleTable: Sendable, Equatable {
     let hash = StyleTable.hash(style)
     let id = UInt32(styles.count)
     styles.append(style)
-    eraseIDs.append(0)
     window[hash & (StyleTable.windowSize - 1)] =
       UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF_0000_0000 | UInt64(id &+ 1)
     return id
@@ -190,8 +188,10 @@ struct StyleTable: Sendable, Equatable {
   @inline(__always)
   mutating func eraseID(of pen: UInt32) -> UInt32 {
     if pen == 0 { return 0 }
-    let known = eraseIDs[Int(pen)]
-    if known != 0 { return known &- 1 }
+    if Int(pen) < eraseIDs.count {
+      let known = eraseIDs[Int(pen)]
+      if known != 0 { return known &- 1 }
+    }
     return findEraseID(of: pen)
   }
 
@@ -199,6 +199,9 @@ struct StyleTable: Sendable, Equatable {
   private mutating func findEraseID(of pen: UInt32) -> UInt32 {
     let s = styles[Int(pen)].eraseStyle
     let id = s == .plain ? 0 : intern(s)
+    if Int(pen) >= eraseIDs.count {
+      eraseIDs.append(contentsOf: repeatElement(0, count: Int(pen) + 1 - eraseIDs.count))
+    }
     eraseIDs[Int(pen)] = id + 1
     return id
   }
