@@ -191,18 +191,25 @@ struct SemicolonValues {
   mutating func next() -> UInt32? {
     guard !ended && count < ParameterList.capacity else { return nil }
     count &+= 1
+    // Digits without a clamp per step; more than four (rare) are read again with it.
+    let start = position
     var value: UInt32 = 0
     while position < length {
       let digit = characters[position] &- 0x30
+      if digit > 9 { break }
+      value = value &* 10 &+ UInt32(digit)
       position &+= 1
-      if digit <= 9 {
-        value = min(value &* 10 &+ UInt32(digit), 65535)
-        continue
-      }
-      if digit == 0x0A { sawColon = true }
+    }
+    if position &- start > 4 {
+      value = 0
+      for k in start..<position { value = min(value &* 10 &+ UInt32(characters[k] &- 0x30), 65535) }
+    }
+    guard position < length else {
+      ended = true
       return value
     }
-    ended = true
+    if characters[position] == 0x3A { sawColon = true }
+    position &+= 1
     return value
   }
 }
