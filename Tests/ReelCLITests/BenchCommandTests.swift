@@ -107,6 +107,11 @@ final class BenchCommandTests: XCTestCase {
         XCTAssertGreaterThan(figure["mibPerSecond"] as? Double ?? 0, 0, peer)
         XCTAssertGreaterThan(figure["reelOverPeer"] as? Double ?? 0, 0, peer)
         XCTAssertGreaterThan(figure["peakRSSMiB"] as? Double ?? 0, 0, peer)
+        // One round: its ratio is reel's speed over the peer's (both rounded in the report).
+        let reel = try XCTUnwrap(rows[0]["mibPerSecond"] as? Double)
+        let ratio = try XCTUnwrap(figure["reelOverPeer"] as? Double)
+        let expected = reel / (figure["mibPerSecond"] as? Double ?? 1)
+        XCTAssertEqual(ratio, expected, accuracy: expected * 0.05 + 0.01, peer)
       } else {
         XCTAssertTrue(
           r.stderr.contains("\(peer): not installed"), "\(peer): no figure and no word why\n\(r.stderr)")

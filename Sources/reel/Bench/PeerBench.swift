@@ -9,9 +9,9 @@ import Foundation
 /// Other emulators measured in the same run on the same bytes (`reel bench --peers`): small C
 /// harnesses built against Debian's libvterm and libtsm (their -dev packages) when installed.
 /// Each harness reads the workload file, feeds a fresh emulator of the given size in chunks
-/// of the given size, and prints its best time over the repeats — as reel's own figure is
-/// taken. Absolute MiB/s drift between runs on these machines; the ratio in one run is the
-/// figure that holds.
+/// of the given size, and prints its best time over the repeats. The bench runs it once per
+/// round between reel's own feeds and takes the median of the rounds' ratios: absolute MiB/s
+/// drift between runs on these machines, and slow spells come and go within one.
 enum PeerBench {
   struct Peer {
     var name: String
@@ -126,6 +126,21 @@ enum PeerBench {
   struct Figures {
     var seconds: Double
     var peakRSS: Int
+  }
+
+  /// A peer over interleaved rounds: its best time, reel/peer as the median of each round's
+  /// ratio (the peer's time over reel's in that round), and its largest resident set.
+  struct Result {
+    var seconds: Double
+    var reelOverPeer: Double
+    var peakRSS: Int
+
+    init?(rounds: [Figures], reelSeconds: [Double]) {
+      guard !rounds.isEmpty, rounds.count <= reelSeconds.count else { return nil }
+      seconds = rounds.map(\.seconds).min()!
+      reelOverPeer = RecordingBench.median(zip(rounds, reelSeconds).map { $0.seconds / $1 })
+      peakRSS = rounds.map(\.peakRSS).max()!
+    }
   }
 
   /// The peer's figures for `file` at `cols`×`rows`, or nil when it failed.
