@@ -15,6 +15,10 @@ struct PrintPathTests {
     // variation selector after a wide character.
     "a" + String(repeating: "\u{301}", count: 35), "👨" + String(repeating: "\u{200D}👩", count: 20),
     "👨\u{200D}中", "\u{200D}x", "🇯🇵🇫🇷", "中\u{FE0F}", "☺️",
+    // SGRs too long for the transition cache between runs (truecolour per cell), with and
+    // without sub-parameters.
+    "ab\u{1B}[1;38;2;10;20;30;48;2;40;50;60mc\u{1B}[22;38;2;1;2;3;48;2;200;100;250mde",
+    "x\u{1B}[4:3;38:2::1:2:3;48:5:200;58:2::9:9:9;53my",
   ]
 
   /// Feeds `bytes` from memory of exactly their length (a String's storage ends in a NUL and

@@ -71,7 +71,7 @@ extension TerminalState {
     guard input.colourChange() != nil,
       modes.isDisjoint(with: [.insert, .leftRightMargins]) && charsets.isIdentity
     else {
-      printASCIIRun(input.takeRun())
+      printRunsAndLongColourChanges(&input)
       return
     }
     let autowrap = modes.contains(.autowrap)
@@ -94,6 +94,19 @@ extension TerminalState {
       guard let sequence = input.colourChange() else { return }
       csiDispatch(sequence)
       input.takeColourChange(sequence)
+    }
+  }
+
+  /// Runs and the SGRs between them, each dispatched as the parser would, while an SGR too
+  /// long for the transition cache (truecolour output changing colour with every cell) follows
+  /// a run: without a return to the parser, which would scan each such sequence again.
+  @inline(never)
+  private mutating func printRunsAndLongColourChanges(_ input: inout TextInput) {
+    printASCIIRun(input.takeRun())
+    while let sequence = input.anyColourChange() {
+      csiDispatch(sequence)
+      input.takeColourChange(sequence)
+      printASCIIRun(input.takeRun())
     }
   }
 
