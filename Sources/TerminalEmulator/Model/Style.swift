@@ -158,10 +158,7 @@ struct StyleTable: Sendable, Equatable {
       let known = UInt32(truncatingIfNeeded: entry) &- 1
       if styles[Int(known)] == style { return known }
     }
-    let id = UInt32(styles.count)
-    styles.append(style)
-    window[slot] = tag | UInt64(id &+ 1)
-    return id
+    return add(style, hash: hash)
   }
 
   /// A new id for `style` (0 for the plain style), without looking for it first; the window
@@ -170,7 +167,12 @@ struct StyleTable: Sendable, Equatable {
   @inline(__always)
   mutating func append(_ style: Style) -> UInt32 {
     if style == .plain { return 0 }
-    let hash = StyleTable.hash(style)
+    return add(style, hash: StyleTable.hash(style))
+  }
+
+  /// Stores `style` (not plain) under a new id and puts it in its window slot.
+  @inline(__always)
+  private mutating func add(_ style: Style, hash: Int) -> UInt32 {
     let id = UInt32(styles.count)
     styles.append(style)
     window[hash & (StyleTable.windowSize - 1)] =

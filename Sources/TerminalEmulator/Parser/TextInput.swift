@@ -51,28 +51,12 @@ package struct TextInput {
     runEnd &+ 2 &+ RawControlSequence.maxLength < end && bytes[runEnd] == 0x1B && bytes[runEnd &+ 1] == 0x5B
   }
 
-  /// The SGR right after the current run when printable text follows it, of any length up
-  /// to the buffer's end (longer than `RawControlSequence.maxLength`: no cache key), without
-  /// taking it. For a pass that dispatches every SGR it meets.
-  @inline(__always)
-  package func anyColourChange() -> RawControlSequence? {
-    if let short = colourChange() { return short }
-    let parameters = runEnd &+ 2
-    // Readable: the parameters, the final byte and the byte after it, which must be text.
-    guard parameters &+ RawControlSequence.maxLength &+ 1 < end, bytes[runEnd] == 0x1B,
-      bytes[runEnd &+ 1] == 0x5B,
-      let length = RawControlSequence.parameterLength(bytes + parameters, limit: end &- parameters &- 1),
-      length > RawControlSequence.maxLength, bytes[parameters &+ length] == UInt8(ascii: "m")
-    else { return nil }
-    let next = bytes[parameters &+ length &+ 1]
-    guard next >= 0x20 && next < 0x7F else { return nil }
-    return RawControlSequence(characters: bytes + parameters, length: length, final: UInt8(ascii: "m"))
-  }
-
   /// The SGR right after the current run when printable text follows it (what a pass
-  /// through text and colour changes can go on through), without taking it.
+  /// through text and colour changes can go on through), without taking it. Up to
+  /// `RawControlSequence.maxLength` parameter characters (those the transition cache can
+  /// key), or with `anyLength` as many as the buffer holds.
   @inline(__always)
-  package func colourChange() -> RawControlSequence? {
+  package func colourChange(anyLength: Bool = false) -> RawControlSequence? {
     let i = runEnd
     let parameters = i &+ 2
     // Readable: the parameters and final byte (`maxLength + 1` bytes from `parameters`, what
@@ -89,8 +73,12 @@ package struct TextInput {
     } else if bytes[parameters &+ 1] == UInt8(ascii: "m") && bytes[parameters] &- 0x30 <= 9 {
       length = 1
     } else {
-      guard let scanned = RawControlSequence.parameterLength(bytes + parameters),
-        bytes[parameters &+ scanned] == UInt8(ascii: "m")
+      // With `anyLength`, the scan stops before the last byte: the one after the final is read.
+      let scanned =
+        anyLength
+        ? RawControlSequence.parameterLength(bytes + parameters, limit: end &- parameters &- 1)
+        : RawControlSequence.parameterLength(bytes + parameters)
+      guard let scanned, bytes[parameters &+ scanned] == UInt8(ascii: "m")
       else { return nil }
       length = scanned
     }

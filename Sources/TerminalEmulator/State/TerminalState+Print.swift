@@ -103,7 +103,7 @@ extension TerminalState {
   @inline(never)
   private mutating func printRunsAndLongColourChanges(_ input: inout TextInput) {
     printASCIIRun(input.takeRun())
-    while let sequence = input.anyColourChange() {
+    while let sequence = input.colourChange(anyLength: true) {
       csiDispatch(sequence)
       input.takeColourChange(sequence)
       printASCIIRun(input.takeRun())
