@@ -42,18 +42,18 @@ final class LiveConnection {
   func send(_ frame: Frame, limit: Int = Int.max) -> Bool {
     guard !closed else { return false }
     if fellBehind && frame.type == .output { return true }
-    let bytes = frame.encoded
-    if queuedBytes + bytes.count > limit {
+    let count = frame.encodedCount
+    if queuedBytes + count > limit {
       // Keep the frame being written (its start is on the wire), drop the rest.
       let keep = frameEnds.first { $0 > sent } ?? sent
       queue.removeSubrange(keep...)
       frameEnds.removeAll { $0 > keep }
       return false
     }
-    queue.append(contentsOf: bytes)
+    frame.append(to: &queue)
     frameEnds.append(queue.count)
     // A queue that was empty is written at once; otherwise POLLOUT says when.
-    if queuedBytes == bytes.count { flush() }
+    if queuedBytes == count { flush() }
     return true
   }
 

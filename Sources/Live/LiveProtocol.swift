@@ -58,12 +58,20 @@ public struct Frame: Sendable, Equatable {
   public var encoded: [UInt8] {
     var out = [UInt8]()
     out.reserveCapacity(LiveProtocol.headerBytes + payload.count)
+    append(to: &out)
+    return out
+  }
+
+  /// Appends header and payload to `out` (a write queue: no copy of the frame of its own).
+  public func append(to out: inout [UInt8]) {
     out.append(type.rawValue)
     let n = UInt32(payload.count)
     for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(truncatingIfNeeded: n >> UInt32(shift))) }
     out.append(contentsOf: payload)
-    return out
   }
+
+  /// Bytes the frame takes on the wire.
+  public var encodedCount: Int { LiveProtocol.headerBytes + payload.count }
 }
 
 /// Splits a byte stream into frames; refuses unknown types and oversized lengths (a peer

@@ -56,7 +56,8 @@ final class LiveSession {
     terminal = pty
     UnixSocket.setNonBlocking(pty.controller)
     pump = try OutputPump(fd: pty.controller)
-    host = Replay.Host(cols: clamped.cols, rows: clamped.rows, ringCapacity: 4 << 20)
+    host = Replay.Host(
+      cols: clamped.cols, rows: clamped.rows, ringCapacity: 4 << 20, periodicKeyframes: false)
     host.answersQueries = true
     created = Date()
     clockStart = LiveSession.now()
@@ -70,8 +71,11 @@ final class LiveSession {
         command: command.joined(separator: " "),
         term: environment.first { $0.hasPrefix("TERM=") }.map { String($0.dropFirst(5)) },
         startTime: created.timeIntervalSince1970)
+      // The shadow already follows every byte: it makes the recording's keyframes too.
       let ring = try ReelRingWriter(
-        directory: path, capacity: ringBytes, info: info, keyframes: EmulatorKeyframes.self)
+        directory: path, capacity: ringBytes, info: info, keyframes: EmulatorKeyframes.self,
+        suppliesKeyframes: true)
+      keyframeInterval = ring.keyframeInterval
       recorder = BackgroundEventWriter(wrapping: ring)
       recordingPath = path
     } catch {
@@ -94,6 +98,7 @@ final class LiveSession {
   func received(_ bytes: [UInt8]) -> [UInt8] {
     _ = host.receive(bytes)
     record(.output(time, bytes))
+    if outputBytes - outputAtKeyframe >= keyframeInterval { supplyKeyframe() }
     let replies = host.takeQueryReplies()
     return keyboardHolder == nil ? replies : []
   }
@@ -106,6 +111,24 @@ final class LiveSession {
     try? terminal.resize(WindowSize(cols: clamped.cols, rows: clamped.rows))
     host.resize(cols: clamped.cols, rows: clamped.rows)
     record(.resize(time, cols: clamped.cols, rows: clamped.rows))
+    supplyKeyframe()
+  }
+
+  /// Output between the recording's keyframes (the ring's choice).
+  private var keyframeInterval = Int.max
+  /// `outputBytes` when the last keyframe was handed to the recording.
+  private var outputAtKeyframe = 0
+
+  /// Hands the recording the shadow's state as its keyframe here (the shadow has seen every
+  /// event recorded so far; the recording keeps no history in keyframes).
+  private func supplyKeyframe() {
+    guard let recorder else { return }
+    outputAtKeyframe = outputBytes
+    do {
+      try recorder.supplyKeyframe(host.shadow.snapshot(scrollbackLines: 0))
+    } catch {
+      stopRecording(because: "\(error)")
+    }
   }
 
   /// Lets the recording write out a segment that has waited long enough (so a host killed

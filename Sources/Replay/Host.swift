@@ -25,16 +25,22 @@ public struct Host: Sendable {
   public let keyframeInterval: Int
   /// Scrollback lines a keyframe payload carries.
   public let keyframeScrollback: Int
+  /// Whether a keyframe is taken every `keyframeInterval` bytes of output, so one is ready
+  /// when a viewer comes back (the model `reel simulate` measures), or only when a payload
+  /// asks for one. A live host, whose shadow is at hand, takes them on demand: snapshots with
+  /// history every 64 KiB cost CPU on every byte for reconnects that may never come.
+  public let periodicKeyframes: Bool
 
   public init(
     cols: Int, rows: Int, ringCapacity: Int, scrollback: Int = Terminal.defaultScrollback,
-    keyframeInterval: Int = 64 * 1024, keyframeScrollback: Int = 200
+    keyframeInterval: Int = 64 * 1024, keyframeScrollback: Int = 200, periodicKeyframes: Bool = true
   ) {
     ring = OutputRing(capacity: ringCapacity)
     shadow = Terminal(cols: cols, rows: rows, scrollback: scrollback)
     self.keyframeInterval = keyframeInterval
     self.keyframeScrollback = keyframeScrollback
-    takeKeyframe()
+    self.periodicKeyframes = periodicKeyframes
+    if periodicKeyframes { takeKeyframe() }
   }
 
   /// Takes program output; returns the bytes to deliver now (empty when buffering only).
@@ -43,7 +49,7 @@ public struct Host: Sendable {
     shadow.feed(bytes)
     let replies = shadow.takeReplies()
     if answersQueries { queryReplies += replies }
-    if ring.endOffset - keyframeOffset >= keyframeInterval { takeKeyframe() }
+    if periodicKeyframes && ring.endOffset - keyframeOffset >= keyframeInterval { takeKeyframe() }
     return delivery == .live ? bytes : []
   }
 
@@ -55,7 +61,7 @@ public struct Host: Sendable {
 
   public mutating func resize(cols: Int, rows: Int) {
     shadow.resize(cols: cols, rows: rows)
-    takeKeyframe()
+    if periodicKeyframes { takeKeyframe() }
   }
 
   /// Snapshots the shadow now (the parser's half-read sequence included, so any byte offset
@@ -90,7 +96,7 @@ public struct Host: Sendable {
   /// The latest keyframe whose following bytes are all still in the ring; otherwise one taken
   /// now (on demand).
   mutating func keyframePayload() throws -> ReconnectPayload {
-    if keyframeOffset < ring.startOffset { takeKeyframe() }
+    if !periodicKeyframes || keyframeOffset < ring.startOffset { takeKeyframe() }
     let compressed: [UInt8]
     if let cached = keyframeCompressed {
       compressed = cached

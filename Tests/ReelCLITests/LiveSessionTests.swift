@@ -242,6 +242,43 @@ final class LiveSessionTests: XCTestCase {
     try reel(["kill", "crash"])
   }
 
+  /// The session's recording takes its keyframes from the shadow: a small ring rotated many
+  /// times (and through a resize) starts every member with one, and replays to the screen
+  /// `reel history` shows.
+  func testRecordingTakesItsKeyframesFromTheShadow() throws {
+    let pane = try attachPane("rec --ring-size 32K -c 'bash --norc --noprofile'")
+    XCTAssertTrue(waitForScreen(pane, containing: "$"))
+    pane.send("for i in $(seq 1 4000); do printf '\\033[3%dmline %d\\033[m\\n' $((i % 8)) $i; done", "Enter")
+    XCTAssertTrue(waitForScreen(pane, containing: "line 4000"))
+    _ = try pane.tmux(["resize-window", "-t", "t", "-x", "70", "-y", "20"])
+    XCTAssertTrue(eventually { (try? self.reel(["ls", "--json"]).stdout.contains("\"cols\":70")) == true })
+    pane.send("seq 1 3000; echo all-done", "Enter")
+    XCTAssertTrue(waitForScreen(pane, containing: "all-done"))
+    let sessions = root.appendingPathComponent("state/reel/sessions")
+    let ring = sessions.appendingPathComponent(
+      try FileManager.default.contentsOfDirectory(atPath: sessions.path)[0])
+    // The live ring replays to the session's screen once its last segment is written.
+    var dump = ""
+    let expected = try history("rec")
+    XCTAssertTrue(
+      eventually {
+        dump = trimmedScreen((try? self.reel(["dump", ring.path]).stdout) ?? "")
+        return dump == expected
+      }, "the ring replays to\n\(dump)\nthe session shows\n\(expected)")
+    // Once the session ended, every member (the newest too) starts with a keyframe.
+    try reel(["kill", "rec"])
+    XCTAssertTrue(eventually { (try? self.reel(["ls"]).stdout.contains("rec")) != true })
+    let members = try FileManager.default.contentsOfDirectory(atPath: ring.path).sorted()
+    XCTAssertGreaterThan(members.count, 1)
+    XCTAssertFalse(members.contains("00000001.reel"), "the ring rotated: \(members)")
+    for member in members {
+      let info = try reel(["info", ring.appendingPathComponent(member).path, "--json"]).stdout
+      let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(info.utf8)) as? [String: Any])
+      XCTAssertGreaterThanOrEqual(object["keyframes"] as? Int ?? 0, 1, "\(member) starts with a keyframe")
+    }
+    XCTAssertTrue(try reel(["dump", ring.path]).stdout.contains("all-done\n"))
+  }
+
   func testBadInputIsOneLineAndNonZero() throws {
     try reel(["attach", "x"], status: 1)  // not a terminal
     for arguments in [
@@ -380,12 +417,14 @@ final class LiveSessionTests: XCTestCase {
     first.send("C-]", "d")
     XCTAssertTrue(waitForScreen(first, containing: "reel-exit=0"))
     try reel(["send", "top", "TERM=xterm-256color HTOPRC=/dev/null htop -d 100", "--enter"])
-    XCTAssertTrue(eventually { (try? self.history("top"))?.contains("F10Quit") == true }, (try? history("top")) ?? "")
+    XCTAssertTrue(
+      eventually { (try? self.history("top"))?.contains("F10Quit") == true }, (try? history("top")) ?? "")
     let second = try attachPane("top", cols: 100, rows: 30)
     try assertPaneMatchesSession(second, "top", "htop after reattaching")
     XCTAssertEqual(second.display("#{alternate_on} #{mouse_any_flag}"), "1 1")
-    let modes = try JSONSerialization.jsonObject(
-      with: Data(try reel(["history", "top", "--format", "json"]).stdout.utf8)) as? [String: Any]
+    let modes =
+      try JSONSerialization.jsonObject(
+        with: Data(try reel(["history", "top", "--format", "json"]).stdout.utf8)) as? [String: Any]
     XCTAssertNotEqual((modes?["modes"] as? [String: Any])?["mouseTracking"] as? String, "off")
     second.send("q")
     XCTAssertTrue(second.wait(for: "#{alternate_on}", toBe: "0"))

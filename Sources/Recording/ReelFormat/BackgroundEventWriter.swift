@@ -21,6 +21,7 @@ public final class BackgroundEventWriter: EventWriter, @unchecked Sendable {
   enum Item {
     case event(SessionEvent)
     case tick(UInt64)
+    case keyframe([UInt8])
   }
 
   public init(wrapping base: EventWriter, maxQueuedBytes: Int = 32 << 20) {
@@ -34,6 +35,10 @@ public final class BackgroundEventWriter: EventWriter, @unchecked Sendable {
 
   public func append(_ event: SessionEvent) throws {
     try enqueue(.event(event), bytes: event.data.count, wake: false)
+  }
+
+  public func supplyKeyframe(_ keyframe: [UInt8]) throws {
+    try enqueue(.keyframe(keyframe), bytes: keyframe.count, wake: false)
   }
 
   /// Ticks come every 100 ms from the recorder: they bound how long events wait in the queue.
@@ -76,6 +81,7 @@ public final class BackgroundEventWriter: EventWriter, @unchecked Sendable {
           switch item {
           case .event(let e): try base.append(e)
           case .tick(let t): try base.tick(at: t)
+          case .keyframe(let k): try base.supplyKeyframe(k)
           }
         }
       } catch {

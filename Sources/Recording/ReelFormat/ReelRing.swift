@@ -29,13 +29,22 @@ public final class ReelRingWriter: EventWriter {
   /// With `appending`, a ring already in `directory` is continued: a new member starts from
   /// the screen, time and output offset where the newest one ends (the old members are not
   /// touched); a missing or empty directory starts a new ring.
+  ///
+  /// With `suppliesKeyframes` the caller hands in keyframes (`supplyKeyframe`, at least every
+  /// `keyframeInterval` bytes of output) instead of the ring following the session with an
+  /// emulator of its own: a member then ends at the first keyframe after it holds `fileBytes`
+  /// of output, since the next must start with one.
   public init(
     directory: String, capacity: Int, info: SessionInfo, replacing: Bool = false, appending: Bool = false,
-    keyframes: any KeyframeMaker.Type
+    keyframes: any KeyframeMaker.Type, suppliesKeyframes: Bool = false
   ) throws {
     self.directory = directory
     self.capacity = max(capacity, 4096)
-    fileBytes = max(4096, capacity / 8)
+    fileBytes = ReelRingWriter.fileBytes(capacity: capacity)
+    self.suppliesKeyframes = suppliesKeyframes
+    guard !(suppliesKeyframes && appending) else {
+      throw RecordingError("\(directory): a ring with supplied keyframes cannot continue another")
+    }
     var info = info
     info.ringCapacity = self.capacity
     var st = stat()
@@ -93,15 +102,25 @@ public final class ReelRingWriter: EventWriter {
     }
     current = try ReelWriter(
       path: ReelRingWriter.path(directory, 1), info: info, keyframes: keyframes,
-      segmentBytes: min(ReelFormat.segmentBytes, fileBytes))
+      segmentBytes: min(ReelFormat.segmentBytes, fileBytes), suppliesKeyframes: suppliesKeyframes)
   }
+
+  /// Output bytes per member for a ring of `capacity`: an eighth of it, at least 4 KiB.
+  public static func fileBytes(capacity: Int) -> Int { max(4096, max(capacity, 4096) / 8) }
+
+  /// Output between the keyframes a caller supplying them should hand in: often enough for a
+  /// keyframe every `ReelFormat.keyframeBytes` and for members of about `fileBytes`.
+  public var keyframeInterval: Int { min(ReelFormat.keyframeBytes, fileBytes) }
+
+  /// Keyframes come from `supplyKeyframe` (see `init`).
+  public let suppliesKeyframes: Bool
 
   static func path(_ directory: String, _ number: Int) -> String {
     (directory as NSString).appendingPathComponent(String(format: "%08d.reel", number))
   }
 
   public func append(_ event: SessionEvent) throws {
-    guard event.kind == .output else {
+    guard event.kind == .output, !suppliesKeyframes else {
       try current.append(event)
       return
     }
@@ -117,6 +136,14 @@ public final class ReelRingWriter: EventWriter {
   }
 
   public func tick(at time: UInt64) throws { try current.tick(at: time) }
+
+  /// Takes the session's state after everything appended so far; a full member ends here and
+  /// the next starts with this keyframe.
+  public func supplyKeyframe(_ keyframe: [UInt8]) throws {
+    guard suppliesKeyframes else { return }
+    try current.supplyKeyframe(keyframe)
+    if current.totalOutput - currentStartOutput >= fileBytes { try rotate() }
+  }
 
   private func rotate() throws {
     try current.close()

@@ -19,10 +19,15 @@ public protocol EventWriter: AnyObject {
   /// not yet taken its file's place is dropped, so an old file it was to replace stays; one
   /// already in place is closed as usual.
   func discard()
+  /// Hands over the keyframe of the session after every event appended so far, made by a
+  /// caller that already follows the session with an emulator (a live host's shadow). A writer
+  /// that follows the session itself ignores it.
+  func supplyKeyframe(_ keyframe: [UInt8]) throws
 }
 
 extension EventWriter {
   public func discard() { try? close() }
+  public func supplyKeyframe(_ keyframe: [UInt8]) throws {}
 }
 
 public final class ReelWriter: EventWriter {
@@ -53,8 +58,16 @@ public final class ReelWriter: EventWriter {
   /// which on a busy two-core machine is the difference between keeping pace with `script`
   /// and not.
   private let compressor = ZstdCompressor(level: 1)
-  /// Follows the session so segments can start with keyframes.
+  /// Follows the session so segments can start with keyframes. With supplied keyframes it
+  /// follows only resizes (for the size), and `supplied` holds the keyframes.
   private var follower: any KeyframeMaker
+  /// Keyframes come from `supplyKeyframe` instead of the follower, which then does not
+  /// emulate: a live host already feeds every byte to its shadow emulator, and a second
+  /// emulator on the recorder's thread doubled the CPU the session took per byte.
+  public let suppliesKeyframes: Bool
+  /// The latest supplied keyframe while nothing changed the screen since (output or a
+  /// resize clears it); segments start with a keyframe only while there is one.
+  private var supplied: [UInt8]?
   /// What makes the keyframes (kept for files that continue this one).
   public let keyframes: any KeyframeMaker.Type
   private var segment = BinaryWriter()
@@ -81,8 +94,9 @@ public final class ReelWriter: EventWriter {
     try self.init(
       path: path, info: info, mode: .create, keyframes: previous.keyframes,
       segmentMicros: previous.segmentMicros, segmentBytes: previous.segmentBytes,
-      keyframeBytes: previous.keyframeBytes)
+      keyframeBytes: previous.keyframeBytes, suppliesKeyframes: previous.suppliesKeyframes)
     follower = previous.follower
+    supplied = previous.supplied
     lastTime = previous.lastTime
     outputTotal = previous.outputTotal
     timeOffset = previous.timeOffset
@@ -109,12 +123,14 @@ public final class ReelWriter: EventWriter {
     outputAtKeyframe = nil
   }
 
-  /// A writer for `path`; `keyframes` follows the session and makes its keyframes.
+  /// A writer for `path`; `keyframes` follows the session and makes its keyframes, or, with
+  /// `suppliesKeyframes`, reads those the caller supplies (see `supplyKeyframe`).
   public init(
     path: String, info: SessionInfo, mode: Mode = .create, keyframes: any KeyframeMaker.Type,
     segmentMicros: UInt64 = ReelFormat.segmentMicros, segmentBytes: Int = ReelFormat.segmentBytes,
-    keyframeBytes: Int = ReelFormat.keyframeBytes
+    keyframeBytes: Int = ReelFormat.keyframeBytes, suppliesKeyframes: Bool = false
   ) throws {
+    self.suppliesKeyframes = suppliesKeyframes
     self.path = path
     self.info = info
     self.mode = mode
@@ -123,6 +139,10 @@ public final class ReelWriter: EventWriter {
     self.keyframeBytes = keyframeBytes
     self.keyframes = keyframes
     follower = keyframes.init(cols: info.cols, rows: info.rows)
+    if suppliesKeyframes {
+      guard mode == .create else { throw RecordingError("\(path): supplied keyframes start new files only") }
+      supplied = follower.keyframe()
+    }
     switch mode {
     case .create:
       let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_EXCL, 0o644)
@@ -211,11 +231,16 @@ public final class ReelWriter: EventWriter {
     lastTime = e.time
     switch e.kind {
     case .output:
-      follower.apply(e)
+      if suppliesKeyframes {
+        if !e.data.isEmpty { supplied = nil }
+      } else {
+        follower.apply(e)
+      }
       outputTotal += e.data.count
       segmentOutput += e.data.count
     case .resize:
       follower.apply(e)
+      supplied = nil
     case .marker:
       index.markers.append((e.time, String(decoding: e.data, as: UTF8.self)))
     case .exit:
@@ -237,13 +262,32 @@ public final class ReelWriter: EventWriter {
     segmentStartOutput = outputTotal
     segmentOutput = 0
     var keyframe: [UInt8]? = nil
-    if outputAtKeyframe.map({ outputTotal - $0 >= keyframeBytes }) ?? true {
-      keyframe = follower.keyframe()
-      outputAtKeyframe = outputTotal
+    if keyframeDue {
+      if !suppliesKeyframes {
+        keyframe = follower.keyframe()
+      } else if let supplied {
+        keyframe = supplied
+      }
+      if keyframe != nil { outputAtKeyframe = outputTotal }
     }
     segmentHasKeyframe = keyframe != nil
     SegmentCodec.encodeHeader(into: &segment, startTime: time, startOutput: outputTotal, keyframe: keyframe)
   }
+
+  /// Whether the next segment should start with a keyframe.
+  private var keyframeDue: Bool { outputAtKeyframe.map { outputTotal - $0 >= keyframeBytes } ?? true }
+
+  /// Takes `keyframe` as the session's state after every event appended so far (with
+  /// `suppliesKeyframes`; otherwise ignored). When a keyframe is due, the segment in progress
+  /// ends here so that the next one starts with it.
+  public func supplyKeyframe(_ keyframe: [UInt8]) throws {
+    guard suppliesKeyframes, !closed else { return }
+    supplied = keyframe
+    if keyframeDue { try flush() }
+  }
+
+  /// Whether a supplied keyframe describes the session as it is now.
+  var hasCurrentKeyframe: Bool { supplied != nil }
 
   /// Compresses and writes the segment in progress.
   public func flush() throws {

@@ -103,11 +103,12 @@ public final class ZstdCompressor {
     guard bytes.count > blockBytes, blockBytes > 0 else { return try compressFrame(bytes) }
     ZSTD_CCtx_reset(context, ZSTD_reset_session_only)
     _ = try zstdCheck(ZSTD_CCtx_setPledgedSrcSize(context, UInt64(bytes.count)))
-    var output = [UInt8](
-      repeating: 0, count: ZSTD_compressBound(bytes.count) + (bytes.count / blockBytes + 2) * 8)
-    var written = 0
-    try bytes.withUnsafeBytes { src in
-      try output.withUnsafeMutableBytes { dst in
+    // Uninitialised storage: zstd writes the frame, and only what it wrote is kept (zeroing a
+    // bound-sized buffer per segment first cost a memset and its page faults).
+    let capacity = ZSTD_compressBound(bytes.count) + (bytes.count / blockBytes + 2) * 8
+    return try [UInt8](unsafeUninitializedCapacity: capacity) { dst, initialized in
+      initialized = 0
+      try bytes.withUnsafeBytes { src in
         var outBuffer = ZSTD_outBuffer(dst: dst.baseAddress, size: dst.count, pos: 0)
         var start = 0
         while start < src.count {
@@ -121,11 +122,9 @@ public final class ZstdCompressor {
           }
           start = end
         }
-        written = outBuffer.pos
+        initialized = outBuffer.pos
       }
     }
-    output.removeSubrange(written...)
-    return output
   }
 
   /// Compresses `input` into one complete frame.
