@@ -10,22 +10,7 @@ final class ReelFormatTests: ScratchDirectoryTestCase {
 
   /// Real program output (the fixtures captured from vim, htop, man…) as timed events.
   func realEvents() throws -> [SessionEvent] {
-    let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .appendingPathComponent("Fixtures")
-    var events: [SessionEvent] = []
-    var t: UInt64 = 0
-    for name in ["shell", "vim", "less", "man", "htop", "mc", "nano"] {
-      let data = Array(try Data(contentsOf: fixtures.appendingPathComponent("\(name)/output.raw")))
-      var i = 0
-      while i < data.count {
-        let n = min(data.count - i, 97 + (i % 300))
-        events.append(.output(t, Array(data[i..<i + n])))
-        t += 40_000
-        i += n
-      }
-      events.append(.marker(t, name))
-    }
-    return events
+    try fixtureEvents(pieceBase: 97, pieceSpread: 300, step: 40_000) { _, name, t in [.marker(t, name)] }
   }
 
   func write(

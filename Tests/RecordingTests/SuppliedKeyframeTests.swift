@@ -10,27 +10,14 @@ import XCTest
 /// of one the writer runs itself: they must replay, seek and rotate exactly as the others.
 final class SuppliedKeyframeTests: ScratchDirectoryTestCase {
 
-  /// Real program output in pieces of varied length, with resizes between programs.
+  /// Real program output in pieces of varied length, with resizes between programs —
+  /// shrinking only: a shadow with history and a replay without it reflow a shrink alike.
   func events() throws -> [SessionEvent] {
-    let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .appendingPathComponent("Fixtures")
-    var events: [SessionEvent] = []
-    var t: UInt64 = 0
-    for (k, name) in ["shell", "vim", "less", "man", "htop", "mc", "nano"].enumerated() {
-      let data = Array(try Data(contentsOf: fixtures.appendingPathComponent("\(name)/output.raw")))
-      var i = 0
-      while i < data.count {
-        let n = min(data.count - i, 61 + (i % 700))
-        events.append(.output(t, Array(data[i..<i + n])))
-        t += 20_000
-        i += n
-      }
-      // Shrinking only: a shadow with history and a replay without it reflow a shrink alike.
-      if k == 2 { events.append(.resize(t, cols: 78, rows: 23)) }
-      if k == 4 { events.append(.resize(t, cols: 70, rows: 20)) }
-      events.append(.marker(t, name))
+    try fixtureEvents(pieceBase: 61, pieceSpread: 700, step: 20_000) { k, name, t in
+      (k == 2 ? [.resize(t, cols: 78, rows: 23)] : k == 4 ? [.resize(t, cols: 70, rows: 20)] : []) + [
+        .marker(t, name)
+      ]
     }
-    return events
   }
 
   /// Feeds `events` to `writer` and to a shadow emulator with history, supplying the shadow's
