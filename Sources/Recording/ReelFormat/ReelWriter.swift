@@ -286,9 +286,6 @@ public final class ReelWriter: EventWriter {
     if keyframeDue { try flush() }
   }
 
-  /// Whether a supplied keyframe describes the session as it is now.
-  var hasCurrentKeyframe: Bool { supplied != nil }
-
   /// Compresses and writes the segment in progress.
   public func flush() throws {
     guard segmentEvents > 0 else { return }
