@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import TerminalEmulator
 
 #if canImport(Glibc)
   import Glibc
@@ -53,7 +54,7 @@ public struct AttachedTerminal {
       if interactive { TerminalMode.restore() }
     }
     var stdinOpen = !tail || interactive
-    var prefix = false
+    var keys = ClientKeys(detachKey: detachKey, quitKeys: tail)
     var buffer = [UInt8](repeating: 0, count: 64 << 10)
     // Frames that came in with the reply (the repaint) are already read.
     while let frame = try client.reader.next() {
@@ -73,7 +74,12 @@ public struct AttachedTerminal {
       }
       var fds = [pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)]
       if stdinOpen { fds.append(pollfd(fd: 0, events: Int16(POLLIN), revents: 0)) }
-      let ready = poll(&fds, nfds_t(fds.count), 1000)
+      let ready = poll(&fds, nfds_t(fds.count), keys.waitsForPause ? InputDecoder.escapeTimeout : 1000)
+      if ready == 0 && keys.waitsForPause {
+        // A pause after a lone ESC: it was the Escape key.
+        if try act(on: keys.pause()) { return try drain() }
+        continue
+      }
       guard ready > 0 else { continue }
       if fds[0].revents != 0 {
         let n = buffer.withUnsafeMutableBytes { read(client.fd, $0.baseAddress, $0.count) }
@@ -93,31 +99,17 @@ public struct AttachedTerminal {
           try client.send(Frame(.detach))
           continue
         }
-        var keys: [UInt8] = []
-        var detach = false
-        for byte in buffer[0..<n] {
-          if prefix {
-            prefix = false
-            if byte == UInt8(ascii: "d") {
-              detach = true
-              break
-            }
-            // The prefix twice sends it once; the prefix and another key send both.
-            keys.append(detachKey!)
-            if byte != detachKey { keys.append(byte) }
-          } else if byte == detachKey {
-            prefix = true
-          } else if tail && (byte == 0x03 || byte == UInt8(ascii: "q")) {
-            detach = true
-            break
-          } else {
-            keys.append(byte)
-          }
-        }
-        if !keys.isEmpty && !readOnly { try client.send(Frame(.input, keys)) }
-        if detach { try client.send(Frame(.detach)) }
+        if try act(on: keys.take(buffer[0..<n])) { return try drain() }
       }
     }
+  }
+
+  /// Sends the program its keys (unless read-only); true when the user asked to leave, which
+  /// has been asked of the host.
+  private func act(on outcome: ClientKeys.Outcome) throws -> Bool {
+    if !outcome.send.isEmpty && !readOnly { try client.send(Frame(.input, outcome.send)) }
+    if outcome.leave { try client.send(Frame(.detach)) }
+    return outcome.leave
   }
 
   /// After asking to detach: the rest of the stream up to the end frame.

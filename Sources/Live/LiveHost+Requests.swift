@@ -145,6 +145,9 @@ extension LiveHost {
       createdSession()
       created = true
     }
+    if let terminal = request.terminal, terminal == session.terminal.devicePath {
+      throw LiveError("cannot show session \(name) inside itself (its own terminal, \(terminal))")
+    }
     let readOnly = request.readOnly || tail
     if !readOnly {
       // Takeover: the keyboard and the size go to the newest client.

@@ -49,6 +49,14 @@ public struct Frame: Sendable, Equatable {
   public func decode<T: Decodable>(_ kind: T.Type) throws -> T {
     do {
       return try JSONDecoder().decode(kind, from: Data(payload))
+    } catch DecodingError.keyNotFound(let key, _) {
+      throw LiveError("malformed \(type) message from the other side: no \"\(key.stringValue)\"")
+    } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+      DecodingError.dataCorrupted(let context)
+    {
+      let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+      throw LiveError(
+        "malformed \(type) message from the other side" + (path.isEmpty ? "" : ": bad \"\(path)\""))
     } catch {
       throw LiveError("malformed \(type) message from the other side")
     }
@@ -151,10 +159,40 @@ public struct LiveRequest: Codable, Sendable {
   /// attach (remote viewers): the output offset whose bytes the client's terminal already
   /// shows; the host resumes from there when the ring still holds what follows.
   public var resumeOffset: Int? = nil
+  /// attach, tail: the device of the client's terminal (`ttyname` of its output). The host
+  /// refuses to show a session on its own terminal: the client's output would be the
+  /// program's output again, without end.
+  public var terminal: String? = nil
 
   public init(_ operation: Operation, names: [String] = []) {
     self.operation = operation
     self.names = names
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case version, operation, names, command, environment, directory, cols, rows, readOnly
+    case scrollbackLines, ringBytes, data, resumeOffset, terminal
+  }
+
+  /// `version` and `operation` are required; every other field may be left out and takes its
+  /// documented default (docs/protocol.md lists only the fields each operation reads, so a
+  /// client need send no more).
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    version = try c.decode(Int.self, forKey: .version)
+    operation = try c.decode(Operation.self, forKey: .operation)
+    names = try c.decodeIfPresent([String].self, forKey: .names) ?? []
+    command = try c.decodeIfPresent([String].self, forKey: .command)
+    environment = try c.decodeIfPresent([String].self, forKey: .environment)
+    directory = try c.decodeIfPresent(String.self, forKey: .directory)
+    cols = try c.decodeIfPresent(Int.self, forKey: .cols)
+    rows = try c.decodeIfPresent(Int.self, forKey: .rows)
+    readOnly = try c.decodeIfPresent(Bool.self, forKey: .readOnly) ?? false
+    scrollbackLines = try c.decodeIfPresent(Int.self, forKey: .scrollbackLines)
+    ringBytes = try c.decodeIfPresent(Int.self, forKey: .ringBytes)
+    data = try c.decodeIfPresent(Data.self, forKey: .data)
+    resumeOffset = try c.decodeIfPresent(Int.self, forKey: .resumeOffset)
+    terminal = try c.decodeIfPresent(String.self, forKey: .terminal)
   }
 }
 

@@ -7,7 +7,10 @@ import XCTest
 /// means by the same list, and must leave every list it does not fully understand to it.
 final class AttachArgumentsTests: XCTestCase {
   func fields(_ c: AttachCommand) -> [String] {
-    [c.name, c.command ?? "<nil>", "\(c.readOnly)", "\(c.scrollbackLines)", c.ringSize, c.detachKey]
+    [
+      c.name, c.command ?? "<nil>", "\(c.readOnly)", "\(c.force)", "\(c.scrollbackLines)", c.ringSize,
+      c.detachKey,
+    ]
   }
 
   func testQuickParseAgreesWithArgumentParser() throws {
@@ -16,7 +19,7 @@ final class AttachArgumentsTests: XCTestCase {
       ["work", "--command=sh -c 'a=b'"], ["--read-only", "work"], ["work", "--scrollback-lines", "0"],
       ["work", "--scrollback-lines=25", "--ring-size", "8M", "--detach-key", "^A"],
       ["work", "--detach-key=none", "--read-only", "--ring-size=1G"], ["--", "work"],
-      ["work", "--scrollback-lines=-3"],
+      ["work", "--scrollback-lines=-3"], ["--force", "work"], ["work", "--force", "--read-only"],
     ]
     for list in lists {
       let quick = try XCTUnwrap(AttachArguments.parse(list), "\(list) not read")
@@ -30,7 +33,7 @@ final class AttachArgumentsTests: XCTestCase {
     let lists: [[String]] = [
       [], ["--help"], ["-h"], ["a", "b"], ["work", "--nosuch"], ["work", "-c"],
       ["work", "-c", "--read-only"],
-      ["work", "--read-only", "--read-only"], ["work", "-c", "a", "-c", "b"],
+      ["work", "--read-only", "--read-only"], ["work", "-c", "a", "-c", "b"], ["work", "--force", "--force"],
       ["work", "--scrollback-lines", "x"],
       ["work", "--read-only=yes"], ["-x"], ["work", "-cvim"],
     ]

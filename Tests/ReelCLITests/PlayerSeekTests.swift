@@ -55,6 +55,33 @@ final class PlayerSeekTests: XCTestCase {
     XCTAssertEqual(pane.modes, "0 1 0 0", "\(name): the terminal after quitting")
   }
 
+  /// Keys that arrive in one read are each obeyed: → → in one write seeks 10 s, and the
+  /// application-mode form of ← (SS3 D) seeks back.
+  func testKeysArrivingTogether() throws {
+    try XCTSkipUnless(TmuxPane.installed, "tmux is not installed")
+    let dir = try scratchDirectory()
+    let cast = dir.appendingPathComponent("batch.cast").path
+    try Data(Self.cast.utf8).write(to: URL(fileURLWithPath: cast))
+    let pane = try TmuxPane.playing(cast, speed: "1")
+    XCTAssertTrue(pane.wait(for: "#{alternate_on}", toBe: "1"))
+    pane.send("Space")
+    let steps: [(bytes: [String], at: Double)] = [
+      (["1b", "5b", "44"], 0), (["1b", "5b", "43", "1b", "5b", "43"], 10),
+      (["1b", "5b", "43", "1b", "5b", "43", "1b", "5b", "44"], 15), (["1b", "4f", "44"], 10),
+      (["1b", "5b", "43", "1b", "5b", "43", "1b", "5b", "43", "1b", "5b", "43", "1b", "5b", "43"], 35),
+    ]
+    for step in steps {
+      let expected = try dumpText(cast, at: step.at)
+      _ = try pane.tmux(["send-keys", "-t", "t", "-H"] + step.bytes)
+      let shown = pane.wait(seconds: 10) { pane.screen() == expected }
+      XCTAssertTrue(
+        shown, "after \(step.bytes) the pane shows\n\(pane.screen())\nnot (at \(step.at) s)\n\(expected)")
+      if !shown { break }
+    }
+    _ = try pane.tmux(["send-keys", "-t", "t", "-H", "2e", "71"])
+    XCTAssertEqual(pane.exitStatus(), "0")
+  }
+
   /// Absolute jumps (digits, Home, End) and stepping back and forth while paused.
   func testJumpsAndStepsBack() throws {
     try XCTSkipUnless(TmuxPane.installed, "tmux is not installed")

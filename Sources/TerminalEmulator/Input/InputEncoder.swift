@@ -270,8 +270,8 @@ public struct KeyModifiers: OptionSet, Hashable, Sendable {
 }
 
 /// A mouse event at a cell.
-public struct MouseEvent: Sendable {
-  public enum Kind: Sendable {
+public struct MouseEvent: Equatable, Sendable {
+  public enum Kind: Equatable, Sendable {
     case press(MouseButton)
     case release(MouseButton)
     case move

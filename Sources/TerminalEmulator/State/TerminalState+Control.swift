@@ -65,8 +65,10 @@ extension TerminalState {
   }
 
   /// CBT: to the previous tab stop (or column 1); xterm does not stop at the left margin.
+  /// With a wrap pending (a character just printed in the last column) xterm leaves the
+  /// cursor where it is and the wrap pending, whatever the count or the tab stops.
   mutating func tabBackward(_ n: Int) {
-    cursor.pendingWrap = false
+    if cursor.pendingWrap { return }
     var col = cursor.col
     for _ in 0..<n {
       guard col > 0 else { break }

@@ -83,7 +83,10 @@ struct Player {
     var position = stream.pacedTime  // paced recorded time at clockStart
     var paused = false
     let duration = timeline?.entries.last?.paced ?? 0
-    var key = [UInt8](repeating: 0, count: 16)
+    var readBuffer = [UInt8](repeating: 0, count: 256)
+    // Keys arrive as a stream: several in one read (a held →), one split over two.
+    var decoder = InputDecoder()
+    var typed: [InputEvent] = []
     // Paused playback stays at the end after a seek there, until unpaused or quit.
     while stream.current != nil || (paused && interactive) {
       let event = stream.current
@@ -111,22 +114,29 @@ struct Player {
         usleep(UInt32(min(200_000, due - now)))
         continue
       }
-      // Wait for the next event or a key.
-      var fds = [pollfd(fd: keyboard, events: Int16(POLLIN), revents: 0)]
-      _ = poll(&fds, 1, paused ? 200 : Int32(min(200, (due - now) / 1000 + 1)))
-      guard fds[0].revents & Int16(POLLIN) != 0 else { continue }
-      let n = read(keyboard, &key, key.count)
-      guard n > 0 else { continue }
-      var pressed = Array(key[0..<n])
-      // The recording may have switched the terminal to application cursor keys (ESC O x).
-      if pressed.count == 3 && pressed[0] == 0x1B && pressed[1] == UInt8(ascii: "O") { pressed[1] = 0x5B }
+      if typed.isEmpty {
+        // Wait for the next event or a key; a lone ESC is Escape after a short pause.
+        let timeout =
+          decoder.pending.isEmpty
+          ? (paused ? 200 : Int32(min(200, (due - now) / 1000 + 1))) : InputDecoder.escapeTimeout
+        var fds = [pollfd(fd: keyboard, events: Int16(POLLIN), revents: 0)]
+        let ready = poll(&fds, 1, timeout)
+        if ready == 0 && !decoder.pending.isEmpty {
+          typed = decoder.flush()
+        } else if fds[0].revents & Int16(POLLIN) != 0 {
+          let n = read(keyboard, &readBuffer, readBuffer.count)
+          if n > 0 { typed = decoder.decode(readBuffer[0..<n]) }
+        }
+        guard !typed.isEmpty else { continue }
+      }
+      let pressed = typed.removeFirst().kind
       // Where playback is: the clock's position (paused: where it stopped), never past the
       // next event — not that event's time, from which seeks used to be measured.
       let elapsed = Double(Player.now() - min(clockStart, Player.now())) * speed
       let current = paused ? position : min(paced, position + UInt64(min(elapsed, 1e15)))
       switch pressed {
-      case [UInt8(ascii: "q")], [0x03]: return .quit
-      case [UInt8(ascii: " ")]:
+      case .key(.character("q"), []), .key(.character("c"), .control): return .quit
+      case .key(.character(" "), []):
         paused.toggle()
         position = current
         clockStart = Player.now()
@@ -135,22 +145,22 @@ struct Player {
         } else {
           status.clear(restoring: shown)
         }
-      case [UInt8(ascii: ".")] where paused && event != nil:
+      case .key(.character("."), []) where paused && event != nil:
         status.clear(restoring: shown)
         if let event, event.kind == .output { show(event.data, on: &shown, following: onTerminal) }
         position = max(position, paced)
         try stream.advance()
         status.draw(position: position, duration: duration, speed: speed)
-      case [UInt8(ascii: ",")] where paused && stream.index > 0:
+      case .key(.character(","), []) where paused && stream.index > 0:
         // One event back: the screen before the last event shown.
         let index = stream.index - 1
         try repaint(before: index, timeline)
         position = timeline.entries[index].paced
         status.draw(position: position, duration: duration, speed: speed)
-      case [UInt8(ascii: "n")], [UInt8(ascii: "N")]:
+      case .key(.character("n"), []), .key(.character("N"), []), .key(.character("n"), .shift):
         // The screen just after the hit's event: the event after it is `index`. Beyond the
         // last hit (or before the first) nothing moves.
-        let forward = pressed == [UInt8(ascii: "n")]
+        let forward = pressed == .key(.character("n"), [])
         let shownUpTo = stream.index
         guard
           let hit = forward
@@ -192,23 +202,25 @@ struct Player {
   /// The paced time a seek key moves to: → / ← ±5 s, `]` / `[` the next / previous marker,
   /// digits 0–9 to 0 %–90 % of the recording, Home / End its start and end; nil for other keys.
   private func seekTarget(
-    for key: [UInt8], from current: UInt64, index: Int, end: UInt64, in timeline: PlaybackTimeline
+    for key: InputEvent.Kind, from current: UInt64, index: Int, end: UInt64, in timeline: PlaybackTimeline
   ) -> UInt64? {
     let entries = timeline.entries
-    switch key {
-    case [0x1B, 0x5B, 0x43]: return current + 5_000_000
-    case [0x1B, 0x5B, 0x44]: return current - min(current, 5_000_000)
-    case [UInt8(ascii: "]")]:
+    guard case .key(let pressed, let modifiers) = key else { return nil }
+    if case .character = pressed, !modifiers.isEmpty { return nil }
+    switch pressed {
+    case .right: return current + 5_000_000
+    case .left: return current - min(current, 5_000_000)
+    case .character("]"):
       return entries[min(index, entries.count)...].first { $0.isMarker && $0.paced > current }?.paced
         ?? current
-    case [UInt8(ascii: "[")]:
+    case .character("["):
       // Half a second of grace, so that `[` right after a marker goes to the one before.
       return entries.last { $0.isMarker && $0.paced + 500_000 < current }?.paced ?? 0
-    case [0x1B, 0x5B, 0x48], Array("\u{1B}[1~".utf8), Array("\u{1B}[7~".utf8): return 0
-    case [0x1B, 0x5B, 0x46], Array("\u{1B}[4~".utf8), Array("\u{1B}[8~".utf8): return end
-    default:
-      guard key.count == 1, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(key[0]) else { return nil }
-      return end / 10 * UInt64(key[0] - UInt8(ascii: "0"))
+    case .home: return 0
+    case .end: return end
+    case .character(let c) where ("0"..."9").contains(c):
+      return end / 10 * UInt64(c.value - 0x30)
+    default: return nil
     }
   }
 }

@@ -13,6 +13,7 @@ enum AttachArguments {
     var name: String?
     var command: String?
     var readOnly = false
+    var force = false
     var scrollbackLines: Int?
     var ringSize: String?
     var detachKey: String?
@@ -33,6 +34,11 @@ enum AttachArguments {
       if argument == "--read-only" {
         guard !readOnly else { return nil }
         readOnly = true
+        continue
+      }
+      if argument == "--force" {
+        guard !force else { return nil }
+        force = true
         continue
       }
       // An option with a value: `--option value`, `--option=value`, `-c value`.
@@ -69,6 +75,7 @@ enum AttachArguments {
     parsed.name = name
     parsed.command = command
     parsed.readOnly = readOnly
+    parsed.force = force
     parsed.scrollbackLines = scrollbackLines ?? AttachCommand.defaultScrollbackLines
     parsed.ringSize = ringSize ?? AttachCommand.defaultRingSize
     parsed.detachKey = detachKey ?? AttachCommand.defaultDetachKey

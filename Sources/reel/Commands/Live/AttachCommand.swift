@@ -19,7 +19,8 @@ struct AttachCommand: ParsableCommand {
       region, title, and the last --scrollback-lines lines of history in the terminal's own \
       scrollback), then live output. Keys go to the program; this terminal's size becomes the \
       session's. A second attach takes the session over: the first client is told and detaches. \
-      Ctrl-] d detaches, Ctrl-] Ctrl-] sends a literal Ctrl-]. Every session is recorded into a \
+      Ctrl-] d detaches, Ctrl-] Ctrl-] sends a literal Ctrl-]. Inside a session ($REEL_SESSION) \
+      attaching it is refused, and attaching another needs --force. Every session is recorded into a \
       ring directory (see `reel ls --json`), readable by play, dump, info and simulate.
       """)
 
@@ -31,6 +32,9 @@ struct AttachCommand: ParsableCommand {
 
   @Flag(help: "Watch without the keyboard; never takes the session over.")
   var readOnly = false
+
+  @Flag(help: "Attach from inside another session (nested; refused without it, as tmux does).")
+  var force = false
 
   @Option(help: "History lines sent into the terminal's own scrollback on attach.")
   var scrollbackLines = AttachCommand.defaultScrollbackLines
@@ -50,6 +54,7 @@ struct AttachCommand: ParsableCommand {
   func run() throws {
     try liveCommand {
       try SessionName.validate(name)
+      try NestingGuard.check(showing: name, attaching: true, force: force)
       let prefix = try Self.controlKey(detachKey)
       guard let ringBytes = parseByteSize(ringSize), ringBytes >= 4096 else {
         throw CLIError("--ring-size must be a size of at least 4K, like 64M")
@@ -68,6 +73,7 @@ struct AttachCommand: ParsableCommand {
       request.cols = size?.cols ?? 80
       request.rows = size?.rows ?? 24
       request.readOnly = readOnly
+      request.terminal = NestingGuard.terminalDevice()
       request.scrollbackLines = scrollbackLines
       request.ringBytes = ringBytes
       let client = try LiveClient.connect(SocketDirectory(), startingHostWith: try reelExecutable())

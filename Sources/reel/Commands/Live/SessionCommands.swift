@@ -150,8 +150,10 @@ struct TailCommand: ParsableCommand {
 
   func run() throws {
     try liveCommand {
+      try NestingGuard.check(showing: name, attaching: false, force: false)
       var request = LiveRequest(.tail, names: [name])
       if isatty(1) == 1 {
+        request.terminal = NestingGuard.terminalDevice()
         request.cols = 0
         request.rows = 0
         request.scrollbackLines = 0
