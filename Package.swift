@@ -72,5 +72,6 @@ if Context.environment["REEL_FUZZ"] != nil {
     .executableTarget(
       name: "fuzz-interop", dependencies: ["FuzzSupport", "Recording", "TerminalEmulator"],
       path: "Fuzz/Interop"),
+    .executableTarget(name: "fuzz-input", dependencies: ["FuzzSupport", "TerminalEmulator"], path: "Fuzz/Input"),
   ]
 }

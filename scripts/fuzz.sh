@@ -7,14 +7,14 @@
 #                                        seed and the seed corpus only (what .ci/run does:
 #                                        repeatable, so CI never fails on a new random find)
 #
-# TARGET: terminal, snapshot, reel-reader, interop. The seed corpus comes from Tests/Fixtures
+# TARGET: terminal, snapshot, reel-reader, interop, input. The seed corpus comes from Tests/Fixtures
 # and recordings/ (plus small recordings made with reel itself); the working corpus and any
 # crash-* files go to .build-fuzz/corpus/TARGET and .build-fuzz/artifacts/. Exits non-zero
 # when the target finds a crash, a leak or a property failure; the input is saved and printed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-targets=(terminal snapshot reel-reader interop)
+targets=(terminal snapshot reel-reader interop input)
 if [ $# -lt 2 ]; then
   echo "usage: scripts/fuzz.sh TARGET|all SECONDS [libFuzzer flags…]  (targets: ${targets[*]})" >&2
   exit 2
@@ -89,11 +89,17 @@ case "$target" in
     printf '\002Script started\nhello world\n\000''0.1 6\n0.2 6\n' > "$seeds/script-classic"
     printf '\002hello\000''H 0.0 START_TIME 2024-01-01\nH 0.0 COLUMNS 40\nH 0.0 LINES 10\nO 0.1 5\nS 0.2 SIGWINCH ROWS=12 COLS=50\n' > "$seeds/script-advanced"
     ;;
+  input)
+    # Eight bytes choose the chunking; the rest is what a terminal sends: keys in every
+    # form, UTF-8, a bracketed paste, mouse and focus reports.
+    printf '\001\002\003\004\005\006\007\010ls\r\033[A\033OB\033[1;5C\033[15~\033[27;6;97~\033x\035d' > "$seeds/keys"
+    printf '\010\007\006\005\004\003\002\001\033[200~a\033[20\033[201~1~b\033[201~\033[<0;3;4M\033[M !!\033[I\303\251\344\270\255\033' > "$seeds/paste"
+    ;;
 esac
 
 log=$scratch/fuzz-$target.log
 if [ "$seconds" = smoke ]; then
-  declare -A smoke_runs=([terminal]=6000 [snapshot]=40000 [reel-reader]=2000 [interop]=40000)
+  declare -A smoke_runs=([terminal]=6000 [snapshot]=40000 [reel-reader]=2000 [interop]=40000 [input]=40000)
   corpus=$(mktemp -d)
   limit=(-seed=1 -runs="${smoke_runs[$target]}")
   echo "fuzz: smoke of fuzz-$target: ${smoke_runs[$target]} runs from seed 1 ($(ls "$seeds" | wc -l) seeds)"

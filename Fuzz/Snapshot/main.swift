@@ -8,7 +8,8 @@ import TerminalEmulator
 #endif
 
 /// Fuzz target (b): `Terminal(snapshot:)` on arbitrary and mutated blobs throws or gives a
-/// terminal that snapshots to the same state and keeps working; it never traps.
+/// terminal that snapshots to the same state, in the same bytes, and keeps working; it never
+/// traps.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSnapshot(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   guard let data else { return 0 }
@@ -20,6 +21,7 @@ public func fuzzSnapshot(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   }
   let d = again.difference(from: t)
   if !d.isEmpty { fuzzFailure("snapshot round trip differs: \(d)") }
+  if again.snapshot() != t.snapshot() { fuzzFailure("snapshots are not canonical") }
   t.feed("x\u{1B}[31mé中\r\n\u{1B}[2J\u{1B}[5;5H\u{1B}7\u{1B}[?1049h\u{1B}[S\u{1B}8")
   t.resize(cols: t.cols + 1, rows: t.rows + 1)
   _ = t.repaintSequence()

@@ -4,8 +4,9 @@ import TerminalEmulator
 
 /// Fuzz target (a): the emulator on any bytes, in chunkings and with resizes chosen by the
 /// input's first eight bytes. Properties: the cursor stays on the screen; a snapshot restores
-/// to an equal terminal; the repaint sequence fed to a fresh terminal gives the same state
-/// (apart from what a VT stream cannot carry, see `repaintSequence`).
+/// to an equal terminal whose snapshot has the same bytes (snapshots are canonical); the
+/// replies do not depend on the chunking; the repaint sequence fed to a fresh terminal gives
+/// the same state (apart from what a VT stream cannot carry, see `repaintSequence`).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTerminal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   guard let data else { return 0 }
@@ -19,14 +20,17 @@ public func fuzzTerminal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   let trace = getenv("REEL_FUZZ_TRACE") != nil
   if trace { traceLine("Terminal(cols: \(t.cols), rows: \(t.rows), scrollback: \(t.scrollbackLimit))") }
   var offset = 0
+  var replies: [UInt8] = []
+  var resized = false
   while offset < stream.count {
     let n = min(stream.count - offset, 1 + random.below(random.below(4) == 0 ? 4096 : 48))
     let chunk = UnsafeRawBufferPointer(rebasing: stream[offset..<offset + n])
     if trace { traceLine("feed \(Array(chunk))") }
     t.feed(chunk)
     offset += n
-    _ = t.takeReplies()
+    replies += t.takeReplies()
     if random.below(24) == 0 {
+      resized = true
       let (cols, rows) = (1 + random.below(120), 1 + random.below(40))
       if trace { traceLine("resize(cols: \(cols), rows: \(rows))") }
       t.resize(cols: cols, rows: rows)
@@ -45,6 +49,14 @@ public func fuzzTerminal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   }
   let roundTrip = restored.difference(from: t)
   if !roundTrip.isEmpty { fuzzFailure("restored snapshot differs: \(roundTrip)") }
+  if restored.snapshot() != t.snapshot() { fuzzFailure("the restored terminal snapshots to other bytes") }
+  // Replies: the same whatever the chunking (under the reply buffer's bound).
+  if !resized {
+    var whole = Terminal(cols: t.cols, rows: t.rows, scrollback: t.scrollbackLimit)
+    whole.feed(stream)
+    let all = whole.takeReplies()
+    if all.count < 1 << 15 && all != replies { fuzzFailure("replies depend on the chunking") }
+  }
   // Repaint: at a sequence boundary, a fresh terminal fed the repaint equals the terminal.
   if t.parserIsIdle {
     var fresh = Terminal(cols: t.cols, rows: t.rows, scrollback: t.scrollbackLimit)

@@ -304,4 +304,79 @@ final class TrustRegressionTests: XCTestCase {
       bytes[i] = saved
     }
   }
+
+  // MARK: - Broken promises found by a differential fuzzer (shared/repro, last table)
+
+  /// snapshot_not_canonical.raw: a style that came back had a second id, and the encoder
+  /// named styles by id, so a restored terminal (which merges them) snapshotted to other
+  /// bytes. Snapshots are canonical by value.
+  func testSnapshotsAreCanonicalByValue() throws {
+    let input = "\u{1B}[30m\u{1B}[46mc\u{1B}[37m\u{1B}[41m\u{1B}[30m\u{1B}[46m"
+    var t = Terminal(cols: 80, rows: 24)
+    t.feed(Array(input.utf8) + [0xFF])
+    let bytes = t.snapshot()
+    let restored = try Terminal(snapshot: bytes)
+    XCTAssertTrue(restored.difference(from: t).isEmpty)
+    XCTAssertEqual(restored.snapshot(), bytes)
+    // The same with a style, a cluster and a link that leave their tables and come back.
+    var u = Terminal(cols: 20, rows: 3, scrollback: 2)
+    for i in 0..<5000 {
+      u.feed(
+        "\u{1B}[38;2;\(i % 256);\(i / 256);7mx\u{1B}]8;;http://x/\(i % 7)\u{1B}\\e\u{301}\u{1B}]8;;\u{1B}\\")
+    }
+    u.feed("\u{1B}[38;2;1;0;7mA\u{1B}]8;;http://x/1\u{1B}\\e\u{301}")
+    let again = u.snapshot()
+    XCTAssertEqual(try Terminal(snapshot: again).snapshot(), again)
+  }
+
+  /// `ESC[6n ESC c` in one feed lost the cursor report (in two feeds it came): a program's
+  /// answer depended on how a PTY read was split. Replies and events survive a reset.
+  func testResetKeepsWhatIsOnItsWayOut() {
+    let input = Array("\u{1B}[2;3H\u{1B}[6n\u{1B}c\u{1B}[6n".utf8)
+    var whole = Terminal(cols: 80, rows: 24)
+    whole.feed(input)
+    let expected = Array("\u{1B}[2;3R\u{1B}[1;1R".utf8)
+    XCTAssertEqual(whole.takeReplies(), expected)
+    for cut in 0...input.count {
+      var split = Terminal(cols: 80, rows: 24)
+      split.feed(Array(input[..<cut]))
+      split.feed(Array(input[cut...]))
+      XCTAssertEqual(split.takeReplies(), expected, "cut at \(cut)")
+    }
+    // Through the event sink: every event of the call reaches it, in order, and OSC 52 is
+    // still reported after the reset.
+    var t = Terminal(cols: 80, rows: 24)
+    var seen: [TerminalEvent] = []
+    t.feed(
+      Array("\u{7}\u{1B}[6n\u{1B}c\u{1B}[6n\u{7}\u{1B}]2;after\u{7}\u{1B}]52;c;aGk=\u{7}".utf8),
+      clipboard: true
+    ) { seen.append($0) }
+    XCTAssertEqual(t.takeReplies(), [])
+    let replies = seen.compactMap { if case .reply(let r) = $0 { return r } else { return nil } }
+    XCTAssertEqual(replies, [Array("\u{1B}[1;1R".utf8), Array("\u{1B}[1;1R".utf8)])
+    XCTAssertEqual(
+      seen.filter { if case .bell = $0 { return true } else { return false } }.count, 2, "\(seen)")
+    XCTAssertTrue(
+      seen.contains { if case .title("after") = $0 { return true } else { return false } }, "\(seen)")
+    XCTAssertTrue(
+      seen.contains { if case .clipboardSet = $0 { return true } else { return false } }, "\(seen)")
+  }
+
+  /// A paste of `ESC[20` + `ESC[201~` + `1~` held an end marker once the inner one was
+  /// removed: the program saw the paste end early and the rest as typed keys.
+  func testAPasteCannotEndItself() {
+    var t = Terminal(cols: 80, rows: 24)
+    t.feed("\u{1B}[?2004h")
+    let e = InputEncoder()
+    for text in [
+      "\u{1B}[20\u{1B}[201~1~", "\u{1B}[2\u{1B}[20\u{1B}[201~1~1~", "a\u{1B}[201~b", "\u{1B}[201\u{1B}[201~~",
+    ] {
+      let pasted = e.paste(text, for: t)
+      var decoder = InputDecoder()
+      let kinds = (decoder.decode(pasted) + decoder.flush()).map(\.kind)
+      XCTAssertEqual(kinds.first, .pasteBegin, text.debugDescription)
+      XCTAssertEqual(kinds.last, .pasteEnd, text.debugDescription)
+      XCTAssertEqual(kinds.dropFirst().dropLast().filter { $0 != .paste }, [], text.debugDescription)
+    }
+  }
 }

@@ -139,13 +139,15 @@ public struct InputDecoder: Sendable {
       guard (UInt8(ascii: "A")...UInt8(ascii: "E")).contains(f) else { return (.unknown, 4) }
       return (.key(.function(Int(f - UInt8(ascii: "A")) + 1), []), 4)
     }
+    // Scanned up to `longestSequence` bytes, however the input was cut, so a sequence too
+    // long for any key is the same `.unknown` run whatever the reads were.
+    let limit = min(b.count, i + InputDecoder.longestSequence)
     let parameterStart = j
-    while j < b.count && (0x30...0x3F).contains(b[j]) { j += 1 }
+    while j < limit && (0x30...0x3F).contains(b[j]) { j += 1 }
     let parameterEnd = j
-    while j < b.count && (0x20...0x2F).contains(b[j]) { j += 1 }
+    while j < limit && (0x20...0x2F).contains(b[j]) { j += 1 }
+    if j == i + InputDecoder.longestSequence { return (.unknown, j - i) }
     guard j < b.count else {
-      // Unfinished: wait, unless it is already longer than any key (then it is not one).
-      if j - i >= InputDecoder.longestSequence { return (.unknown, j - i) }
       guard final else { return nil }
       return j == i + 2 ? (.key(.character("["), .alt), 2) : (.unknown, j - i)
     }

@@ -125,17 +125,24 @@ public struct InputEncoder: Sendable {
   // MARK: - Paste and focus
 
   /// `text` as a paste: between `CSI 200 ~` and `CSI 201 ~` when the program asked for
-  /// bracketed paste (any `CSI 201 ~` inside is removed, so a paste cannot end itself early),
-  /// else as typed.
+  /// bracketed paste, else as typed. A paste cannot end itself early: every `CSI 201 ~` is
+  /// removed, including those that a removal forms from the bytes around it (`ESC[20` +
+  /// `ESC[201~` + `1~`), so the body holds no end marker at all.
   public func paste(_ text: String, for terminal: Terminal) -> [UInt8] {
-    var body = Array(text.utf8)
-    guard terminal.modes.contains(.bracketedPaste) else { return body }
-    let end = Array("\u{1B}[201~".utf8)
-    var i = 0
-    while i + end.count <= body.count {
-      if Array(body[i..<i + end.count]) == end { body.removeSubrange(i..<i + end.count) } else { i += 1 }
+    guard terminal.modes.contains(.bracketedPaste) else { return Array(text.utf8) }
+    let end = InputDecoder.pasteEnd
+    var out = Array("\u{1B}[200~".utf8)
+    let start = out.count
+    out.reserveCapacity(start + text.utf8.count + end.count)
+    // The body changes only at its end, so a marker can only form as its last byte arrives.
+    for byte in text.utf8 {
+      out.append(byte)
+      if byte == end.last!, out.count - start >= end.count, out[(out.count - end.count)...].elementsEqual(end)
+      {
+        out.removeLast(end.count)
+      }
     }
-    return Array("\u{1B}[200~".utf8) + body + end
+    return out + end
   }
 
   /// `CSI I` / `CSI O` when the program asked for focus reports, else nothing.

@@ -35,6 +35,12 @@ struct SnapshotEncoder {
   var clusters: [[UInt32]] = []
   var linkMap: [Int32]
   var links: [Hyperlink] = []
+  /// Table entries by value: the live tables may hold one value under two ids (an entry that
+  /// came back after its first id was compacted away, or left the dedupe window), and a
+  /// canonical snapshot names each value once.
+  var styleIndex: [Style: Int32] = [:]
+  var clusterIndex: [[UInt32]: Int32] = [:]
+  var linkIndex: [Hyperlink: Int32] = [:]
 
   init(state: TerminalState) {
     self.state = state
@@ -48,8 +54,14 @@ struct SnapshotEncoder {
     let i = Int(id)
     guard i < linkMap.count else { return 0 }
     if linkMap[i] < 0 {
-      links.append(state.hyperlinks[i - 1])
-      linkMap[i] = Int32(links.count)
+      let link = state.hyperlinks[i - 1]
+      if let known = linkIndex[link] {
+        linkMap[i] = known
+      } else {
+        links.append(link)
+        linkMap[i] = Int32(links.count)
+        linkIndex[link] = linkMap[i]
+      }
     }
     return UInt32(linkMap[i])
   }
@@ -65,15 +77,27 @@ struct SnapshotEncoder {
     var out = c
     let sid = Int(c.style)
     if styleMap[sid] < 0 {
-      styleMap[sid] = Int32(styles.count)
-      styles.append(canonical(state.styles[c.style]))
+      let style = canonical(state.styles[c.style])
+      if let known = styleIndex[style] {
+        styleMap[sid] = known
+      } else {
+        styleMap[sid] = Int32(styles.count)
+        styleIndex[style] = styleMap[sid]
+        styles.append(style)
+      }
     }
     out.style = UInt32(styleMap[sid])
     if c.isCluster {
       let cid = Int(c.payload)
       if clusterMap[cid] < 0 {
-        clusterMap[cid] = Int32(clusters.count)
-        clusters.append(state.clusters[c.payload])
+        let cluster = state.clusters[c.payload]
+        if let known = clusterIndex[cluster] {
+          clusterMap[cid] = known
+        } else {
+          clusterMap[cid] = Int32(clusters.count)
+          clusterIndex[cluster] = clusterMap[cid]
+          clusters.append(cluster)
+        }
       }
       out.content = (c.content & ~Cell.scalarMask) | UInt32(clusterMap[cid])
     }

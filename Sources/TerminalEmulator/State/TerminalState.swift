@@ -218,12 +218,16 @@ package struct TerminalState: Sendable {
   // MARK: - Reset
 
   /// RIS: back to the power-on state, scrollback included (as alacritty, VTE and Ghostty do;
-  /// `reset` is how users clear a terminal). Stable line ids keep counting.
+  /// `reset` is how users clear a terminal). Stable line ids keep counting. What is on its
+  /// way out of the terminal is not terminal state and survives: replies already queued (a
+  /// CPR asked for before the reset is still answered, however the input was chunked), the
+  /// bell count, and the current feed's event plumbing (its sink, its queued events, whether
+  /// OSC 52 is reported).
   mutating func fullReset() {
     let old = primary
-    let keptBell = bellCount
+    let outgoing = (replies, bellCount, recordsEvents, clipboardEvents, events)
     self = TerminalState(cols: cols, rows: rows, scrollbackLimit: scrollbackLimit)
     screen.continueLineIDs(after: old)
-    bellCount = keptBell
+    (replies, bellCount, recordsEvents, clipboardEvents, events) = outgoing
   }
 }
