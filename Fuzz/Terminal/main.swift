@@ -5,7 +5,8 @@ import TerminalEmulator
 /// Fuzz target (a): the emulator on any bytes, in chunkings and with resizes chosen by the
 /// input's first eight bytes. Properties: the cursor stays on the screen; a snapshot restores
 /// to an equal terminal whose snapshot has the same bytes (snapshots are canonical); the
-/// replies do not depend on the chunking; the repaint sequence fed to a fresh terminal gives
+/// replies do not depend on the chunking; a terminal whose resizes reflow the history at once
+/// snapshots to the same bytes as one whose resizes defer it; the repaint sequence fed to a fresh terminal gives
 /// the same state (apart from what a VT stream cannot carry, see `repaintSequence`).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTerminal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -19,6 +20,9 @@ public func fuzzTerminal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   // REEL_FUZZ_TRACE=1 prints the steps, to turn a find into a test.
   let trace = getenv("REEL_FUZZ_TRACE") != nil
   if trace { traceLine("Terminal(cols: \(t.cols), rows: \(t.rows), scrollback: \(t.scrollbackLimit))") }
+  // The same input through the eager reflow: every reader must see the same terminal.
+  var eager = t
+  eager.defersHistoryReflow = false
   var offset = 0
   var replies: [UInt8] = []
   var resized = false
@@ -27,13 +31,16 @@ public func fuzzTerminal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let chunk = UnsafeRawBufferPointer(rebasing: stream[offset..<offset + n])
     if trace { traceLine("feed \(Array(chunk))") }
     t.feed(chunk)
+    eager.feed(chunk)
     offset += n
     replies += t.takeReplies()
+    _ = eager.takeReplies()
     if random.below(24) == 0 {
       resized = true
       let (cols, rows) = (1 + random.below(120), 1 + random.below(40))
       if trace { traceLine("resize(cols: \(cols), rows: \(rows))") }
       t.resize(cols: cols, rows: rows)
+      eager.resize(cols: cols, rows: rows)
     }
     if let half = t.orphanWideHalf() {
       fuzzFailure("half of a wide character alone on the \(half.screen) screen at \(half.row),\(half.col)")
@@ -50,6 +57,7 @@ public func fuzzTerminal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   let roundTrip = restored.difference(from: t)
   if !roundTrip.isEmpty { fuzzFailure("restored snapshot differs: \(roundTrip)") }
   if restored.snapshot() != t.snapshot() { fuzzFailure("the restored terminal snapshots to other bytes") }
+  if eager.snapshot() != t.snapshot() { fuzzFailure("the deferred reflow differs from the eager one") }
   // Replies: the same whatever the chunking (under the reply buffer's bound).
   if !resized {
     var whole = Terminal(cols: t.cols, rows: t.rows, scrollback: t.scrollbackLimit)

@@ -88,7 +88,7 @@ public struct Terminal: Sendable {
   public var memoryFootprint: Int {
     var bytes = 0
     for grid in [state.screen, state.inactive] {
-      bytes += grid.cells.capacity * MemoryLayout<Cell>.stride
+      bytes += (grid.cells.capacity + grid.deferred.cells.capacity) * MemoryLayout<Cell>.stride
       bytes += grid.flags.capacity * MemoryLayout<LineFlags>.stride
       bytes += grid.ring.capacity * MemoryLayout<Int32>.stride
     }
@@ -115,14 +115,41 @@ public struct Terminal: Sendable {
   public var isAlternateScreen: Bool { state.isAlternateScreen }
 
   /// Lines of history currently retained above the primary screen.
-  public var scrollbackCount: Int { state.primary.historyCount }
+  public var scrollbackCount: Int { state.primary.historyRows }
 
   /// Stable id of the first retained scrollback line (equal to the first screen row's id when
   /// there is no history): the count of lines ever dropped off the top.
   public var firstRetainedLineID: Int { state.primary.droppedLines }
 
   /// Stable id of the top row of the primary screen.
-  public var screenTopLineID: Int { state.primary.droppedLines + state.primary.historyCount }
+  public var screenTopLineID: Int { state.primary.droppedLines + state.primary.historyRows }
+
+  /// True while a resize's reflow of the scrollback waits to be read (see
+  /// `layOutDeferredHistory()`).
+  public var hasDeferredHistory: Bool { !state.primary.deferred.isEmpty }
+
+  /// Lays out now the scrollback whose reflow resizes deferred. A resize reflows only the
+  /// screen and leaves the history's lines to be laid out at the width of the moment they are
+  /// read (a dump, a snapshot, a repaint with history, `line(id:)`), so a burst of resizes
+  /// costs what the screen costs, not what the history does. Readers of a terminal whose
+  /// history waits lay out a copy each time; a holder about to read several times (a host
+  /// taking a snapshot and a repaint) calls this once. Nothing a reader sees changes.
+  public mutating func layOutDeferredHistory() { state.materializeHistory() }
+
+  /// Whether resizes defer the scrollback's reflow (the default); `reel bench` turns it off
+  /// to measure the eager reflow beside it.
+  package var defersHistoryReflow: Bool {
+    get { state.defersHistoryReflow }
+    set { state.defersHistoryReflow = newValue }
+  }
+
+  /// This terminal with its deferred history laid out (itself when there is none).
+  var laidOut: Terminal {
+    guard hasDeferredHistory else { return self }
+    var copy = self
+    copy.state.materializeHistory()
+    return copy
+  }
 
   /// The cell at a screen position of the active screen.
   public func cell(row: Int, col: Int) -> Cell { state.screen[row, col] }
@@ -160,6 +187,7 @@ public struct Terminal: Sendable {
 
   /// Retained scrollback lines of the primary screen, oldest first.
   public func scrollbackLines() -> [String] {
+    if hasDeferredHistory { return laidOut.scrollbackLines() }
     let grid = state.primary
     return (0..<grid.historyCount).map { lineText(grid.line($0)) }
   }
@@ -212,6 +240,7 @@ extension Terminal {
   public mutating func setScrollbackLimit(_ limit: Int) {
     let limit = Terminal.effectiveScrollback(limit, cols: cols)
     guard limit != state.scrollbackLimit else { return }
+    state.materializeHistory()
     let old = state.primary
     let lines = (0..<old.lineCount).map { Array(old.line($0)) }
     let flags = (0..<old.lineCount).map { old.flags(line: $0) }

@@ -7,7 +7,7 @@ final class BenchCommandTests: XCTestCase {
   func testJSONReportHasEveryFigure() throws {
     let r = try ReelCLI.run([
       "bench", "--size", "1", "--workloads", "ascii,dense_cells", "--repeats", "1", "--json",
-      "--skip-reconnect", "--attaches", "4", "--seek-size", "2",
+      "--skip-reconnect", "--attaches", "4", "--seek-size", "2", "--resizes", "300",
     ])
     XCTAssertEqual(r.status, 0, r.stderr)
     let obj = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
@@ -33,6 +33,17 @@ final class BenchCommandTests: XCTestCase {
     XCTAssertGreaterThan(seek["fileBytes"] as? Int ?? 0, 0, "\(seek)")
     for key in ["seekMillisP50", "seekMillisP95", "dumpAtMillisP50", "dumpAtMillisP95"] {
       XCTAssertGreaterThan(seek[key] as? Double ?? 0, 0, key)
+    }
+    // Resizes over a full scrollback, beside the same lines without them and the eager reflow.
+    let resize = try XCTUnwrap(obj["resize"] as? [String: Any])
+    XCTAssertEqual(resize["resizes"] as? Int, 300)
+    XCTAssertEqual(resize["historyLines"] as? Int, 10_000)
+    for key in [
+      "resizesSeconds", "sameLinesWithoutResizesSeconds", "resizesOverWithout", "perResizeMicros",
+      "oneResizeMicros",
+      "eagerPerResizeMillis",
+    ] {
+      XCTAssertGreaterThan(resize[key] as? Double ?? 0, 0, key)
     }
     // Cells are 8 bytes; the ring, line flags and the alternate screen add a little.
     let perCell = try XCTUnwrap(obj["scrollbackBytesPerCell"] as? Double)
@@ -65,11 +76,12 @@ final class BenchCommandTests: XCTestCase {
   func testTableHasHeadersAndProgressGoesToStderr() throws {
     let r = try ReelCLI.run([
       "bench", "--size", "1", "--workloads", "ascii", "--repeats", "1", "--skip-live", "--skip-reconnect",
-      "--seek-size", "0",
+      "--seek-size", "0", "--resizes", "100",
     ])
     XCTAssertEqual(r.status, 0, r.stderr)
     for header in [
       "workload        terminal  MiB/s   read-loop MiB/s   peak RSS MiB", "  tool                 seconds",
+      "resize: 80x24 with 10,000 lines of history",
     ] {
       XCTAssertTrue(r.stdout.contains(header), "missing header \(header) in\n\(r.stdout)")
     }
@@ -95,7 +107,7 @@ final class BenchCommandTests: XCTestCase {
     let r = try ReelCLI.run([
       "bench", "--size", "1", "--workloads", "unicode_b", "--repeats", "1", "--peers", "--json",
       "--skip-live",
-      "--skip-reconnect", "--skip-recording", "--skip-replay",
+      "--skip-reconnect", "--skip-recording", "--skip-replay", "--skip-resize",
     ])
     XCTAssertEqual(r.status, 0, r.stderr)
     let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
@@ -124,7 +136,9 @@ final class BenchCommandTests: XCTestCase {
   func testCapturedProgramsAndSavedWorkloads() throws {
     let dir = NSTemporaryDirectory() + "reel-saved-workloads-\(getpid())"
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let r = try ReelCLI.run(["bench", "--size", "1", "--workloads", "ascii,less,build_log", "--save-workloads", dir])
+    let r = try ReelCLI.run([
+      "bench", "--size", "1", "--workloads", "ascii,less,build_log", "--save-workloads", dir,
+    ])
     XCTAssertEqual(r.status, 0, r.stderr)
     let ascii = try XCTUnwrap(FileManager.default.contents(atPath: dir + "/ascii.bin"))
     XCTAssertGreaterThanOrEqual(ascii.count, 1 << 20)

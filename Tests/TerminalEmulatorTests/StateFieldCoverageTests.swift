@@ -71,6 +71,8 @@ import Testing
     "clipboardEvents": "set only during feed(_:clipboard:events:), never between feeds",
     "events": "output queued for the feed's sink and drained before it returns",
     "scrollbackLimit": "configuration of the terminal, not its content",
+    "defersHistoryReflow":
+      "how a resize does its work (DeferredReflowTests: readers see the same either way)",
     "widths": "the constant width table",
   ]
 

@@ -56,7 +56,7 @@ extension Terminal {
   /// Compares this terminal with `other`. `scrollbackLines` is how many of the most recent
   /// scrollback lines must match (nil: all lines either side has; 0: none).
   public func difference(from other: Terminal, scrollbackLines: Int? = nil) -> TerminalDifference {
-    let comparer = CellComparer(self, other)
+    let comparer = CellComparer(laidOut, other.laidOut)
     return comparer.difference(scrollbackLines: scrollbackLines)
   }
 

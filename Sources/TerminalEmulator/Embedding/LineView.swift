@@ -38,8 +38,9 @@ extension Terminal {
   /// primary screen and its scrollback, and the lines get new ids (from the same counter); a
   /// full reset clears everything.
   public func line(id: Int) -> LineView? {
+    if hasDeferredHistory && id < screenTopLineID - state.primary.historyCount { return laidOut.line(id: id) }
     let grid = state.primary
-    let index = id - grid.droppedLines
+    let index = id - grid.droppedLines - grid.deferred.rowCount
     guard index >= 0 && index < grid.historyCount + grid.rows else { return nil }
     return view(grid, index, id: id)
   }

@@ -54,4 +54,9 @@ struct LineFlags: OptionSet, Sendable, Hashable {
   let rawValue: UInt8
   /// The line's text continues on the next line (an autowrap happened at its end).
   static let wrapped = LineFlags(rawValue: 1)
+  /// The row's last cell was left blank by a reflow because the wide character that would
+  /// have started there went on to the next row: joining the row to the next (the next
+  /// reflow) drops it while it is still blank, so reflows compose (alacritty's leading
+  /// wide-character spacer, Ghostty's spacer head).
+  static let widePadding = LineFlags(rawValue: 2)
 }

@@ -17,8 +17,12 @@ struct Grid: Sendable, Equatable {
   private(set) var ring: [Int32]
   private(set) var head: Int = 0
   private(set) var historyCount: Int = 0
-  /// Lines discarded from the top of a full scrollback, ever: the base of stable line ids.
-  private(set) var droppedLines: Int = 0
+  /// Lines discarded from the top of a full scrollback, ever: the base of stable line ids
+  /// (the id of the first retained row, deferred or not).
+  var droppedLines: Int = 0
+  /// The oldest history, waiting to be laid out at this width (see `DeferredHistory`): its
+  /// rows come before logical line 0. Empty unless a resize deferred them.
+  var deferred = DeferredHistory()
 
   init(cols: Int, rows: Int, scrollbackLimit: Int) {
     self.cols = cols
@@ -110,7 +114,28 @@ struct Grid: Sendable, Equatable {
   func flags(line: Int) -> LineFlags { flags[slot(line: line)] }
 
   /// Stable id of screen row `row`.
-  func lineID(row: Int) -> Int { droppedLines + historyCount + row }
+  func lineID(row: Int) -> Int { droppedLines + deferred.rowCount + historyCount + row }
+
+  /// History rows at this width, deferred ones included.
+  var historyRows: Int { deferred.rowCount + historyCount }
+
+  /// This grid with its deferred history laid out as rows (the rows an eager reflow would
+  /// hold); `styles` gains the blanks a layout may make.
+  func materialized(styles: inout StyleTable) -> Grid {
+    guard !deferred.isEmpty else { return self }
+    var out: [Cell] = []
+    var lineFlags: [LineFlags] = []
+    deferred.layOut(out: &out, flags: &lineFlags, styles: &styles)
+    out.reserveCapacity(out.count + lineCount * cols)
+    for line in 0..<lineCount {
+      let base = lineBase(line)
+      out.append(contentsOf: cells[base..<base + cols])
+      lineFlags.append(flags(line: line))
+    }
+    return Grid(
+      cols: cols, rows: rows, scrollbackLimit: scrollbackLimit, cells: out, lineFlags: lineFlags,
+      droppedLines: droppedLines)
+  }
 
   // MARK: - Erasing
 
@@ -148,6 +173,10 @@ struct Grid: Sendable, Equatable {
 
   /// Drops all scrollback (ED 3). Stable ids keep counting.
   mutating func clearHistory() {
+    if !deferred.isEmpty {
+      droppedLines += deferred.rowCount
+      deferred = DeferredHistory(cols: cols)
+    }
     guard historyCount > 0 else { return }
     var screen: [Int32] = []
     for r in 0..<rows { screen.append(Int32(slot(line: historyCount + r))) }
@@ -163,7 +192,7 @@ struct Grid: Sendable, Equatable {
 
   /// Makes this (fresh) grid's line ids continue after `other`'s, as if its lines had scrolled away.
   mutating func continueLineIDs(after other: Grid) {
-    droppedLines = other.droppedLines + other.historyCount + other.rows
+    droppedLines = other.droppedLines + other.historyRows + other.rows
   }
 
   /// Slots allocated but not in the ring (after `clearHistory`), reused before allocating.
@@ -337,6 +366,11 @@ struct Grid: Sendable, Equatable {
       precondition(head == 0)
       ring.append(newSlot)
       historyCount += 1
+      // The scrollback limit counts deferred rows too: the oldest of them leaves first.
+      if !deferred.isEmpty && historyCount + deferred.rowCount > scrollbackLimit {
+        deferred.dropRows(1)
+        droppedLines += 1
+      }
     } else {
       recycleOldestLine(fill: fill)
     }

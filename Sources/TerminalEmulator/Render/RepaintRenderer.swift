@@ -14,7 +14,7 @@
 /// the last printed character.
 extension Terminal {
   public func repaintSequence(includeScrollback: Bool = false) -> [UInt8] {
-    var r = RepaintRenderer(terminal: self)
+    var r = RepaintRenderer(terminal: includeScrollback ? laidOut : self)
     return r.render(scrollbackLines: includeScrollback ? Int.max : 0)
   }
 
@@ -22,7 +22,7 @@ extension Terminal {
   /// streamed first, so that a real terminal's own scrollback holds them (what a session
   /// host sends an attaching client).
   public func repaintSequence(scrollbackLines: Int) -> [UInt8] {
-    var r = RepaintRenderer(terminal: self)
+    var r = RepaintRenderer(terminal: scrollbackLines > state.primary.historyCount ? laidOut : self)
     return r.render(scrollbackLines: max(0, scrollbackLines))
   }
 }

@@ -11,6 +11,7 @@ extension Terminal {
 
   /// ANSI: each line drawn with its colours and attributes, reset at the end of the line.
   public func ansiDump(includeScrollback: Bool = false) -> String {
+    if includeScrollback && hasDeferredHistory { return laidOut.ansiDump(includeScrollback: true) }
     var out = ""
     var lines: [ArraySlice<Cell>] = []
     let grid = state.screen
@@ -37,6 +38,7 @@ extension Terminal {
   /// JSON: size, cursor, title, modes, and one entry per line with its text, soft-wrap flag and
   /// attribute spans (runs of cells sharing a style; default-styled runs are omitted).
   package func jsonDump(includeScrollback: Bool = false) -> JSONValue {
+    if includeScrollback && hasDeferredHistory { return laidOut.jsonDump(includeScrollback: true) }
     let grid = state.screen
     let first = includeScrollback && !state.isAlternateScreen ? 0 : grid.historyCount
     var lines: [JSONValue] = []

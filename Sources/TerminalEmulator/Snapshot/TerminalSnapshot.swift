@@ -15,7 +15,10 @@ extension Terminal {
   /// Encodes the complete state. `scrollbackLines` keeps only that many of the most recent
   /// scrollback lines (nil keeps all); line ids stay stable either way.
   public func snapshot(scrollbackLines: Int? = nil) -> [UInt8] {
-    var encoder = SnapshotEncoder(state: state)
+    // History the grid holds as rows is read in place; only a snapshot reaching into the
+    // deferred lines lays them out (a copy).
+    let reachesDeferred = scrollbackLines.map { $0 > state.primary.historyCount } ?? true
+    var encoder = SnapshotEncoder(state: reachesDeferred ? state.materialized() : state)
     return encoder.encode(parser: parser.normalized(), scrollbackLines: scrollbackLines)
   }
 
@@ -111,7 +114,7 @@ struct SnapshotEncoder {
       let keep = min(grid.historyCount, scrollbackLines ?? grid.historyCount)
       let first = grid.historyCount - keep
       cells.varint(grid.scrollbackLimit)
-      cells.varint(grid.droppedLines + first)
+      cells.varint(grid.droppedLines + grid.deferred.rowCount + first)
       cells.varint(keep)
       var row = [UInt8](repeating: 0, count: grid.cols * 8)
       for line in first..<grid.lineCount {
@@ -333,7 +336,9 @@ struct SnapshotDecoder {
       var flags: [LineFlags] = []
       lines.reserveCapacity(lineCount)
       for _ in 0..<lineCount {
-        flags.append(LineFlags(rawValue: try reader.u8() & LineFlags.wrapped.rawValue))
+        flags.append(
+          LineFlags(rawValue: try reader.u8() & (LineFlags.wrapped.rawValue | LineFlags.widePadding.rawValue))
+        )
         lines.append(try decodeLine(cols: cols, styleIDs: styleIDs, clusterIDs: clusterIDs))
       }
       grids.append(

@@ -69,7 +69,7 @@ extension TerminalState {
   /// they came). `fromRow` leaves out scrollback rows above it.
   func promptMarksByRow(fromRow: Int) -> [(row: Int, kind: UInt8)] {
     let grid = primary
-    let top = grid.droppedLines + grid.historyCount
+    let top = grid.droppedLines + grid.historyRows
     let first = max(fromRow, grid.droppedLines - top)
     var marks: [(row: Int, kind: UInt8)] = []
     for mark in promptMarks {

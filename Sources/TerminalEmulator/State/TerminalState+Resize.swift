@@ -9,9 +9,9 @@ extension TerminalState {
     if isAlternateScreen {
       // The cursor belongs to the alternate screen; the primary reflows with its saved cursor.
       var primaryCursor = inactiveSavedCursor.map { ($0.row, $0.col) } ?? (0, 0)
-      inactive = TerminalState.reflow(
-        inactive, cols: newCols, rows: newRows, oldRows: oldRows, cursor: &primaryCursor,
-        limit: Terminal.effectiveScrollback(scrollbackLimit, cols: newCols), styles: &styles)
+      inactive = reflowPrimary(
+        \.inactive, cols: newCols, rows: newRows, oldRows: oldRows, cursor: &primaryCursor,
+        limit: Terminal.effectiveScrollback(scrollbackLimit, cols: newCols))
       inactiveSavedCursor?.row = primaryCursor.0
       inactiveSavedCursor?.col = primaryCursor.1
       screen = TerminalState.crop(screen, cols: newCols, rows: newRows, styles: &styles)
@@ -20,9 +20,9 @@ extension TerminalState {
     } else {
       // A pending wrap sits one past the last column: on a wider screen the cursor moves there.
       var position = (cursor.row, cursor.col + (cursor.pendingWrap ? 1 : 0))
-      screen = TerminalState.reflow(
-        screen, cols: newCols, rows: newRows, oldRows: oldRows, cursor: &position,
-        limit: Terminal.effectiveScrollback(scrollbackLimit, cols: newCols), styles: &styles)
+      screen = reflowPrimary(
+        \.screen, cols: newCols, rows: newRows, oldRows: oldRows, cursor: &position,
+        limit: Terminal.effectiveScrollback(scrollbackLimit, cols: newCols))
       cursor.row = position.0
       cursor.col = position.1
       inactive = TerminalState.crop(inactive, cols: newCols, rows: newRows, styles: &styles)
@@ -60,19 +60,23 @@ extension TerminalState {
 
   /// Crops or pads a grid without reflowing (alternate screen).
   static func crop(_ grid: Grid, cols: Int, rows: Int, styles: inout StyleTable) -> Grid {
-    var lines: [[Cell]] = []
-    var flags: [LineFlags] = []
+    var cells: [Cell] = []
+    cells.reserveCapacity(rows * cols)
+    let kept = min(cols, grid.cols)
     for r in 0..<min(rows, grid.rows) {
-      var line = Array(grid.line(grid.historyCount + r).prefix(cols))
-      if line.count < cols { line += repeatElement(.blank, count: cols - line.count) }
-      if let last = line.last, last.isWide { line[cols - 1] = blanked(last, &styles) }
-      if let first = line.first, first.isSpacer { line[0] = blanked(first, &styles) }
-      lines.append(line)
-      flags.append([])
+      let base = grid.lineBase(grid.historyCount + r)
+      let rowStart = cells.count
+      cells.append(contentsOf: grid.cells[base..<base + kept])
+      if kept < cols { cells.append(contentsOf: repeatElement(.blank, count: cols - kept)) }
+      if cells[rowStart + cols - 1].isWide {
+        cells[rowStart + cols - 1] = blanked(cells[rowStart + cols - 1], &styles)
+      }
+      if cells[rowStart].isSpacer { cells[rowStart] = blanked(cells[rowStart], &styles) }
     }
+    if rows > grid.rows { cells.append(contentsOf: repeatElement(.blank, count: (rows - grid.rows) * cols)) }
     return Grid(
-      cols: cols, rows: rows, scrollbackLimit: grid.scrollbackLimit, lines: lines,
-      lineFlags: flags, droppedLines: 0)
+      cols: cols, rows: rows, scrollbackLimit: grid.scrollbackLimit, cells: cells,
+      lineFlags: Array(repeating: [], count: rows), droppedLines: 0)
   }
 
   /// True when the first `length` cells of the row at `base` reflow to themselves: every wide
@@ -97,15 +101,192 @@ extension TerminalState {
     return true
   }
 
-  /// Re-wraps every logical line (scrollback and screen) to `cols`.
+  /// The primary grid at the new size. The complete lines of its history join the deferred
+  /// ones (`DeferredHistory`), to be laid out when read; only the screen, the line that runs
+  /// onto it, and lines pulled back by a taller screen are reflowed now. The rows the history
+  /// takes at the new width count against the scrollback limit exactly as in an eager reflow.
+  /// Widths under two lose wide characters, so resizes to or from them reflow eagerly.
+  mutating func reflowPrimary(
+    _ path: WritableKeyPath<TerminalState, Grid>, cols newCols: Int, rows newRows: Int, oldRows: Int,
+    cursor: inout (Int, Int), limit: Int
+  ) -> Grid {
+    var grid = self[keyPath: path]
+    guard defersHistoryReflow && newCols >= 2 && grid.cols >= 2 else {
+      let whole = grid.deferred.isEmpty ? grid : grid.materialized(styles: &styles)
+      return TerminalState.reflow(
+        whole, cols: newCols, rows: newRows, oldRows: oldRows, cursor: &cursor, limit: limit, styles: &styles)
+    }
+    let oldCols = grid.cols
+    // Moved out of the grid, so that appending to it copies nothing.
+    var deferred = grid.deferred
+    grid.deferred = DeferredHistory()
+    self[keyPath: path].deferred = DeferredHistory()
+    // History lines before the one that runs onto the screen are complete: they leave.
+    var boundary = grid.historyCount
+    while boundary > 0 && grid.flags(line: boundary - 1).contains(.wrapped) { boundary -= 1 }
+    var buffer: [Cell] = []
+    var line = 0
+    while line < boundary {
+      line = TerminalState.gather(grid, from: line, through: boundary - 1, into: &buffer)
+      deferred.append(buffer[0..<TerminalState.trimmedLength(buffer)])
+    }
+    // A taller screen pulls rows back from the history: the newest deferred lines return as
+    // rows at the old width, where the reflow finds them.
+    var pulled: [[Cell]] = []
+    if newRows > oldRows {
+      var rowsBack = 0
+      while rowsBack < newRows - oldRows && !deferred.isEmpty {
+        let back = deferred.popLast()
+        rowsBack += DeferredHistory.rowCount(of: back[...], cols: newCols)
+        pulled.append(back)
+      }
+    }
+    var result: Grid
+    if pulled.isEmpty {
+      // The lines that left are skipped: the reflow starts at the boundary.
+      result = TerminalState.reflow(
+        grid, from: boundary, cols: newCols, rows: newRows, oldRows: oldRows, cursor: &cursor, limit: limit,
+        styles: &styles)
+    } else {
+      var cells: [Cell] = []
+      var flags: [LineFlags] = []
+      for back in pulled.reversed() {
+        TerminalState.layOut(
+          back[...], cols: oldCols, endsWrapped: false, out: &cells, flags: &flags, styles: &styles)
+      }
+      let pulledRows = flags.count
+      for l in boundary..<grid.lineCount {
+        let base = grid.lineBase(l)
+        cells.append(contentsOf: grid.cells[base..<base + oldCols])
+        flags.append(grid.flags(line: l))
+      }
+      let rest = Grid(
+        cols: oldCols, rows: grid.rows, scrollbackLimit: pulledRows + grid.historyCount - boundary,
+        cells: cells,
+        lineFlags: flags, droppedLines: grid.droppedLines)
+      result = TerminalState.reflow(
+        rest, cols: newCols, rows: newRows, oldRows: oldRows, cursor: &cursor, limit: limit, styles: &styles)
+    }
+    // The history's rows at the new width, oldest first, within the limit.
+    deferred.recount(at: newCols)
+    let room = max(0, limit - result.historyCount)
+    if deferred.rowCount > room {
+      let dropped = deferred.rowCount - room
+      deferred.dropRows(dropped)
+      result.droppedLines += dropped
+    }
+    result.deferred = deferred
+    return result
+  }
+
+  /// Gathers the logical line that starts at `line` (its rows joined while they carry the
+  /// wrapped flag, up to `last`) into `buffer`, leaving out the padding a reflow left at the
+  /// end of a row for a wide character that went on (`LineFlags.widePadding`); returns the
+  /// line after it.
+  static func gather(_ grid: Grid, from line: Int, through last: Int, into buffer: inout [Cell]) -> Int {
+    buffer.removeAll(keepingCapacity: true)
+    var line = line
+    let cols = grid.cols
+    repeat {
+      let base = grid.lineBase(line)
+      let flags = grid.flags(line: line)
+      let continues = line < last && flags.contains(.wrapped)
+      var count = cols
+      if continues && flags.contains(.widePadding) && grid.cells[base + cols - 1] == .blank { count -= 1 }
+      buffer.append(contentsOf: grid.cells[base..<base + count])
+      line += 1
+      if !continues { break }
+    } while true
+    return line
+  }
+
+  /// The length of `line` without its trailing plain blanks (styled blanks are content).
+  static func trimmedLength(_ line: [Cell]) -> Int {
+    var length = line.count
+    while length > 0 && line[length - 1] == .blank { length -= 1 }
+    return length
+  }
+
+  /// Lays one logical line out in rows of `cols` cells, appended to `out` and `flags`: a wide
+  /// character that does not fit goes to the next row (its row keeps a padding cell, flagged),
+  /// half of a wide character without its other half becomes a blank. The last row is
+  /// flagged wrapped when `endsWrapped`. Returns the row and column of `cursorOffset`'s cell
+  /// (column `cols` for just past a full last row).
+  @discardableResult
+  static func layOut(
+    _ line: ArraySlice<Cell>, cols newCols: Int, endsWrapped: Bool, out: inout [Cell],
+    flags outFlags: inout [LineFlags],
+    styles: inout StyleTable, cursorOffset: Int? = nil
+  ) -> (row: Int, col: Int)? {
+    if cursorOffset == nil && !line.contains(where: { $0.content & (Cell.wideFlag | Cell.spacerFlag) != 0 }) {
+      // No wide characters: rows are runs of `newCols` cells, copied whole.
+      var start = line.startIndex
+      repeat {
+        let count = min(newCols, line.endIndex - start)
+        out.append(contentsOf: line[start..<start + count])
+        if count < newCols { out.append(contentsOf: repeatElement(Cell.blank, count: newCols - count)) }
+        start += count
+        outFlags.append(start < line.endIndex || endsWrapped ? .wrapped : [])
+      } while start < line.endIndex
+      return nil
+    }
+    var rowStart = out.count
+    out.append(contentsOf: repeatElement(Cell.blank, count: newCols))
+    var col = 0
+    var index = line.startIndex
+    let end = line.endIndex
+    let cursorIndex = cursorOffset.map { line.startIndex + $0 }
+    var cursorAt: (row: Int, col: Int)? = nil
+    while index < end {
+      var c = line[index]
+      // A wide character needs its spacer and two columns; otherwise it becomes a blank.
+      let spacerFollows = index + 1 < end && line[index + 1].isSpacer
+      if c.isWide && (newCols < 2 || !spacerFollows) {
+        c = blanked(c, &styles)
+      } else if c.isSpacer {
+        // A kept wide character takes its spacer with it, so a spacer met here lost its
+        // character (blanked above, or never there).
+        c = blanked(c, &styles)
+      }
+      if index == cursorIndex { cursorAt = (outFlags.count, col) }
+      let width = c.isWide ? 2 : 1
+      if col + width > newCols {
+        outFlags.append(col < newCols ? [.wrapped, .widePadding] : .wrapped)
+        rowStart = out.count
+        out.append(contentsOf: repeatElement(Cell.blank, count: newCols))
+        col = 0
+        if index == cursorIndex { cursorAt = (outFlags.count, 0) }
+      }
+      out[rowStart + col] = c
+      col += 1
+      if c.isWide {
+        out[rowStart + col] = line[index + 1]
+        col += 1
+        index += 2
+      } else {
+        index += 1
+      }
+    }
+    if let cursorIndex, cursorAt == nil {
+      // Cursor after the last character: just past it (column newCols is a pending wrap),
+      // or out in the blanks after it, kept on this row (clamped to the last column) rather
+      // than wrapping blank rows into existence.
+      let gap = max(0, cursorIndex - end)
+      cursorAt = (outFlags.count, gap == 0 ? min(col, newCols) : min(col + gap, newCols - 1))
+    }
+    outFlags.append(endsWrapped ? .wrapped : [])
+    return cursorAt
+  }
+
+  /// Re-wraps every logical line of `grid` (scrollback and screen) to `cols`.
   ///
-  /// Works on flat storage: a logical line is read in place through the grid's line ring
-  /// (its rows joined while they carry the wrapped flag) and written row by row into one
-  /// buffer of `newCols`-wide rows that becomes the new grid, so a resize costs no allocation
-  /// per line (hostile recordings resize thousands of times).
+  /// Works on flat storage: a logical line is gathered from the grid's line ring (its rows
+  /// joined while they carry the wrapped flag) and written row by row into one buffer of
+  /// `newCols`-wide rows that becomes the new grid, so a resize costs no allocation per line.
+  /// Lines before `firstLine` (history that went elsewhere) are left out of the result.
   static func reflow(
-    _ grid: Grid, cols newCols: Int, rows newRows: Int, oldRows: Int, cursor: inout (Int, Int),
-    limit: Int, styles: inout StyleTable
+    _ grid: Grid, from firstLine: Int = 0, cols newCols: Int, rows newRows: Int, oldRows: Int,
+    cursor: inout (Int, Int), limit: Int, styles: inout StyleTable
   ) -> Grid {
     let oldCols = grid.cols
     let screenStart = grid.historyCount
@@ -123,107 +304,63 @@ extension TerminalState {
       break
     }
     var out: [Cell] = []
-    out.reserveCapacity((lastUsed + 2) * newCols)
+    out.reserveCapacity((lastUsed + 2 - firstLine) * newCols)
     var outFlags: [LineFlags] = []
-    outFlags.reserveCapacity(lastUsed + 2)
+    outFlags.reserveCapacity(lastUsed + 2 - firstLine)
     var newCursor = (0, 0)
     var newScreenTop = 0
-    var line = 0
-    // Source rows of the logical line being laid out (their bases in `source`).
-    var rowBases: [Int] = []
+    var line = firstLine
+    var buffer: [Cell] = []
     while line <= lastUsed {
-      // Gather one logical line: rows joined while they carry the wrapped flag.
-      rowBases.removeAll(keepingCapacity: true)
-      var containsCursor = false
-      var cursorOffset = 0
-      var containsScreenTop = false
-      repeat {
-        if line == cursorLine {
-          containsCursor = true
-          cursorOffset = rowBases.count * oldCols + min(cursor.1, oldCols)
-        }
-        if line == screenStart { containsScreenTop = true }
-        rowBases.append(grid.lineBase(line))
-        line += 1
-      } while line <= lastUsed && grid.flags(line: line - 1).contains(.wrapped)
-      let endsWrapped = grid.flags(line: line - 1).contains(.wrapped)
-      let logicalCount = rowBases.count * oldCols
-      @inline(__always) func cell(_ k: Int) -> Cell { source[rowBases[k / oldCols] + k % oldCols] }
-      // Trim plain trailing blanks (styled blanks are content).
-      var length = logicalCount
-      trim: for base in rowBases.reversed() {
-        var col = oldCols
-        while col > 0 && source[base + col - 1] == .blank { col -= 1 }
-        length -= oldCols - col
-        if col > 0 { break trim }
-      }
-      if containsScreenTop { newScreenTop = outFlags.count }
+      let first = line
+      if line == screenStart { newScreenTop = outFlags.count }
       // Most lines are one row that fits the new width and holds no half of a wide character
-      // that the loop below would blank: copied as they are (a resize over a long history is
+      // that the layout would blank: copied as they are (a resize over a long history is
       // mostly this).
-      if rowBases.count == 1 && !containsCursor && length <= newCols
-        && rowIsCopyable(source, base: rowBases[0], length: length, newCols: newCols)
-      {
-        let base = rowBases[0]
-        let rowStart = out.count
-        out.append(contentsOf: repeatElement(Cell.blank, count: newCols))
-        // Bounds: length <= oldCols (one row at `base`) and length <= newCols (the row just
-        // appended at `rowStart`).
-        out.withUnsafeMutableBufferPointer { to in
-          source.withUnsafeBufferPointer { from in
-            (to.baseAddress! + rowStart).update(from: from.baseAddress! + base, count: length)
-          }
-        }
-        outFlags.append(endsWrapped && line > lastUsed ? .wrapped : [])
-        continue
-      }
-      // Re-wrap into rows of the new width.
-      var rowStart = out.count
-      out.append(contentsOf: repeatElement(Cell.blank, count: newCols))
-      var col = 0
-      var index = 0
-      var cursorPlaced = false
-      while index < length {
-        var c = cell(index)
-        // A wide character needs its spacer and two columns; otherwise it becomes a blank.
-        let spacerFollows = index + 1 < logicalCount && cell(index + 1).isSpacer
-        if c.isWide && (newCols < 2 || !spacerFollows) {
-          c = blanked(c, &styles)
-        } else if c.isSpacer {
-          // A kept wide character takes its spacer with it, so a spacer met here lost its
-          // character (blanked above, or never there).
-          c = blanked(c, &styles)
-        }
-        if containsCursor && index == cursorOffset {
-          newCursor = (outFlags.count, col)
-          cursorPlaced = true
-        }
-        let width = c.isWide ? 2 : 1
-        if col + width > newCols {
-          outFlags.append(.wrapped)
-          rowStart = out.count
+      let flags = grid.flags(line: line)
+      if !flags.contains(.wrapped) || line == lastUsed {
+        let base = grid.lineBase(line)
+        var length = oldCols
+        while length > 0 && source[base + length - 1] == .blank { length -= 1 }
+        if line != cursorLine && length <= newCols
+          && rowIsCopyable(source, base: base, length: length, newCols: newCols)
+        {
+          let rowStart = out.count
           out.append(contentsOf: repeatElement(Cell.blank, count: newCols))
-          col = 0
-          if containsCursor && index == cursorOffset { newCursor = (outFlags.count, 0) }
-        }
-        out[rowStart + col] = c
-        col += 1
-        if c.isWide {
-          out[rowStart + col] = cell(index + 1)
-          col += 1
-          index += 2
-        } else {
-          index += 1
+          // Bounds: length <= oldCols (one row at `base`) and length <= newCols (the row just
+          // appended at `rowStart`).
+          out.withUnsafeMutableBufferPointer { to in
+            source.withUnsafeBufferPointer { from in
+              (to.baseAddress! + rowStart).update(from: from.baseAddress! + base, count: length)
+            }
+          }
+          outFlags.append(flags.contains(.wrapped) ? .wrapped : [])
+          line += 1
+          continue
         }
       }
-      if containsCursor && !cursorPlaced {
-        // Cursor after the last character: just past it (column newCols is a pending wrap),
-        // or out in the blanks after it, kept on this row (clamped to the last column) rather
-        // than wrapping blank rows into existence.
-        let gap = max(0, cursorOffset - length)
-        newCursor = (outFlags.count, gap == 0 ? min(col, newCols) : min(col + gap, newCols - 1))
+      line = gather(grid, from: line, through: lastUsed, into: &buffer)
+      let endsWrapped = line > lastUsed && grid.flags(line: line - 1).contains(.wrapped)
+      if first <= screenStart && screenStart < line { newScreenTop = outFlags.count }
+      var cursorOffset: Int? = nil
+      if first <= cursorLine && cursorLine < line {
+        // The cursor's offset in the gathered line: the rows before its own, padding left out.
+        var offset = 0
+        for l in first..<cursorLine {
+          let f = grid.flags(line: l)
+          let padded = f.contains(.widePadding) && source[grid.lineBase(l) + oldCols - 1] == .blank
+          offset += padded ? oldCols - 1 : oldCols
+        }
+        cursorOffset = offset + min(cursor.1, oldCols)
       }
-      outFlags.append(endsWrapped && line > lastUsed ? .wrapped : [])
+      let length = trimmedLength(buffer)
+      if let placed = layOut(
+        buffer[0..<length], cols: newCols, endsWrapped: endsWrapped, out: &out, flags: &outFlags,
+        styles: &styles,
+        cursorOffset: cursorOffset)
+      {
+        newCursor = placed
+      }
     }
     // Choose which rows form the screen: growing pulls history back, then the screen moves
     // down as far as needed to show the content after it and the cursor, never below the

@@ -54,6 +54,10 @@ extension TerminalState {
           if cell.isCluster { usedCluster[Int(cell.payload)] = true }
         }
       }
+      grid.deferred.forEachCell { cell in
+        usedStyle[Int(cell.style)] = true
+        if cell.isCluster { usedCluster[Int(cell.payload)] = true }
+      }
     }
     var extraStyles: [Style] = [cursor.pen]
     for saved in [savedCursor, inactiveSavedCursor].compactMap({ $0 }) { extraStyles.append(saved.pen) }
@@ -105,6 +109,14 @@ extension TerminalState {
     }
     rewrite(&screen.cells)
     rewrite(&inactive.cells)
+    for keyPath in [\TerminalState.screen, \TerminalState.inactive]
+    where !self[keyPath: keyPath].deferred.isEmpty {
+      self[keyPath: keyPath].deferred.rewriteCells { cell in
+        let old = cell
+        cell.style = finalID[Int(old.style)]
+        if old.isCluster { cell.content = (old.content & ~Cell.scalarMask) | clusterRemap[Int(old.payload)] }
+      }
+    }
     func relink(_ pen: Style) -> Style {
       var p = pen
       p.hyperlink = linkRemap[pen.hyperlink] ?? 0

@@ -54,6 +54,9 @@ package struct TerminalState: Sendable {
   var clipboardEvents = false
   var events: [TerminalEvent] = []
   var scrollbackLimit: Int
+  /// Resizes defer the reflow of the scrollback until it is read (`DeferredHistory`); off,
+  /// every resize reflows it at once, the reference the tests hold the deferral to.
+  var defersHistoryReflow = true
   /// The width table, held here so the print path does not go through a lazy global.
   let widths = CharacterWidth.table
 
@@ -78,6 +81,26 @@ package struct TerminalState: Sendable {
 
   /// The primary screen's grid, whichever screen is active.
   var primary: Grid { isAlternateScreen ? inactive : screen }
+
+  /// Lays out the primary screen's deferred history (see `DeferredHistory`), once.
+  mutating func materializeHistory() {
+    if isAlternateScreen {
+      guard !inactive.deferred.isEmpty else { return }
+      inactive = inactive.materialized(styles: &styles)
+    } else {
+      guard !screen.deferred.isEmpty else { return }
+      screen = screen.materialized(styles: &styles)
+    }
+  }
+
+  /// This state with its history laid out: what every reader of the scrollback reads (a
+  /// copy while a reflow is deferred; the state itself otherwise).
+  func materialized() -> TerminalState {
+    guard !primary.deferred.isEmpty else { return self }
+    var copy = self
+    copy.materializeHistory()
+    return copy
+  }
   /// The alternate screen's grid.
   var alternate: Grid { isAlternateScreen ? screen : inactive }
 
@@ -226,8 +249,10 @@ package struct TerminalState: Sendable {
   mutating func fullReset() {
     let old = primary
     let outgoing = (replies, bellCount, recordsEvents, clipboardEvents, events)
+    let defers = defersHistoryReflow
     self = TerminalState(cols: cols, rows: rows, scrollbackLimit: scrollbackLimit)
     screen.continueLineIDs(after: old)
     (replies, bellCount, recordsEvents, clipboardEvents, events) = outgoing
+    defersHistoryReflow = defers
   }
 }

@@ -41,6 +41,12 @@ struct BenchCommand: ParsableCommand {
     help: "Size in MiB of the large recording `dump --at` seeks in (replay section; 0 leaves it out).")
   var seekSize = 1024
 
+  @Flag(name: .customLong("skip-resize"), help: "Leave out the resize section.")
+  var skipResize = false
+
+  @Option(help: "Resizes over a full scrollback in the resize section.")
+  var resizes = 10_000
+
   @Flag(name: .customLong("skip-live"), help: "Leave out the live-session section.")
   var skipLive = false
 
@@ -324,6 +330,39 @@ struct BenchCommand: ParsableCommand {
           ))
       }
     }
+    var resize: JSONValue = .null
+    if !skipResize {
+      BenchProgress.step("resize: \(resizes) resizes over a full scrollback")
+      let f = ResizeBench.run(resizes: max(1, resizes))
+      let one = LiveBench.percentile(f.oneResizeMicros, 0.5)
+      let eager = LiveBench.percentile(f.eagerPerResizeMillis, 0.5)
+      let plain = LiveBench.percentile(f.plainSeconds, 0.5)
+      let deferred = LiveBench.percentile(f.deferredSeconds, 0.5)
+      if json {
+        resize = .object([
+          ("historyLines", .int(f.historyLines)), ("resizes", .int(f.resizes)),
+          ("resizesSeconds", .double((deferred * 1000).rounded() / 1000)),
+          ("sameLinesWithoutResizesSeconds", .double((plain * 1000).rounded() / 1000)),
+          ("resizesOverWithout", .double((f.ratio * 100).rounded() / 100)),
+          ("perResizeMicros", .double((f.deferredPerResizeMicros * 10).rounded() / 10)),
+          ("oneResizeMicros", .double((one * 10).rounded() / 10)),
+          ("eagerPerResizeMillis", .double((eager * 1000).rounded() / 1000)),
+        ])
+      } else {
+        BenchProgress.line(
+          "resize: 80x24 with 10,000 lines of history; each resize to 20-200 x 5-60, then a line; one read at the end"
+        )
+        BenchProgress.line(
+          String(
+            format: "  %d resizes + lines %8.3f s   same lines without resizes %8.3f s   ratio %.2f",
+            f.resizes, deferred, plain, f.ratio))
+        BenchProgress.line(
+          String(
+            format:
+              "  per resize %8.1f us   one resize of the full terminal %8.1f us   eager reflow (before) %8.3f ms per resize",
+            f.deferredPerResizeMicros, one, eager))
+      }
+    }
     var live: [(String, JSONValue)] = []
     if !skipLive {
       live = try liveSection()
@@ -333,6 +372,7 @@ struct BenchCommand: ParsableCommand {
         JSONValue.object([
           ("live", .object(live)),
           ("largeRecordingSeek", largeSeek),
+          ("resize", resize),
           ("reconnect", .array(reconnect)),
           ("replay", .array(replay)),
           ("recording", .object(recording)),
