@@ -55,16 +55,22 @@ final class PlayerSeekTests: XCTestCase {
     XCTAssertEqual(pane.modes, "0 1 0 0", "\(name): the terminal after quitting")
   }
 
-  /// Keys that arrive in one read are each obeyed: → → in one write seeks 10 s, and the
-  /// application-mode form of ← (SS3 D) seeks back.
-  func testKeysArrivingTogether() throws {
+  /// `Self.cast` written as NAME.cast and played in a pane at speed 1, paused a little after
+  /// the full-screen part began.
+  func pausedInTheFullScreenPart(_ name: String) throws -> (cast: String, pane: TmuxPane) {
     try XCTSkipUnless(TmuxPane.installed, "tmux is not installed")
-    let dir = try scratchDirectory()
-    let cast = dir.appendingPathComponent("batch.cast").path
+    let cast = try scratchDirectory().appendingPathComponent("\(name).cast").path
     try Data(Self.cast.utf8).write(to: URL(fileURLWithPath: cast))
     let pane = try TmuxPane.playing(cast, speed: "1")
     XCTAssertTrue(pane.wait(for: "#{alternate_on}", toBe: "1"))
     pane.send("Space")
+    return (cast, pane)
+  }
+
+  /// Keys that arrive in one read are each obeyed: → → in one write seeks 10 s, and the
+  /// application-mode form of ← (SS3 D) seeks back.
+  func testKeysArrivingTogether() throws {
+    let (cast, pane) = try pausedInTheFullScreenPart("batch")
     let steps: [(bytes: [String], at: Double)] = [
       (["1b", "5b", "44"], 0), (["1b", "5b", "43", "1b", "5b", "43"], 10),
       (["1b", "5b", "43", "1b", "5b", "43", "1b", "5b", "44"], 15), (["1b", "4f", "44"], 10),
@@ -84,13 +90,7 @@ final class PlayerSeekTests: XCTestCase {
 
   /// Absolute jumps (digits, Home, End) and stepping back and forth while paused.
   func testJumpsAndStepsBack() throws {
-    try XCTSkipUnless(TmuxPane.installed, "tmux is not installed")
-    let dir = try scratchDirectory()
-    let cast = dir.appendingPathComponent("jump.cast").path
-    try Data(Self.cast.utf8).write(to: URL(fileURLWithPath: cast))
-    let pane = try TmuxPane.playing(cast, speed: "1")
-    XCTAssertTrue(pane.wait(for: "#{alternate_on}", toBe: "1"))
-    pane.send("Space")
+    let (cast, pane) = try pausedInTheFullScreenPart("jump")
     // The recording ends at 41.5 s: 5 is 20.75 s, End 41.5 s, `,` the screen before the
     // last event (at 41.5 s), `.` that event again; from 12.45 s `,` undoes the event at 1 s,
     // then the one at 0.1 s; Home the start.

@@ -29,44 +29,60 @@ extension Terminal {
   }
 }
 
+/// Canonical numbers for the entries of an interned table, in order of first use and by
+/// value: the live tables may hold one value under two ids (an entry that came back after its
+/// first id was compacted away, or left the dedupe window), and a canonical snapshot names
+/// each value once.
+struct CanonicalNumbering<Value: Hashable> {
+  /// Old id → new number (-1: not seen yet).
+  private var map: [Int32]
+  private var index: [Value: Int32] = [:]
+  /// The values in order of their new numbers.
+  private(set) var values: [Value] = []
+  /// The number of the first entry (1 for hyperlinks, where 0 means none).
+  let base: Int32
+
+  init(ids: Int, base: Int32 = 0) {
+    map = Array(repeating: -1, count: ids)
+    self.base = base
+  }
+
+  /// The new number of old id `id`, once it has one.
+  @inline(__always)
+  func number(_ id: Int) -> Int32? { map[id] >= 0 ? map[id] : nil }
+
+  /// Numbers old id `id`, whose value is `value`: the number of an equal value seen before,
+  /// else the next one.
+  mutating func add(_ id: Int, _ value: Value) -> Int32 {
+    if let known = index[value] {
+      map[id] = known
+    } else {
+      map[id] = base + Int32(values.count)
+      index[value] = map[id]
+      values.append(value)
+    }
+    return map[id]
+  }
+}
+
 struct SnapshotEncoder {
   let state: TerminalState
   var w = BinaryWriter()
-  var styleMap: [Int32]
-  var styles: [Style] = []
-  var clusterMap: [Int32]
-  var clusters: [[UInt32]] = []
-  var linkMap: [Int32]
-  var links: [Hyperlink] = []
-  /// Table entries by value: the live tables may hold one value under two ids (an entry that
-  /// came back after its first id was compacted away, or left the dedupe window), and a
-  /// canonical snapshot names each value once.
-  var styleIndex: [Style: Int32] = [:]
-  var clusterIndex: [[UInt32]: Int32] = [:]
-  var linkIndex: [Hyperlink: Int32] = [:]
+  var styles: CanonicalNumbering<Style>
+  var clusters: CanonicalNumbering<[UInt32]>
+  var links: CanonicalNumbering<Hyperlink>
 
   init(state: TerminalState) {
     self.state = state
-    styleMap = Array(repeating: -1, count: state.styles.count)
-    clusterMap = Array(repeating: -1, count: state.clusters.count)
-    linkMap = Array(repeating: -1, count: state.hyperlinks.count + 1)
-    linkMap[0] = 0
+    styles = CanonicalNumbering(ids: state.styles.count)
+    clusters = CanonicalNumbering(ids: state.clusters.count)
+    links = CanonicalNumbering(ids: state.hyperlinks.count + 1, base: 1)
   }
 
   mutating func link(_ id: UInt32) -> UInt32 {
     let i = Int(id)
-    guard i < linkMap.count else { return 0 }
-    if linkMap[i] < 0 {
-      let link = state.hyperlinks[i - 1]
-      if let known = linkIndex[link] {
-        linkMap[i] = known
-      } else {
-        links.append(link)
-        linkMap[i] = Int32(links.count)
-        linkIndex[link] = linkMap[i]
-      }
-    }
-    return UInt32(linkMap[i])
+    guard i > 0 && i <= state.hyperlinks.count else { return 0 }
+    return UInt32(links.number(i) ?? links.add(i, state.hyperlinks[i - 1]))
   }
 
   mutating func canonical(_ style: Style) -> Style {
@@ -79,30 +95,16 @@ struct SnapshotEncoder {
   mutating func cell(_ c: Cell) -> Cell {
     var out = c
     let sid = Int(c.style)
-    if styleMap[sid] < 0 {
+    if let known = styles.number(sid) {
+      out.style = UInt32(known)
+    } else {
       let style = canonical(state.styles[c.style])
-      if let known = styleIndex[style] {
-        styleMap[sid] = known
-      } else {
-        styleMap[sid] = Int32(styles.count)
-        styleIndex[style] = styleMap[sid]
-        styles.append(style)
-      }
+      out.style = UInt32(styles.add(sid, style))
     }
-    out.style = UInt32(styleMap[sid])
     if c.isCluster {
       let cid = Int(c.payload)
-      if clusterMap[cid] < 0 {
-        let cluster = state.clusters[c.payload]
-        if let known = clusterIndex[cluster] {
-          clusterMap[cid] = known
-        } else {
-          clusterMap[cid] = Int32(clusters.count)
-          clusterIndex[cluster] = clusterMap[cid]
-          clusters.append(cluster)
-        }
-      }
-      out.content = (c.content & ~Cell.scalarMask) | UInt32(clusterMap[cid])
+      let number = clusters.number(cid) ?? clusters.add(cid, state.clusters[c.payload])
+      out.content = (c.content & ~Cell.scalarMask) | UInt32(number)
     }
     return out
   }
@@ -187,15 +189,15 @@ struct SnapshotEncoder {
     w.bool(state.joinNext)
     w.varint(state.bellCount)
     // Tables, in canonical order.
-    w.varint(links.count)
-    for l in links {
+    w.varint(links.values.count)
+    for l in links.values {
       w.string(l.id)
       w.string(l.uri)
     }
-    w.varint(styles.count)
-    for s in styles { encodeStyle(s) }
-    w.varint(clusters.count)
-    for c in clusters {
+    w.varint(styles.values.count)
+    for s in styles.values { encodeStyle(s) }
+    w.varint(clusters.values.count)
+    for c in clusters.values {
       w.varint(c.count)
       for v in c { w.u32(v) }
     }
