@@ -21,9 +21,16 @@ extension LiveHost {
       return
     }
     buffer.withUnsafeBytes { c.reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+    takeFrames(from: c)
+  }
+
+  /// Handles the frames read from `c` so far, stopping while its session's input is full.
+  func takeFrames(from c: LiveConnection) {
     do {
       // A connection on its way out (detached, answered) takes nothing more.
-      while !c.closed && !c.closeAfterFlush, let frame = try c.reader.next() { try handle(frame, from: c) }
+      while !c.closed && !c.closeAfterFlush && !inputBlocked(c), let frame = try c.reader.next() {
+        try handle(frame, from: c)
+      }
     } catch {
       c.reply(.refused("\(error)"))
       c.closeWhenFlushed()
@@ -88,6 +95,11 @@ extension LiveHost {
     case .send:
       let session = try existing(request)
       let data = [UInt8](request.data ?? Data())
+      guard session.pendingInputCount < LiveSession.inputLimit else {
+        throw LiveError(
+          "session \(session.name) is not reading its input (\(session.pendingInputCount) bytes wait); not sent"
+        )
+      }
       writeToProgram(session, data)
       session.recordInput(data)
       c.reply(LiveReply(ok: true))

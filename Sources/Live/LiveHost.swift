@@ -39,6 +39,9 @@ public final class LiveHost {
   private var reapedAt: UInt64 = 0
   private var reapDue = false
 
+  /// Input kept for a program that does not read (see `LiveSession.pendingInput`).
+  public static let inputLimit = 1 << 20
+
   /// Bytes a client may have queued before it is dropped from the stream (and repainted).
   static let clientQueueLimit = 8 << 20
 
@@ -120,8 +123,12 @@ public final class LiveHost {
         fds.append(pollfd(fd: session.pump.wakeFD, events: Int16(POLLIN), revents: 0))
         owners.append(.session(name))
       }
+      for (name, session) in sessions where session.pendingInputCount > 0 {
+        fds.append(pollfd(fd: session.terminal.controller, events: Int16(POLLOUT), revents: 0))
+        owners.append(.sessionInput(name))
+      }
       for (id, connection) in connections {
-        var events = Int16(POLLIN)
+        var events = inputBlocked(connection) ? Int16(0) : Int16(POLLIN)
         if connection.hasQueuedOutput { events |= Int16(POLLOUT) }
         fds.append(pollfd(fd: connection.fd, events: events, revents: 0))
         owners.append(.connection(id))
@@ -133,6 +140,11 @@ public final class LiveHost {
         switch owners[i] {
         case .listener: acceptClients()
         case .session(let name): if let s = sessions[name] { takeOutput(of: s) }
+        case .sessionInput(let name):
+          guard let s = sessions[name] else { continue }
+          flushInput(of: s)
+          // Keys a blocked keyboard holder sent meanwhile are taken now.
+          if let id = s.keyboardHolder, let c = connections[id], !inputBlocked(c) { takeFrames(from: c) }
         case .connection(let id):
           guard let c = connections[id] else { continue }
           if pfd.revents & Int16(POLLOUT) != 0 {
@@ -170,6 +182,7 @@ public final class LiveHost {
   private enum PollOwner {
     case listener
     case session(String)
+    case sessionInput(String)
     case connection(Int)
   }
 
@@ -238,24 +251,47 @@ public final class LiveHost {
     }
   }
 
-  /// Input for the program: written when the device takes it (a full device drops input,
-  /// as a terminal whose program stopped reading would).
+  /// Input for the program: queued and written as far as the terminal takes it now; the
+  /// rest when it can take more (POLLOUT). The host never waits on one program.
   func writeToProgram(_ session: LiveSession, _ bytes: [UInt8]) {
-    var offset = 0
-    var tries = 0
-    while offset < bytes.count && tries < 100 {
-      let n = bytes[offset...].withUnsafeBytes {
+    session.pendingInput += bytes
+    flushInput(of: session)
+  }
+
+  /// Writes queued input until the terminal is full (or gone: then it is dropped).
+  func flushInput(of session: LiveSession) {
+    while session.pendingInputCount > 0 {
+      let start = session.pendingInputStart
+      let n = session.pendingInput[start...].withUnsafeBytes {
         write(session.terminal.controller, $0.baseAddress, $0.count)
       }
       if n > 0 {
-        offset += n
-      } else if errno == EAGAIN || errno == EINTR {
-        tries += 1
-        usleep(1000)
+        session.pendingInputStart += n
+      } else if n < 0 && errno == EINTR {
+        continue
       } else {
-        return
+        if n < 0 && errno != EAGAIN { session.pendingInputStart = session.pendingInput.count }
+        break
       }
     }
+    if session.pendingInputCount == 0 {
+      session.pendingInput.removeAll(keepingCapacity: session.pendingInput.capacity <= 1 << 16)
+      session.pendingInputStart = 0
+    } else if session.pendingInputStart > 1 << 16
+      && session.pendingInputStart * 2 > session.pendingInput.count
+    {
+      session.pendingInput.removeFirst(session.pendingInputStart)
+      session.pendingInputStart = 0
+    }
+  }
+
+  /// Whether `c` holds the keyboard of a session whose input queue is full: its socket is not
+  /// read until the program reads (back-pressure instead of dropped keys).
+  func inputBlocked(_ c: LiveConnection) -> Bool {
+    guard let name = c.session, let session = sessions[name], session.keyboardHolder == c.id else {
+      return false
+    }
+    return session.pendingInputCount >= LiveSession.inputLimit
   }
 
   // MARK: - Ends

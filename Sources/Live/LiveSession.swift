@@ -34,6 +34,15 @@ final class LiveSession {
   var exitStatus: Int32? = nil
   /// The controller reached end of file (every holder of the device closed it).
   var outputClosed = false
+  /// Input waiting for the program to read it (`LiveHost.writeToProgram`): written as the
+  /// terminal takes it, from `pendingInputStart` on.
+  var pendingInput: [UInt8] = []
+  var pendingInputStart = 0
+  var pendingInputCount: Int { pendingInput.count - pendingInputStart }
+  /// Input kept for a program that does not read, past which `reel send` is refused and an
+  /// attached client's keys wait in its socket (the client's terminal stalls, as a real
+  /// terminal's would) until the program reads. One message may go past it.
+  static let inputLimit = LiveHost.inputLimit
   /// Reads the program's output on its own thread (see `OutputPump`).
   let pump: OutputPump
 
