@@ -77,19 +77,10 @@ public final class PTYSession {
     } catch {
       // The recording cannot go on (a full disk, say): the program must not be left running
       // on a terminal nobody reads.
-      hangUp(child: child, pty: pty)
-      if !waitForExit(child, within: options.hangupGrace) { kill(-child.pid, SIGKILL) }
+      var hangUp = HangUp(graceMicros: options.hangupGrace)
+      hangUp.begin(child: child, terminal: pty)
+      if !waitForExit(child, within: options.hangupGrace) { hangUp.enforce(child: child, force: true) }
       throw error
-    }
-  }
-
-  /// Sends SIGHUP to the program's process group and the terminal's foreground group, as the
-  /// kernel does when a terminal closes, and SIGCONT so stopped jobs see it.
-  func hangUp(child: ChildProcess, pty: PseudoTerminal) {
-    let foreground = tcgetpgrp(pty.controller)
-    for group in Set([child.pid, foreground]) where group > 0 {
-      kill(-group, SIGHUP)
-      kill(-group, SIGCONT)
     }
   }
 
@@ -117,19 +108,15 @@ public final class PTYSession {
     var outputOpen = true
 
     func elapsed() -> UInt64 { PTYSession.now() - start }
-    var hangupDeadline: UInt64? = nil
+    var hangUp = HangUp(graceMicros: options.hangupGrace)
 
     while outputOpen {
-      if options.handleTerminationSignals, hangupDeadline == nil, let sig = TerminationRequest.signal {
+      if options.handleTerminationSignals, !hangUp.started, let sig = TerminationRequest.signal {
         terminationSignal = sig
-        hangUp(child: child, pty: pty)
-        hangupDeadline = PTYSession.now() + options.hangupGrace
+        hangUp.begin(child: child, terminal: pty)
         stdinOpen = false
       }
-      if let deadline = hangupDeadline, PTYSession.now() > deadline, child.poll() == nil {
-        kill(-child.pid, SIGKILL)
-        hangupDeadline = .max
-      }
+      hangUp.enforce(child: child)
       var fds = [pollfd(fd: pty.controller, events: Int16(POLLIN), revents: 0)]
       if !pendingInput.isEmpty { fds[0].events |= Int16(POLLOUT) }
       if stdinOpen && !childDone { fds.append(pollfd(fd: 0, events: Int16(POLLIN), revents: 0)) }

@@ -149,7 +149,7 @@ extension LiveHost {
           name: name, command: command, environment: environment, directory: request.directory,
           size: WindowSize(cols: request.cols ?? 80, rows: request.rows ?? 24),
           recordingRoot: options.recordingRoot,
-          ringBytes: request.ringBytes ?? 64 << 20)
+          ringBytes: request.ringBytes ?? 64 << 20, killGrace: options.killGrace)
       } catch let e as CaptureError {
         throw LiveError("cannot start \(command.joined(separator: " ")): \(e.message)")
       }

@@ -301,28 +301,18 @@ public final class LiveHost {
       guard let status = session.child.poll() else { continue }
       // Whatever the program wrote before it ended still reaches the clients and the file.
       if !session.outputClosed { drainOutput(of: session) }
-      end(session, status: status, reason: session.killDeadline == nil ? .exited : .killed)
+      end(session, status: status, reason: session.hangUp.started ? .killed : .exited)
     }
   }
 
   private func enforceKillDeadlines() {
-    let now = LiveSession.now()
-    for session in sessions.values {
-      if let deadline = session.killDeadline, now >= deadline {
-        kill(-session.child.pid, SIGKILL)
-        session.child.signal(SIGKILL)
-        session.killDeadline = now + 60_000_000
-      }
-    }
+    for session in sessions.values { session.hangUp.enforce(child: session.child) }
   }
 
-  /// Hangs a session up as a closing terminal would: SIGHUP to its process group, SIGKILL
-  /// after the grace period.
+  /// Hangs a session up as a closing terminal would (`HangUp`: SIGHUP and SIGCONT to its
+  /// process group and the terminal's foreground group, SIGKILL after the grace period).
   func hangUp(_ session: LiveSession) {
-    guard session.killDeadline == nil else { return }
-    kill(-session.child.pid, SIGHUP)
-    session.child.signal(SIGHUP)
-    session.killDeadline = LiveSession.now() + UInt64(options.killGrace * 1_000_000)
+    session.hangUp.begin(child: session.child, terminal: session.terminal)
   }
 
   private func end(_ session: LiveSession, status: Int32, reason: LiveEnd.Reason) {

@@ -27,8 +27,8 @@ final class LiveSession {
   /// Connection ids: the one holding the keyboard (and the size), and the read-only viewers.
   var keyboardHolder: Int? = nil
   var viewers: Set<Int> = []
-  /// Set by `reel kill`: when SIGKILL follows the SIGHUP, and who waits for the end.
-  var killDeadline: UInt64? = nil
+  /// `reel kill` (or a stopping host) hangs the program up; who waits for the end.
+  var hangUp: HangUp
   var killWaiters: [Int] = []
   /// The program's exit status once it ended.
   var exitStatus: Int32? = nil
@@ -53,10 +53,11 @@ final class LiveSession {
   /// directory under `recordingRoot`.
   init(
     name: String, command: [String], environment: [String], directory: String?, size: WindowSize,
-    recordingRoot: String, ringBytes: Int
+    recordingRoot: String, ringBytes: Int, killGrace: Double
   ) throws {
     self.name = name
     self.command = command
+    hangUp = HangUp(graceMicros: UInt64(killGrace * 1_000_000))
     let clamped = Terminal.clampedSize(cols: size.cols, rows: size.rows)
     let pty = try PseudoTerminal(size: WindowSize(cols: clamped.cols, rows: clamped.rows))
     var env = environment.filter { !$0.hasPrefix("REEL_SESSION=") }
