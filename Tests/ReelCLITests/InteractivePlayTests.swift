@@ -41,6 +41,21 @@ struct InteractivePlayTests {
       }
     }
 
+    /// Reads output until `condition` holds (at most `seconds`); whether it did.
+    @discardableResult
+    func drain(until condition: (PlaySession) -> Bool, within seconds: Double = 10) -> Bool {
+      let deadline = Date().addingTimeInterval(seconds)
+      while !condition(self) && Date() < deadline { drain(for: 0.05) }
+      return condition(self)
+    }
+
+    /// Presses `key` and reads until the player answered with output (a repaint, a status).
+    func pressAndWaitForOutput(_ key: String) -> Bool {
+      let before = output.count
+      press(key)
+      return drain(until: { $0.output.count > before })
+    }
+
     func press(_ key: String) {
       _ = key.utf8CString.withUnsafeBufferPointer { write(pty.controller, $0.baseAddress, key.utf8.count) }
     }
@@ -76,7 +91,8 @@ struct InteractivePlayTests {
   @Test func rightArrowSeeksPastTheEndThroughKeyframes() throws {
     // At 1/50 speed the 2.2 s demo would take almost two minutes; → jumps 5 s ahead.
     let session = try PlaySession(["play", demo, "--speed", "0.02"])
-    session.drain(for: 0.5)
+    // Playing (in raw mode, keys read as typed) once the first output came.
+    #expect(session.drain(until: { !$0.output.isEmpty }))
     #expect(!session.screen.joined().contains("step 3 of 3"))
     session.press("\u{1B}[C")
     let status = session.finish(within: 20)
@@ -91,7 +107,7 @@ struct InteractivePlayTests {
     let end = try ReelCLI.run(["dump", cast])
     #expect(end.status == 0)
     let session = try PlaySession(["play", cast, "--speed", "0.01"])
-    session.drain(for: 0.5)
+    #expect(session.drain(until: { !$0.output.isEmpty }))
     session.press("\u{1B}[C")
     #expect(session.finish(within: 20) == 0)
     let expected = end.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -113,7 +129,7 @@ struct InteractivePlayTests {
 
   @Test func qQuitsAndRestoresTheTerminal() throws {
     let session = try PlaySession(["play", demo, "--speed", "0.02", "--loop"])
-    session.drain(for: 0.5)
+    #expect(session.drain(until: { !$0.output.isEmpty }))
     session.press("q")
     #expect(session.finish(within: 20) == 0)
     #expect(!session.screen.joined().contains("step 3 of 3"))
@@ -123,21 +139,19 @@ struct InteractivePlayTests {
   @Test func pauseStopsTheClockAndDotStepsOneEvent() throws {
     let session = try PlaySession(["play", demo, "--speed", "1"])
     session.drain(for: 10, untilOutput: true)  // playing, so keys are read raw from now on
-    session.press(" ")
-    session.drain(for: 3)  // longer than the whole recording: paused, nothing more is shown
+    #expect(session.pressAndWaitForOutput(" "))  // the status line: paused
+    // A negative check needs an interval: longer than the whole recording, nothing more.
+    session.drain(for: 3)
     #expect(!session.screen.joined().contains("step 3 of 3"))
-    let before = session.output.count
-    session.press(".")
-    session.drain(for: 0.3)
-    #expect(session.output.count > before)
+    #expect(session.pressAndWaitForOutput("."))
     session.press(" ")  // resume: plays to the end on its own
     #expect(session.finish(within: 20) == 0)
     #expect(session.screen.contains("step 3 of 3"), "\(session.screen)")
   }
 
   /// Seeks are measured from where playback is, not from the next event: events at 0, 1, 30,
-  /// 31 and 40 s, paused at about 2 s, → shows the screen at 7 s (it showed 35 s), and five
-  /// more → reach 32 s, not the end.
+  /// 31 and 40 s, paused just after 1 s, → shows the screen at about 6 s (from the next event
+  /// it showed 35 s), and six more → reach about 36 s, not the end.
   @Test func seeksAreMeasuredFromThePlaybackPosition() throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-seek-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -149,25 +163,17 @@ struct InteractivePlayTests {
     }
     try Data(text.utf8).write(to: URL(fileURLWithPath: cast))
     let session = try PlaySession(["play", cast])
-    session.drain(for: 10, untilOutput: true)
-    // Until B (at 1 s) shows, then a little more: about 2 s in.
-    let deadline = Date().addingTimeInterval(10)
-    while !session.screen.joined().contains("at B") && Date() < deadline { session.drain(for: 0.1) }
-    session.drain(for: 0.8)
-    session.press(" ")
-    session.drain(for: 0.3)
-    session.press("\u{1B}[C")
-    session.drain(for: 1)
+    // Paused as soon as B (at 1 s) shows.
+    #expect(session.drain(until: { $0.screen.joined().contains("at B") }))
+    #expect(session.pressAndWaitForOutput(" "))
+    #expect(session.pressAndWaitForOutput("\u{1B}[C"))
     #expect(session.screen.joined().contains("at B"), "\(session.screen)")
     #expect(
-      !session.screen.joined().contains("at C"), "→ from about 2 s must land near 7 s: \(session.screen)")
-    for _ in 0..<5 {
-      session.press("\u{1B}[C")
-      session.drain(for: 0.4)
-    }
+      !session.screen.joined().contains("at C"), "→ from about 1 s must land near 6 s: \(session.screen)")
+    for _ in 0..<6 { #expect(session.pressAndWaitForOutput("\u{1B}[C")) }
     #expect(session.screen.joined().contains("at D"), "\(session.screen)")
     #expect(
-      !session.screen.joined().contains("at E"), "five more → from about 7 s end near 32 s: \(session.screen)"
+      !session.screen.joined().contains("at E"), "six more → from about 6 s end near 36 s: \(session.screen)"
     )
     session.press("q")
     #expect(session.finish(within: 20) == 0)

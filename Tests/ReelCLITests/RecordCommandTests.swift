@@ -61,7 +61,14 @@ final class RecordCommandTests: ScratchDirectoryTestCase {
     p.standardOutput = FileHandle.nullDevice
     p.standardError = FileHandle.nullDevice
     try p.run()
-    Thread.sleep(forTimeInterval: 3.5)
+    // Killed once the file holds two closed segments and 1.5 s of events (read while written).
+    let enough = eventually(seconds: 30) {
+      guard let info = try? ReelCLI.run(["info", file, "--json"]), info.status == 0,
+        let obj = try? JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any]
+      else { return false }
+      return (obj["segments"] as? Int ?? 0) >= 2 && (obj["duration"] as? Double ?? 0) >= 1.5
+    }
+    XCTAssertTrue(enough, "the recording never held two segments")
     kill(p.processIdentifier, SIGKILL)
     p.waitUntilExit()
     let info = try ReelCLI.run(["info", file, "--json"])

@@ -294,15 +294,28 @@ final class TrustRegressionTests: XCTestCase {
     var t = Terminal(cols: 10, rows: 3)
     t.feed("\u{1B}]133;A\u{07}hi")
     var bytes = t.snapshot()
-    // Every single-byte change to the snapshot either decodes or throws; never traps.
+    // Every single-byte change to the snapshot either decodes (to a terminal that snapshots
+    // again) or throws; never traps. Varints made huge (0xFF continues them) must throw.
+    var threw = 0
     for i in stride(from: 0, to: bytes.count, by: 1) {
       let saved = bytes[i]
       for v: UInt8 in [0xFF, 0x80, 0x7F, 0x00] {
         bytes[i] = v
-        _ = try? Terminal(snapshot: bytes)
+        if let decoded = try? Terminal(snapshot: bytes) {
+          XCTAssertNoThrow(try Terminal(snapshot: decoded.snapshot()), "byte \(i) = \(v)")
+        } else {
+          threw += 1
+        }
       }
       bytes[i] = saved
     }
+    XCTAssertGreaterThan(threw, 0)
+    // Bytes after a whole snapshot (a varint running on) are refused, not ignored.
+    var huge = Array(bytes)
+    let magic = Array("REELTERM".utf8)
+    XCTAssertEqual(Array(huge.prefix(magic.count)), magic)
+    huge += Array(repeating: 0xFF, count: 12)
+    XCTAssertThrowsError(try Terminal(snapshot: huge))
   }
 
   // MARK: - Broken promises found by a differential fuzzer (shared/repro, last table)
