@@ -42,7 +42,7 @@ extension LiveHost {
   func catchUp(_ c: LiveConnection) {
     guard c.fellBehind && !c.hasQueuedOutput, let name = c.session, let s = sessions[name] else { return }
     c.fellBehind = false
-    c.send(Frame(.output, s.host.shadow.repaintSequence()))
+    c.send(Frame(.repaint, s.host.shadow.repaintSequence(), offset: s.outputBytes))
   }
 
   private func handle(_ frame: Frame, from c: LiveConnection) throws {
@@ -178,18 +178,21 @@ extension LiveHost {
     reply.session = session.summary
     let shadow = session.host.shadow
     if let offset = request.resumeOffset, let bytes = session.host.ring.bytes(from: offset) {
-      reply.payload = "resume"
+      reply.payload = .resume
       c.reply(reply)
-      c.send(Frame(.output, bytes))
+      c.send(Frame(.output, bytes, offset: offset))
     } else if tail && request.cols == nil {
-      reply.payload = "none"
+      reply.payload = AttachPayload.none
       c.reply(reply)
     } else {
-      reply.payload = "repaint"
+      reply.payload = .repaint
       c.reply(reply)
-      c.send(Frame(.output, shadow.repaintSequence(scrollbackLines: request.scrollbackLines ?? 1000)))
+      c.send(
+        Frame(
+          .repaint, shadow.repaintSequence(scrollbackLines: request.scrollbackLines ?? 1000),
+          offset: session.outputBytes))
     }
-    c.drawsOnTerminal = reply.payload != "none"
+    c.drawsOnTerminal = reply.payload != AttachPayload.none
     if let problem = session.recordingProblem {
       c.send(Frame(.notice, Array("reel: \(problem)".utf8)))
     }
@@ -200,19 +203,19 @@ extension LiveHost {
   func release(_ c: LiveConnection, from session: LiveSession, end: LiveEnd) {
     if session.keyboardHolder == c.id { session.keyboardHolder = nil }
     session.viewers.remove(c.id)
-    c.finish(shadow: session.host.shadow, end: end)
+    c.finish(shadow: session.host.shadow, offset: session.outputBytes, end: end)
   }
 }
 
 extension LiveConnection {
   /// The exit sequence (when this client's terminal mirrors the session) and the end frame.
-  func finish(shadow: Terminal, end: LiveEnd) {
+  func finish(shadow: Terminal, offset: Int, end: LiveEnd) {
     if fellBehind {
       // Dropped from the stream and not yet caught up: it ends on the session's last screen.
       fellBehind = false
-      send(Frame(.output, shadow.repaintSequence()))
+      send(Frame(.repaint, shadow.repaintSequence(), offset: offset))
     }
-    if drawsOnTerminal { send(Frame(.output, shadow.exitSequence())) }
+    if drawsOnTerminal { send(Frame(.restore, shadow.exitSequence())) }
     if let frame = try? Frame(.end, json: end) { send(frame) }
     streaming = false
     session = nil

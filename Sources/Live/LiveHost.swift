@@ -229,7 +229,7 @@ public final class LiveHost {
     let replies = session.received(chunk)
     if !replies.isEmpty { writeToProgram(session, replies) }
     deliverNotice(of: session)
-    broadcast(session, Frame(.output, chunk))
+    broadcast(session, Frame(.output, chunk, offset: session.outputBytes - chunk.count))
   }
 
   /// Tells the session's clients, once, that its recording stopped.
@@ -324,7 +324,7 @@ public final class LiveHost {
     for id in attached {
       guard let c = connections[id] else { continue }
       if let problem = session.recordingProblem { _ = c.send(Frame(.notice, Array("reel: \(problem)".utf8))) }
-      c.finish(shadow: session.host.shadow, end: LiveEnd(reason, status: status))
+      c.finish(shadow: session.host.shadow, offset: session.outputBytes, end: LiveEnd(reason, status: status))
     }
     for id in session.killWaiters {
       guard let c = connections[id] else { continue }

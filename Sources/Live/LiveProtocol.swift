@@ -4,8 +4,10 @@ import Foundation
 /// little-endian payload length and the payload. Control messages carry JSON; terminal bytes
 /// travel as they are.
 public enum LiveProtocol {
-  /// Bumped on any incompatible change; a host refuses requests of another version.
-  public static let version = 1
+  /// Bumped on any incompatible change; a host refuses requests of another version. 2: output
+  /// frames carry their absolute offset; repaints and the terminal's restoration are frames of
+  /// their own.
+  public static let version = 2
   /// The largest payload either side accepts (a history snapshot of a large session fits).
   public static let maxPayload = 64 << 20
   static let headerBytes = 5
@@ -17,7 +19,7 @@ public enum FrameType: UInt8, Sendable {
   case request = 1
   /// Host → client: a `LiveReply` (accepted or refused, with what was asked for).
   case reply = 2
-  /// Host → client: bytes for the client's terminal.
+  /// Host → client: the program's output, from absolute output offset `Frame.offset` on.
   case output = 3
   /// Client → host: bytes for the program (keyboard holder only).
   case input = 4
@@ -29,16 +31,31 @@ public enum FrameType: UInt8, Sendable {
   case end = 7
   /// Host → client: a one-line notice for the user (the recording stopped, …).
   case notice = 8
+  /// Host → client: VT bytes that bring a terminal in any state to the session's screen as
+  /// it is after all output before `Frame.offset` (the attach's repaint, a catch-up after
+  /// dropped frames). Never program output: a client that resumes by offset starts from here.
+  case repaint = 9
+  /// Host → client, before `end`: bytes that give the client's terminal back (main screen,
+  /// cursor shown, the program's modes off); not program output.
+  case restore = 10
+
+  /// Output and repaint frames begin with an 8-byte little-endian offset.
+  public var carriesOffset: Bool { self == .output || self == .repaint }
 }
 
 /// One frame.
 public struct Frame: Sendable, Equatable {
   public var type: FrameType
+  /// The payload: JSON, or bytes for a terminal (after the offset, for output and repaint).
   public var payload: [UInt8]
+  /// Output: the absolute output offset of the payload's first byte. Repaint: the offset the
+  /// screen stands for. Nil for the other types (0 on the wire when a type needs one).
+  public var offset: Int?
 
-  public init(_ type: FrameType, _ payload: [UInt8] = []) {
+  public init(_ type: FrameType, _ payload: [UInt8] = [], offset: Int? = nil) {
     self.type = type
     self.payload = payload
+    self.offset = type.carriesOffset ? (offset ?? 0) : nil
   }
 
   /// A frame whose payload is `value` as JSON.
@@ -73,13 +90,19 @@ public struct Frame: Sendable, Equatable {
   /// Appends header and payload to `out` (a write queue: no copy of the frame of its own).
   public func append(to out: inout [UInt8]) {
     out.append(type.rawValue)
-    let n = UInt32(payload.count)
+    let n = UInt32(payload.count + (type.carriesOffset ? 8 : 0))
     for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(truncatingIfNeeded: n >> UInt32(shift))) }
+    if type.carriesOffset {
+      let offset = UInt64(max(0, offset ?? 0))
+      for shift in stride(from: 0, to: 64, by: 8) {
+        out.append(UInt8(truncatingIfNeeded: offset >> UInt64(shift)))
+      }
+    }
     out.append(contentsOf: payload)
   }
 
   /// Bytes the frame takes on the wire.
-  public var encodedCount: Int { LiveProtocol.headerBytes + payload.count }
+  public var encodedCount: Int { LiveProtocol.headerBytes + (type.carriesOffset ? 8 : 0) + payload.count }
 }
 
 /// Splits a byte stream into frames; refuses unknown types and oversized lengths (a peer
@@ -113,9 +136,19 @@ public struct FrameReader: Sendable {
       throw LiveError("message of \(length) bytes is over the limit of \(LiveProtocol.maxPayload)")
     }
     guard available >= LiveProtocol.headerBytes + length else { return nil }
-    let payloadStart = start + LiveProtocol.headerBytes
-    let frame = Frame(type, Array(buffer[payloadStart..<payloadStart + length]))
-    start = payloadStart + length
+    var payloadStart = start + LiveProtocol.headerBytes
+    let end = payloadStart + length
+    var offset: Int? = nil
+    if type.carriesOffset {
+      guard length >= 8 else { throw LiveError("\(type) message of \(length) bytes has no offset") }
+      var value: UInt64 = 0
+      for i in 0..<8 { value |= UInt64(buffer[payloadStart + i]) << (8 * UInt64(i)) }
+      guard value <= UInt64(Int.max) else { throw LiveError("\(type) message with offset \(value)") }
+      offset = Int(value)
+      payloadStart += 8
+    }
+    let frame = Frame(type, Array(buffer[payloadStart..<end]), offset: offset)
+    start = end
     if start > 1 << 20 {
       buffer.removeFirst(start)
       start = 0
@@ -232,8 +265,8 @@ public struct LiveReply: Codable, Sendable {
   /// attach: whether the session was created by this request; its name.
   public var created: Bool? = nil
   public var session: LiveSessionSummary? = nil
-  /// attach: how the client's terminal is brought up to date ("repaint" or "resume").
-  public var payload: String? = nil
+  /// attach: how the client's terminal is brought up to date.
+  public var payload: AttachPayload? = nil
   /// list.
   public var sessions: [LiveSessionSummary]? = nil
   /// history: the session's terminal as a zstd-compressed binary snapshot.
@@ -245,6 +278,16 @@ public struct LiveReply: Codable, Sendable {
   }
 
   public static func refused(_ message: String) -> LiveReply { LiveReply(ok: false, error: message) }
+}
+
+/// How an attachment brings the client's terminal up to date (the attach reply's `payload`).
+public enum AttachPayload: String, Codable, Sendable {
+  /// A `repaint` frame: the session's exact screen, from any state the terminal was in.
+  case repaint
+  /// `output` frames from the client's `resumeOffset` on (its screen is known to be there).
+  case resume
+  /// Nothing: output from now on (`tail` into a pipe).
+  case none
 }
 
 /// Why an attachment ended.

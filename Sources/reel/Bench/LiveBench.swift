@@ -103,7 +103,7 @@ enum LiveBench {
           request.rows = rows
           _ = try client.ask(request)
           var screen = Terminal(cols: cols, rows: rows)
-          guard let frame = try client.next(), frame.type == .output else { throw CLIError("no repaint") }
+          guard let frame = try client.next(), frame.type == .repaint else { throw CLIError("no repaint") }
           screen.feed(frame.payload)
           figure.protocolMillis.append(Double(Measure.now() - start) / 1e6)
           figure.repaintBytes = frame.payload.count
