@@ -73,5 +73,6 @@ if Context.environment["REEL_FUZZ"] != nil {
       name: "fuzz-interop", dependencies: ["FuzzSupport", "Recording", "TerminalEmulator"],
       path: "Fuzz/Interop"),
     .executableTarget(name: "fuzz-input", dependencies: ["FuzzSupport", "TerminalEmulator"], path: "Fuzz/Input"),
+    .executableTarget(name: "fuzz-frames", dependencies: ["FuzzSupport", "Live"], path: "Fuzz/Frames"),
   ]
 }

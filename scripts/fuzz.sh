@@ -7,14 +7,14 @@
 #                                        seed and the seed corpus only (what .ci/run does:
 #                                        repeatable, so CI never fails on a new random find)
 #
-# TARGET: terminal, snapshot, reel-reader, interop, input. The seed corpus comes from Tests/Fixtures
+# TARGET: terminal, snapshot, reel-reader, interop, input, frames. The seed corpus comes from Tests/Fixtures
 # and recordings/ (plus small recordings made with reel itself); the working corpus and any
 # crash-* files go to .build-fuzz/corpus/TARGET and .build-fuzz/artifacts/. Exits non-zero
 # when the target finds a crash, a leak or a property failure; the input is saved and printed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-targets=(terminal snapshot reel-reader interop input)
+targets=(terminal snapshot reel-reader interop input frames)
 if [ $# -lt 2 ]; then
   echo "usage: scripts/fuzz.sh TARGET|all SECONDS [libFuzzer flags…]  (targets: ${targets[*]})" >&2
   exit 2
@@ -95,11 +95,16 @@ case "$target" in
     printf '\001\002\003\004\005\006\007\010ls\r\033[A\033OB\033[1;5C\033[15~\033[27;6;97~\033x\035d' > "$seeds/keys"
     printf '\010\007\006\005\004\003\002\001\033[200~a\033[20\033[201~1~b\033[201~\033[<0;3;4M\033[M !!\033[I\303\251\344\270\255\033' > "$seeds/paste"
     ;;
+  frames)
+    # Eight bytes choose the chunking; the rest is what a peer sends: a request, input, a
+    # resize, output and repaint frames with their offsets.
+    printf '\001\002\003\004\005\006\007\010\001\041\000\000\000{"version":2,"operation":"list"}\004\001\000\000\000\015\005\023\000\000\000{"cols":80,"rows":24}\003\012\000\000\000\005\000\000\000\000\000\000\000hi\011\010\000\000\000\000\000\000\000\000\000\000\000' > "$seeds/frames"
+    ;;
 esac
 
 log=$scratch/fuzz-$target.log
 if [ "$seconds" = smoke ]; then
-  declare -A smoke_runs=([terminal]=6000 [snapshot]=40000 [reel-reader]=2000 [interop]=40000 [input]=40000)
+  declare -A smoke_runs=([terminal]=6000 [snapshot]=40000 [reel-reader]=2000 [interop]=40000 [input]=40000 [frames]=40000)
   corpus=$(mktemp -d)
   limit=(-seed=1 -runs="${smoke_runs[$target]}")
   echo "fuzz: smoke of fuzz-$target: ${smoke_runs[$target]} runs from seed 1 ($(ls "$seeds" | wc -l) seeds)"

@@ -1,0 +1,48 @@
+import Foundation
+import FuzzSupport
+import Live
+
+/// Fuzz target (f): the live protocol's frame decoder on any bytes from a peer, in chunkings
+/// chosen by the input's first eight bytes. Properties: it never traps; the frames it yields
+/// are the same however the bytes were cut and encode back to exactly the bytes they came
+/// from; a request frame's JSON decodes or throws `LiveError`, never traps.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+  guard let data, size >= 8 else { return 0 }
+  var seed: UInt64 = 0
+  for k in 0..<8 { seed = seed << 8 | UInt64(data[k]) }
+  var random = FuzzRandom(seed: seed)
+  let input = Array(UnsafeBufferPointer(start: data + 8, count: size - 8))
+
+  func frames(_ chunks: [ArraySlice<UInt8>]) -> (frames: [Frame], failed: Bool) {
+    var reader = FrameReader()
+    var out: [Frame] = []
+    for chunk in chunks {
+      reader.append(Array(chunk))
+      do {
+        while let frame = try reader.next() { out.append(frame) }
+      } catch {
+        return (out, true)
+      }
+    }
+    return (out, false)
+  }
+  let whole = frames([input[...]])
+  var chunks: [ArraySlice<UInt8>] = []
+  var offset = 0
+  while offset < input.count {
+    let n = min(input.count - offset, 1 + random.below(64))
+    chunks.append(input[offset..<offset + n])
+    offset += n
+  }
+  let cut = frames(chunks)
+  if cut.frames != whole.frames || cut.failed != whole.failed { fuzzFailure("frames depend on the chunking") }
+  let encoded = whole.frames.flatMap(\.encoded)
+  if Array(input.prefix(encoded.count)) != encoded { fuzzFailure("a frame does not encode to its bytes") }
+  for frame in whole.frames where frame.type == .request {
+    _ = try? frame.decode(LiveRequest.self)
+  }
+  return 0
+}
+
+runFuzzer { data, size in fuzzFrames(data, size) }
