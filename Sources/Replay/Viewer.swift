@@ -49,9 +49,9 @@ public struct Viewer: Sendable {
   public mutating func renderFrame() {
     guard !pending.isEmpty else { return }
     let before = terminal.screenTopLineID
-    let bells = terminal.state.bellCount
+    let bells = terminal.bellCount
     terminal.feed(pending)
-    bellsRung += terminal.state.bellCount - bells
+    bellsRung += terminal.bellCount - bells
     _ = terminal.takeReplies()  // replies go to the host in a real app; none are re-sent here
     renderedOffset += pending.count
     pending.removeAll(keepingCapacity: true)
@@ -94,9 +94,9 @@ public struct Viewer: Sendable {
     let seen = max(0, min(payload.tail.count, renderedOffset - tailStart))
     payload.tail.withUnsafeBytes { raw in
       terminal.feed(UnsafeRawBufferPointer(rebasing: raw[0..<seen]))
-      let bells = terminal.state.bellCount
+      let bells = terminal.bellCount
       terminal.feed(UnsafeRawBufferPointer(rebasing: raw[seen...]))
-      bellsRung += terminal.state.bellCount - bells
+      bellsRung += terminal.bellCount - bells
     }
     _ = terminal.takeReplies()
     renderedOffset = payload.endOffset

@@ -5,7 +5,7 @@
 /// copy-on-write snapshot, and `snapshot()`/`init(snapshot:)` give a portable binary form.
 public struct Terminal: Sendable {
   var parser = VTParser()
-  package internal(set) var state: TerminalState
+  var state: TerminalState
 
   /// reel's version, reported by XTVERSION.
   public static let version = "0.1.0"
@@ -103,6 +103,9 @@ public struct Terminal: Sendable {
     bytes += state.replies.capacity
     return bytes
   }
+
+  /// Bells rung since the terminal was created (the simulator counts what a viewer hears).
+  package var bellCount: Int { state.bellCount }
 
   /// True when the parser is between sequences and characters.
   public var parserIsIdle: Bool { parser.isInGround }

@@ -1,14 +1,14 @@
 /// Up to 32 control-sequence parameters stored inline (no heap allocation, no reference
 /// counting): the parser fills one per sequence on the hot path.
-package struct ParameterList: Sendable, Equatable, RandomAccessCollection {
-  package static let capacity = 32
+struct ParameterList: Sendable, Equatable, RandomAccessCollection {
+  static let capacity = 32
   private var storage: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) =
     (0, 0, 0, 0, 0, 0, 0, 0)
   private var length: UInt8 = 0
 
-  package init() {}
+  init() {}
 
-  package init(_ values: [UInt16]) {
+  init(_ values: [UInt16]) {
     for v in values.prefix(ParameterList.capacity) { append(v) }
   }
 
@@ -21,11 +21,11 @@ package struct ParameterList: Sendable, Equatable, RandomAccessCollection {
     length = UInt8(truncatingIfNeeded: count)
   }
 
-  package var startIndex: Int { 0 }
-  package var endIndex: Int { Int(length) }
+  var startIndex: Int { 0 }
+  var endIndex: Int { Int(length) }
 
   @inline(__always)
-  package subscript(index: Int) -> UInt16 {
+  subscript(index: Int) -> UInt16 {
     precondition(index >= 0 && index < Int(length), "parameter index out of range")
     return withUnsafeBytes(of: storage) { $0.load(fromByteOffset: index &* 2, as: UInt16.self) }
   }
@@ -35,7 +35,7 @@ package struct ParameterList: Sendable, Equatable, RandomAccessCollection {
   var leadingWords: (UInt64, UInt64) { (storage.0, storage.1) }
 
   @inline(__always)
-  package var isFull: Bool { Int(length) >= ParameterList.capacity }
+  var isFull: Bool { Int(length) >= ParameterList.capacity }
 
   @inline(__always)
   mutating func append(_ value: UInt16) {
@@ -51,7 +51,7 @@ package struct ParameterList: Sendable, Equatable, RandomAccessCollection {
     length = 0
   }
 
-  package static func == (a: ParameterList, b: ParameterList) -> Bool {
+  static func == (a: ParameterList, b: ParameterList) -> Bool {
     a.length == b.length && a.elementsEqual(b)
   }
 }

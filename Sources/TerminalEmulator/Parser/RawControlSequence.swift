@@ -7,14 +7,14 @@
 /// the next time; longer ones (a truecolour SGR setting both colours and attributes) have no
 /// key. `decoded()` gives the parsed form. The value points into the buffer being fed: it is
 /// valid only during the call.
-package struct RawControlSequence {
+struct RawControlSequence {
   /// Longest parameter string taken whole (two words at four bits per character in `key`).
-  package static let maxLength = 32
+  static let maxLength = 32
 
   @usableFromInline let characters: UnsafePointer<UInt8>
   /// Number of parameter characters.
-  package let length: Int
-  package let final: UInt8
+  let length: Int
+  let final: UInt8
 
   @inline(__always)
   init(characters: UnsafePointer<UInt8>, length: Int, final: UInt8) {
@@ -26,14 +26,14 @@ package struct RawControlSequence {
   /// True when `key` is defined: at most `maxLength` characters (and then, the parser
   /// guarantees, `maxLength` readable bytes from the first).
   @inline(__always)
-  package var hasKey: Bool { length <= RawControlSequence.maxLength }
+  var hasKey: Bool { length <= RawControlSequence.maxLength }
 
   /// The parameter characters as two words that, with `length`, determine them exactly: up to
   /// 16 characters as they are (a byte each, first character lowest, the rest zero) — one load
   /// and a mask for the short sequences programs repeat — and longer ones packed four bits
   /// each (`0`–`9` → 0–9, `:` → 10, `;` → 11).
   @inline(__always)
-  package var key: (low: UInt64, high: UInt64) {
+  var key: (low: UInt64, high: UInt64) {
     // The parser guarantees `maxLength` readable bytes; those past `length` are masked off.
     let raw = UnsafeRawPointer(characters)
     @inline(__always) func word(_ offset: Int) -> UInt64 {
@@ -58,7 +58,7 @@ package struct RawControlSequence {
   /// The parameters parsed as the state machine would: empty parameters are 0, values clamp
   /// at 65535, a value after `:` is a sub-parameter of the one before.
   @inline(__always)
-  package func decoded() -> ControlSequence {
+  func decoded() -> ControlSequence {
     guard hasKey, separatorCount < 8,
       let parameters = RawControlSequence.packedParameters(characters, length: length)
     else {

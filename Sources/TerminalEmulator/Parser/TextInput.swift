@@ -6,13 +6,13 @@
 ///
 /// The handler takes from the front; where it stops, the parser resumes. Valid only during
 /// the `VTHandler.printText` call it is handed to (it points into the buffer being fed).
-package struct TextInput {
+struct TextInput {
   @usableFromInline let bytes: UnsafePointer<UInt8>
   @usableFromInline let end: Int
   /// The first byte not taken: within the current run, or at its end.
-  package private(set) var position: Int
+  private(set) var position: Int
   /// The end of the current run of printable ASCII (exclusive).
-  package private(set) var runEnd: Int
+  private(set) var runEnd: Int
 
   /// The input from `start`, a printable ASCII byte, to `end`.
   @inline(__always)
@@ -24,16 +24,16 @@ package struct TextInput {
   }
 
   /// The untaken part of the current run: its first byte and length.
-  @inline(__always) package var runStart: UnsafePointer<UInt8> { bytes + position }
-  @inline(__always) package var runLength: Int { runEnd &- position }
+  @inline(__always) var runStart: UnsafePointer<UInt8> { bytes + position }
+  @inline(__always) var runLength: Int { runEnd &- position }
 
   /// Takes `n` bytes of the current run.
   @inline(__always)
-  package mutating func take(_ n: Int) { position &+= n }
+  mutating func take(_ n: Int) { position &+= n }
 
   /// Takes the rest of the current run.
   @inline(__always)
-  package mutating func takeRun() -> UnsafeBufferPointer<UInt8> {
+  mutating func takeRun() -> UnsafeBufferPointer<UInt8> {
     let run = UnsafeBufferPointer(start: bytes + position, count: runEnd &- position)
     position = runEnd
     return run
@@ -42,12 +42,12 @@ package struct TextInput {
   /// The byte of a taken run just before position `index` (a value of `position` read
   /// after a `take`): the last character printed, for REP.
   @inline(__always)
-  package func takenByte(before index: Int) -> UInt8 { bytes[index &- 1] }
+  func takenByte(before index: Int) -> UInt8 { bytes[index &- 1] }
 
   /// True when a control sequence starts right after the run with room to look at it whole:
   /// the cheap test before `colourChange()`.
   @inline(__always)
-  package var sequenceFollowsRun: Bool {
+  var sequenceFollowsRun: Bool {
     runEnd &+ 2 &+ RawControlSequence.maxLength < end && bytes[runEnd] == 0x1B && bytes[runEnd &+ 1] == 0x5B
   }
 
@@ -56,7 +56,7 @@ package struct TextInput {
   /// `RawControlSequence.maxLength` parameter characters (those the transition cache can
   /// key), or with `anyLength` as many as the buffer holds.
   @inline(__always)
-  package func colourChange(anyLength: Bool = false) -> RawControlSequence? {
+  func colourChange(anyLength: Bool = false) -> RawControlSequence? {
     let i = runEnd
     let parameters = i &+ 2
     // Readable: the parameters and final byte (`maxLength + 1` bytes from `parameters`, what
@@ -89,7 +89,7 @@ package struct TextInput {
 
   /// Takes the run's rest and `sequence` (from `colourChange()`), moving to the run after it.
   @inline(__always)
-  package mutating func takeColourChange(_ sequence: RawControlSequence) {
+  mutating func takeColourChange(_ sequence: RawControlSequence) {
     position = runEnd &+ sequence.length &+ 3
     runEnd = VTParser.endOfPrintableRun(bytes, from: position &+ 1, end: end)
   }

@@ -3,7 +3,7 @@
 /// The parser (`VTParser`) knows the grammar of DEC/ANSI control sequences and nothing about
 /// what they do; a handler (the terminal state) decides. This split, borrowed from alacritty's
 /// `vte::Perform` and libvterm's parser/state layers, keeps the state machine small and testable.
-package protocol VTHandler {
+protocol VTHandler {
   /// A run of printable ASCII (0x20...0x7E) in the ground state: the print fast path.
   mutating func printASCII(_ run: UnsafeBufferPointer<UInt8>)
   /// Text in the ground state: takes at least the printable run at the front of `input` and
@@ -32,50 +32,50 @@ package protocol VTHandler {
 
 extension VTHandler {
   @inline(__always)
-  package mutating func printText(_ input: inout TextInput) { printASCII(input.takeRun()) }
+  mutating func printText(_ input: inout TextInput) { printASCII(input.takeRun()) }
 
-  package mutating func csiDispatch(_ sequence: RawControlSequence) { csiDispatch(sequence.decoded()) }
+  mutating func csiDispatch(_ sequence: RawControlSequence) { csiDispatch(sequence.decoded()) }
 
-  package mutating func printScalars(_ run: UnsafeBufferPointer<UInt32>) {
+  mutating func printScalars(_ run: UnsafeBufferPointer<UInt32>) {
     for scalar in run { print(scalar) }
   }
 }
 
 /// Up to two intermediate bytes (0x20...0x2F) of an escape or control sequence.
-package struct Intermediates: Equatable, Hashable, Sendable {
+struct Intermediates: Equatable, Hashable, Sendable {
   /// Packed bytes: first intermediate in the low byte.
-  package var packed: UInt16
-  package var count: UInt8
+  var packed: UInt16
+  var count: UInt8
 
-  package static let none = Intermediates(packed: 0, count: 0)
+  static let none = Intermediates(packed: 0, count: 0)
 
   @inline(__always)
-  package var first: UInt8 { UInt8(truncatingIfNeeded: packed) }
+  var first: UInt8 { UInt8(truncatingIfNeeded: packed) }
   @inline(__always)
-  package var second: UInt8 { UInt8(truncatingIfNeeded: packed >> 8) }
+  var second: UInt8 { UInt8(truncatingIfNeeded: packed >> 8) }
 
   /// True when exactly the one intermediate `byte` is present.
   @inline(__always)
-  package func isOnly(_ byte: UInt8) -> Bool { count == 1 && first == byte }
+  func isOnly(_ byte: UInt8) -> Bool { count == 1 && first == byte }
 }
 
 /// A parsed control sequence (CSI or DCS header): private prefix, parameters with
 /// colon sub-parameters, intermediates and final byte.
-package struct ControlSequence: Sendable {
+struct ControlSequence: Sendable {
   /// Private-parameter prefix (`?`, `>`, `<`, `=`), or 0.
-  package var prefix: UInt8
+  var prefix: UInt8
   /// Parameter values in order; an empty parameter is 0. Values are clamped to 65535.
-  package var values: ParameterList
+  var values: ParameterList
   /// Bit i set: `values[i]` followed a `:` (a sub-parameter of the value before it).
-  package var subParameterMask: UInt64
-  package var intermediates: Intermediates
-  package var final: UInt8
+  var subParameterMask: UInt64
+  var intermediates: Intermediates
+  var final: UInt8
 
-  package var count: Int { values.count }
+  var count: Int { values.count }
 
   /// Parameter `index`, or `defaultValue` when it is missing or 0.
   @inline(__always)
-  package func param(_ index: Int, default defaultValue: Int) -> Int {
+  func param(_ index: Int, default defaultValue: Int) -> Int {
     guard index < values.count else { return defaultValue }
     let v = Int(values[index])
     return v == 0 ? defaultValue : v
@@ -83,12 +83,12 @@ package struct ControlSequence: Sendable {
 
   /// Parameter `index` as given (missing → 0).
   @inline(__always)
-  package func raw(_ index: Int) -> Int {
+  func raw(_ index: Int) -> Int {
     index < values.count ? Int(values[index]) : 0
   }
 
   @inline(__always)
-  package func isSubParameter(_ index: Int) -> Bool {
+  func isSubParameter(_ index: Int) -> Bool {
     index < 64 && subParameterMask & (1 << UInt64(index)) != 0
   }
 }

@@ -6,11 +6,11 @@
 /// - Sequences and characters split across `feed` calls continue where they stopped; the
 ///   complete half-read state is plain data so a snapshot can carry it.
 /// - OSC and DCS payloads are bounded by `maxStringLength`; longer strings are discarded.
-package struct VTParser: Sendable, Equatable {
+struct VTParser: Sendable, Equatable {
   /// Longest OSC/DCS payload kept (bytes). Longer strings are dropped, not truncated.
-  package static let maxStringLength = 1 << 20
+  static let maxStringLength = 1 << 20
   /// Most parameters kept in one sequence; more are ignored.
-  package static let maxParameters = ParameterList.capacity
+  static let maxParameters = ParameterList.capacity
 
   enum State: UInt8, Sendable {
     case ground, escape, escapeIntermediate
@@ -40,12 +40,12 @@ package struct VTParser: Sendable, Equatable {
   var utf8Lower: UInt8 = 0x80
   var utf8Upper: UInt8 = 0xBF
 
-  package init() {}
+  init() {}
 
   /// The same parser with leftovers that cannot influence future output cleared (the last
   /// sequence's parameters once back in the ground state, and so on). Two parsers that will
   /// behave identically normalize to equal values; snapshots store the normalized form.
-  package func normalized() -> VTParser {
+  func normalized() -> VTParser {
     var p = self
     switch state {
     case .ground, .oscString, .sosPmApcString:
@@ -75,7 +75,7 @@ package struct VTParser: Sendable, Equatable {
     return p
   }
 
-  package static func == (a: VTParser, b: VTParser) -> Bool {
+  static func == (a: VTParser, b: VTParser) -> Bool {
     let x = a.normalized()
     let y = b.normalized()
     return x.state == y.state && x.prefix == y.prefix && x.values == y.values && x.subMask == y.subMask
@@ -87,10 +87,10 @@ package struct VTParser: Sendable, Equatable {
   }
 
   /// True when the parser holds no half-read sequence or character.
-  package var isInGround: Bool { state == .ground && utf8Remaining == 0 }
+  var isInGround: Bool { state == .ground && utf8Remaining == 0 }
 
   /// Feeds bytes, calling `handler` for each complete action.
-  package mutating func feed<H: VTHandler>(_ bytes: UnsafeRawBufferPointer, into handler: inout H) {
+  mutating func feed<H: VTHandler>(_ bytes: UnsafeRawBufferPointer, into handler: inout H) {
     // The caller's memory may be bound to any type: bytes are read through a temporary binding.
     bytes.withMemoryRebound(to: UInt8.self) { feed($0, into: &handler) }
   }
@@ -170,7 +170,7 @@ package struct VTParser: Sendable, Equatable {
   }
 
   /// Convenience for arrays and other contiguous byte collections.
-  package mutating func feed<H: VTHandler>(_ bytes: [UInt8], into handler: inout H) {
+  mutating func feed<H: VTHandler>(_ bytes: [UInt8], into handler: inout H) {
     bytes.withUnsafeBytes { feed($0, into: &handler) }
   }
 
@@ -178,7 +178,7 @@ package struct VTParser: Sendable, Equatable {
 
   /// Index of the first byte at or after `start` that is not printable ASCII (0x20...0x7E).
   @inline(__always)
-  package static func endOfPrintableRun(_ base: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int {
+  static func endOfPrintableRun(_ base: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int {
     endOfRange(0x20, 0x7E, base, from: start, end: end)
   }
 

@@ -1,8 +1,8 @@
 /// Turns a `Style` back into SGR parameters (the inverse of `selectGraphicRendition`).
-package enum SGRWriter {
+enum SGRWriter {
   /// SGR parameters that select `style` from a reset state (e.g. "1;38;5;196"); "0" for the
   /// plain style. `colonColors` writes extended colours in the ITU T.416 form (`38:5:196`).
-  package static func parameters(for style: Style, colonColors: Bool = false) -> String {
+  static func parameters(for style: Style, colonColors: Bool = false) -> String {
     var parts: [String] = []
     let a = style.attributes
     if a.contains(.bold) { parts.append("1") }

@@ -1,27 +1,27 @@
 extension TerminalState: VTHandler {
   @inline(__always)
-  package mutating func printASCII(_ run: UnsafeBufferPointer<UInt8>) { printASCIIRun(run) }
+  mutating func printASCII(_ run: UnsafeBufferPointer<UInt8>) { printASCIIRun(run) }
 
   @inline(__always)
-  package mutating func printText(_ input: inout TextInput) { printTextInput(&input) }
+  mutating func printText(_ input: inout TextInput) { printTextInput(&input) }
 
   @inline(__always)
-  package mutating func print(_ scalar: UInt32) { printScalar(scalar) }
+  mutating func print(_ scalar: UInt32) { printScalar(scalar) }
 
   @inline(__always)
-  package mutating func printScalars(_ run: UnsafeBufferPointer<UInt32>) { printScalarRun(run) }
+  mutating func printScalars(_ run: UnsafeBufferPointer<UInt32>) { printScalarRun(run) }
 
   // REP repeats only the graphic character printed immediately before it (xterm): every
   // control function — REP included, once it ran — leaves nothing to repeat.
 
-  package mutating func execute(_ control: UInt8) {
+  mutating func execute(_ control: UInt8) {
     joinNext = false
     lastPrinted = 0
     executeControl(control)
   }
 
   @inline(__always)
-  package mutating func csiDispatch(_ sequence: ControlSequence) {
+  mutating func csiDispatch(_ sequence: ControlSequence) {
     joinNext = false
     // After the sequence ran: REP reads the character first.
     defer { lastPrinted = 0 }
@@ -36,7 +36,7 @@ extension TerminalState: VTHandler {
   /// SGR by its parameter characters: a sequence seen before with the same pen is one lookup
   /// in the transition cache, without decoding. Everything else is decoded and dispatched.
   @inline(__always)
-  package mutating func csiDispatch(_ sequence: RawControlSequence) {
+  mutating func csiDispatch(_ sequence: RawControlSequence) {
     guard sequence.final == UInt8(ascii: "m") else {
       csiDispatch(sequence.decoded())
       return
@@ -47,18 +47,18 @@ extension TerminalState: VTHandler {
     selectGraphicRendition(cachedAs: key, raw: sequence)
   }
 
-  package mutating func escDispatch(intermediates: Intermediates, final: UInt8) {
+  mutating func escDispatch(intermediates: Intermediates, final: UInt8) {
     joinNext = false
     lastPrinted = 0
     escapeDispatch(intermediates, final)
   }
 
-  package mutating func oscDispatch(_ payload: [UInt8]) {
+  mutating func oscDispatch(_ payload: [UInt8]) {
     lastPrinted = 0
     operatingSystemCommand(payload)
   }
 
-  package mutating func dcsDispatch(_ sequence: ControlSequence, payload: [UInt8]) {
+  mutating func dcsDispatch(_ sequence: ControlSequence, payload: [UInt8]) {
     lastPrinted = 0
     // DECRQSS (DCS $ q … ST): report SGR and margins; anything else is answered "invalid".
     guard sequence.intermediates.isOnly(UInt8(ascii: "$")), sequence.final == UInt8(ascii: "q")

@@ -3,42 +3,42 @@
 ///
 /// It is the parser's handler (`VTHandler`): the parser says what the bytes are, this type
 /// decides what they do. Value type: copying a terminal is an O(1) copy-on-write snapshot.
-package struct TerminalState: Sendable {
-  package internal(set) var cols: Int
-  package internal(set) var rows: Int
+struct TerminalState: Sendable {
+  var cols: Int
+  var rows: Int
   /// The screen being drawn on (primary or alternate).
   var screen: Grid
   /// The other screen.
   var inactive: Grid
-  package internal(set) var isAlternateScreen = false
-  package internal(set) var cursor = Cursor()
+  var isAlternateScreen = false
+  var cursor = Cursor()
   /// DECSC slot of the active screen, and of the inactive one.
   var savedCursor: SavedCursor?
   var inactiveSavedCursor: SavedCursor?
-  package internal(set) var modes = TerminalModes.initial
-  package internal(set) var mouseTracking = MouseTracking.none
-  package internal(set) var mouseEncoding = MouseEncoding.default
-  package internal(set) var cursorShape = CursorShape.default
+  var modes = TerminalModes.initial
+  var mouseTracking = MouseTracking.none
+  var mouseEncoding = MouseEncoding.default
+  var cursorShape = CursorShape.default
   /// xterm's modifyOtherKeys level (XTMODKEYS, `CSI > 4 ; Pv m`), 0–2: how the terminal is
   /// asked to send modified keys (`InputEncoder` follows it).
-  package internal(set) var modifyOtherKeys: UInt8 = 0
-  package internal(set) var charsets = CharsetState()
+  var modifyOtherKeys: UInt8 = 0
+  var charsets = CharsetState()
   /// Scroll margins (inclusive, 0-based).
-  package internal(set) var marginTop = 0
-  package internal(set) var marginBottom: Int
-  package internal(set) var marginLeft = 0
-  package internal(set) var marginRight: Int
+  var marginTop = 0
+  var marginBottom: Int
+  var marginLeft = 0
+  var marginRight: Int
   var tabStops: [Bool]
-  package internal(set) var title = ""
-  package internal(set) var iconName = ""
-  package internal(set) var workingDirectory = ""
+  var title = ""
+  var iconName = ""
+  var workingDirectory = ""
   var styles = StyleTable()
   var clusters = ClusterTable()
   var hyperlinks: [Hyperlink] = []
   /// Table sizes that trigger the next compaction (see `compactTablesIfNeeded`).
   var compactionThresholds = TableThresholds()
   var hyperlinkIDs: [Hyperlink: UInt32] = [:]
-  package internal(set) var promptMarks: [PromptMark] = []
+  var promptMarks: [PromptMark] = []
   /// The last graphic character printed (for REP), as a cell content value.
   var lastPrinted: UInt32 = 0
   /// A ZWJ was just attached: the next wide character joins the same cell.
@@ -47,7 +47,7 @@ package struct TerminalState: Sendable {
   /// `Terminal.takeReplies()`; bounded so a flood of queries cannot grow memory.
   var replies: [UInt8] = []
   /// BEL count since creation.
-  package internal(set) var bellCount = 0
+  var bellCount = 0
   /// Set while `Terminal.feed(_:clipboard:events:)` runs: what happens is queued in `events`
   /// (replies too, instead of `replies`), and OSC 52 is reported when `clipboardEvents`.
   var recordsEvents = false
