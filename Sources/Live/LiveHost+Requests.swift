@@ -42,7 +42,7 @@ extension LiveHost {
   func catchUp(_ c: LiveConnection) {
     guard c.fellBehind && !c.hasQueuedOutput, let name = c.session, let s = sessions[name] else { return }
     c.fellBehind = false
-    c.send(Frame(.repaint, s.host.shadow.repaintSequence(), offset: s.outputBytes))
+    c.send(Frame(.repaint, s.host.repaint(scrollbackLines: 0), offset: s.outputBytes))
   }
 
   private func handle(_ frame: Frame, from c: LiveConnection) throws {
@@ -189,7 +189,7 @@ extension LiveHost {
       c.reply(reply)
       c.send(
         Frame(
-          .repaint, shadow.repaintSequence(scrollbackLines: request.scrollbackLines ?? 1000),
+          .repaint, session.host.repaint(scrollbackLines: request.scrollbackLines ?? 1000),
           offset: session.outputBytes))
     }
     c.drawsOnTerminal = reply.payload != AttachPayload.none

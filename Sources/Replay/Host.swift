@@ -90,7 +90,24 @@ public struct Host: Sendable {
       return try keyframePayload()
     case .keyframe:
       return try keyframePayload()
+    case .repaint:
+      return ReconnectPayload(
+        kind: .repaint, keyframe: [], tail: repaint(scrollbackLines: keyframeScrollback),
+        endOffset: ring.endOffset)
     }
+  }
+
+  /// The shadow's repaint for a terminal in any state (`Terminal.repaintSequence`), followed by
+  /// the bytes of a sequence or character the shadow's parser is in the middle of (from the
+  /// ring), so that what comes next means the same to the terminal as to the shadow.
+  public func repaint(scrollbackLines: Int) -> [UInt8] {
+    var bytes = shadow.repaintSequence(scrollbackLines: scrollbackLines)
+    if !shadow.parserIsIdle, let recent = ring.bytes(from: max(ring.startOffset, ring.endOffset - 65_536)),
+      let start = shadow.unfinishedInputStart(in: recent[...])
+    {
+      bytes += recent[start...]
+    }
+    return bytes
   }
 
   /// The latest keyframe whose following bytes are all still in the ring; otherwise one taken

@@ -12,15 +12,20 @@ public enum ReconnectStrategy: String, CaseIterable, Sendable {
   case resume
   /// The cheapest exact strategy: resume when possible, else keyframe.
   case auto
+  /// Reset and feed the shadow's repaint sequence (`Terminal.repaintSequence`), what
+  /// `reel attach` sends a real terminal: VT bytes, no snapshot, so it is exact for what a
+  /// VT stream carries and measured here for the rest.
+  case repaint
 }
 
 /// What the host sends on reconnect.
 public struct ReconnectPayload: Sendable {
-  public enum Kind: String, Sendable { case replay, keyframe, resume }
+  public enum Kind: String, Sendable { case replay, keyframe, resume, repaint }
   public var kind: Kind
   /// Snapshot bytes (zstd-compressed) for a keyframe payload.
   public var keyframe: [UInt8]
-  /// Raw output bytes to feed after the reset/keyframe.
+  /// Raw output bytes to feed after the reset/keyframe (for a repaint: its VT bytes, which
+  /// are not program output).
   public var tail: [UInt8]
   /// Absolute output offset the viewer is at after applying the payload.
   public var endOffset: Int

@@ -87,6 +87,20 @@ public struct Viewer: Sendable {
       exactFromLineID = restored.firstRetainedLineID
     case .resume:
       break
+    case .repaint:
+      // A fresh terminal fed the repaint, silently: none of it is program output.
+      terminal = Terminal(cols: terminal.cols, rows: terminal.rows, scrollback: terminal.scrollbackLimit)
+      terminal.feed(payload.tail)
+      _ = terminal.takeReplies()
+      exactFromLineID = terminal.firstRetainedLineID
+      renderedOffset = payload.endOffset
+      receivedOffset = payload.endOffset
+    }
+    if payload.kind == .repaint {
+      scrolledUp = 0
+      restoreReadingPosition(
+        wasScrolledUp: wasScrolledUp, rememberedID: rememberedID, ratio: ratio, restore: restore)
+      return rememberedID
     }
     // Bytes the viewer had already rendered are replayed silently (no bell, no replies);
     // only bytes beyond its old offset are new to the user.
@@ -102,6 +116,16 @@ public struct Viewer: Sendable {
     renderedOffset = payload.endOffset
     receivedOffset = payload.endOffset
     scrolledUp = 0
+    restoreReadingPosition(
+      wasScrolledUp: wasScrolledUp, rememberedID: rememberedID, ratio: ratio, restore: restore)
+    return rememberedID
+  }
+
+  /// Puts the reading position back after a reset: by line id when asked and still retained,
+  /// else by scroll ratio.
+  private mutating func restoreReadingPosition(
+    wasScrolledUp: Bool, rememberedID: Int?, ratio: Double, restore: ScrollRestore
+  ) {
     if wasScrolledUp {
       var restoredByID = false
       if restore == .lineID, let id = rememberedID {
@@ -117,6 +141,5 @@ public struct Viewer: Sendable {
       }
       scrolledUp = min(max(0, scrolledUp), maxScroll)
     }
-    return rememberedID
   }
 }

@@ -110,6 +110,26 @@ public struct Terminal: Sendable {
   /// True when the parser is between sequences and characters.
   public var parserIsIdle: Bool { parser.isInGround }
 
+  /// Where, in `recent` (the last bytes this terminal was fed, newest last), the sequence or
+  /// UTF-8 character its parser is in the middle of begins; nil when the parser is between
+  /// sequences or that start is not in `recent`. A repaint (`repaintSequence`) cannot carry a
+  /// half-read sequence, but these bytes can: fed after it, they put the other terminal's
+  /// parser where this one is, so the rest of the sequence means the same to both.
+  public func unfinishedInputStart(in recent: ArraySlice<UInt8>) -> Int? {
+    guard !parser.isInGround else { return nil }
+    if parser.state == .ground {
+      // A UTF-8 character: its lead byte is one of the last three.
+      var i = recent.endIndex
+      while i > recent.startIndex && recent.endIndex - i < 3 {
+        i -= 1
+        if recent[i] >= 0xC0 { return i }
+      }
+      return nil
+    }
+    // Every sequence starts with ESC, and an ESC always starts one: the last ESC.
+    return recent.lastIndex(of: 0x1B)
+  }
+
   // MARK: - Reading the screen
 
   public var cursor: Cursor { state.cursor }

@@ -9,7 +9,8 @@ final class SimulateCommandTests: XCTestCase {
     XCTAssertEqual(r.status, 0, r.stderr)
     let obj = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
     let results = obj["results"] as! [[String: Any]]
-    XCTAssertEqual(results.map { $0["strategy"] as? String }, ["naive", "keyframe", "resume", "auto"])
+    XCTAssertEqual(
+      results.map { $0["strategy"] as? String }, ["naive", "keyframe", "resume", "auto", "repaint"])
     for result in results {
       for key in [
         "reconnects", "consistent", "componentMismatches", "cellMismatchMean", "payloadBytesMean",

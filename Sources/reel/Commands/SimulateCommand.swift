@@ -57,7 +57,7 @@ struct SimulateCommand: ParsableCommand {
       strategies = ReconnectStrategy.allCases
     } else {
       guard let s = ReconnectStrategy(rawValue: strategy) else {
-        throw CLIError("unknown --strategy '\(strategy)' (use naive, keyframe, resume, auto or all)")
+        throw CLIError("unknown --strategy '\(strategy)' (use naive, keyframe, resume, auto, repaint or all)")
       }
       strategies = [s]
     }
