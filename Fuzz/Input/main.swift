@@ -8,11 +8,7 @@ import TerminalEmulator
 /// end, and nothing else — a paste can never end itself and turn into typed keys.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-  guard let data, size >= 8 else { return 0 }
-  var seed: UInt64 = 0
-  for k in 0..<8 { seed = seed << 8 | UInt64(data[k]) }
-  var random = FuzzRandom(seed: seed)
-  let input = Array(UnsafeBufferPointer(start: data + 8, count: size - 8))
+  guard var (random, input) = seededInput(data, size) else { return 0 }
 
   var whole = InputDecoder()
   let expected = merged(whole.decode(input) + whole.flush())

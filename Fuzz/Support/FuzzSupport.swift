@@ -12,6 +12,15 @@
 /// input, so what the fuzzer explores includes them and every run repeats exactly.
 public typealias FuzzRandom = SplitMix64
 
+/// A fuzz input read as a generator seeded by its first eight bytes (chunkings, sizes) and the
+/// rest; nil when the input is shorter than the seed.
+public func seededInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> (FuzzRandom, [UInt8])? {
+  guard let data, size >= 8 else { return nil }
+  var seed: UInt64 = 0
+  for k in 0..<8 { seed = seed << 8 | UInt64(data[k]) }
+  return (FuzzRandom(seed: seed), Array(UnsafeBufferPointer(start: data + 8, count: size - 8)))
+}
+
 /// A finding: print it and abort, which libFuzzer records as a crash with the input.
 public func fuzzFailure(_ message: String) -> Never {
   let line = Array("fuzz property failed: \(message)\n".utf8)

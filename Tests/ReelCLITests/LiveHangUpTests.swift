@@ -6,12 +6,8 @@ import XCTest
 /// `reel record`): a stopped job is continued so that it sees the SIGHUP, and handles it.
 extension LiveSessionTests {
   func testKillReachesAStoppedJob() throws {
-    let host = try startReel(["host"])
-    defer {
-      host.terminate()
-      host.waitUntilExit()
-    }
-    XCTAssertTrue(eventually { self.hostPid() == host.processIdentifier })
+    let host = try foregroundHost()
+    defer { stop(host) }
     let file = root.appendingPathComponent("hup.out").path
     // The program stops itself; its SIGHUP handler writes the file and exits 7.
     let (client, pid) = try attachedSession(

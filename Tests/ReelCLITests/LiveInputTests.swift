@@ -5,6 +5,19 @@ import XCTest
 /// Input to programs: the host queues it and writes it as each program reads, so a program
 /// that reads nothing neither loses keys nor slows another session.
 extension LiveSessionTests {
+  /// `reel host` in the foreground, holding the lock (stop it with `stop`).
+  func foregroundHost() throws -> Process {
+    let host = try startReel(["host"])
+    XCTAssertTrue(
+      eventually { self.hostPid() == host.processIdentifier }, "the foreground host never took the lock")
+    return host
+  }
+
+  func stop(_ host: Process) {
+    host.terminate()
+    host.waitUntilExit()
+  }
+
   /// Creates session `name` running `command` through a protocol client that stays attached
   /// (the keyboard holder); returns the client and the program's pid.
   func attachedSession(_ name: String, _ command: String) throws -> (LiveClient, pid_t) {
@@ -18,12 +31,8 @@ extension LiveSessionTests {
   }
 
   func testAProgramThatReadsNothingLosesNoInputAndStallsNoOtherSession() throws {
-    let host = try startReel(["host"])
-    defer {
-      host.terminate()
-      host.waitUntilExit()
-    }
-    XCTAssertTrue(eventually { self.hostPid() == host.processIdentifier })
+    let host = try foregroundHost()
+    defer { stop(host) }
     let file = root.appendingPathComponent("stalled.out").path
     let (stalledClient, pid) = try attachedSession("stalled", "stty raw -echo; exec cat > '\(file)'")
     let (echoClient, _) = try attachedSession("echo", "exec cat")

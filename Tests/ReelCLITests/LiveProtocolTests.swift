@@ -18,12 +18,8 @@ extension LiveSessionTests {
   }
 
   func testMinimalRequestsOfEveryOperation() throws {
-    let host = try startReel(["host"])
-    defer {
-      host.terminate()
-      host.waitUntilExit()
-    }
-    XCTAssertTrue(eventually { self.hostPid() == host.processIdentifier })
+    let host = try foregroundHost()
+    defer { stop(host) }
     XCTAssertEqual(try raw(#"{"version":2,"operation":"list"}"#).reply.sessions, [])
     // attach with a name only: /bin/sh at 80x24, repainted.
     let attached = try LiveClient.connect(SocketDirectory(environment: environment))
@@ -62,12 +58,8 @@ extension LiveSessionTests {
   /// client that resumes from an offset gets exactly the bytes from there; the terminal's
   /// restoration before `end` is not output.
   func testOutputOffsetsRepaintAndResume() throws {
-    let host = try startReel(["host"])
-    defer {
-      host.terminate()
-      host.waitUntilExit()
-    }
-    XCTAssertTrue(eventually { self.hostPid() == host.processIdentifier })
+    let host = try foregroundHost()
+    defer { stop(host) }
     let (first, _) = try attachedSession("offsets", "echo start; exec cat")
     let repaint = try XCTUnwrap(try first.next())
     XCTAssertEqual(repaint.type, .repaint)
