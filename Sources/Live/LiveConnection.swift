@@ -9,6 +9,10 @@
 final class LiveConnection {
   let id: Int
   let fd: Int32
+  /// What the listener that accepted it granted (the local socket: everything).
+  let capabilities: LiveCapabilities
+  /// The sessions it may use (nil: all).
+  let sessionScope: Set<String>?
   var reader = FrameReader()
   /// The session this connection is attached to or tails, once it is.
   var session: String? = nil
@@ -28,9 +32,11 @@ final class LiveConnection {
   /// Where each queued frame ends, so that an overflow drops whole frames only.
   private var frameEnds: [Int] = []
 
-  init(id: Int, fd: Int32) {
+  init(id: Int, fd: Int32, capabilities: LiveCapabilities = .all, sessionScope: Set<String>? = nil) {
     self.id = id
     self.fd = fd
+    self.capabilities = capabilities
+    self.sessionScope = sessionScope
   }
 
   var hasQueuedOutput: Bool { sent < queue.count }

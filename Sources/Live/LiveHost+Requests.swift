@@ -52,6 +52,8 @@ extension LiveHost {
       return
     }
     guard let session = sessions[name] else { return }
+    // Checked on every frame: what the connection was granted, not what it asked for.
+    guard c.capabilities.allows(frame.type) else { return }
     let holds = session.keyboardHolder == c.id
     switch frame.type {
     case .input where holds:
@@ -72,6 +74,11 @@ extension LiveHost {
         "client speaks protocol \(request.version), this host \(LiveProtocol.version); restart the host")
     }
     for name in request.names { try SessionName.validate(name) }
+    if let refusal = c.capabilities.refusal(
+      of: request, sessions: c.sessionScope, exists: { sessions[$0] != nil })
+    {
+      throw LiveError(refusal)
+    }
     switch request.operation {
     case .attach, .tail: try attach(c, request)
     case .list:

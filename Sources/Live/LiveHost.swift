@@ -199,7 +199,8 @@ public final class LiveHost {
       UnixSocket.setNonBlocking(fd)
       let id = nextConnectionID
       nextConnectionID += 1
-      connections[id] = LiveConnection(id: id, fd: fd)
+      // The user's own socket: every capability, every session.
+      connections[id] = LiveConnection(id: id, fd: fd, capabilities: .all)
     }
   }
 
