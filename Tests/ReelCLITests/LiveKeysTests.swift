@@ -84,7 +84,9 @@ extension LiveSessionTests {
 
     pane.send(
       "clear; \(reelPath) attach inner --force -c 'echo nested-ok; exec cat'; echo forced=$?", "Enter")
-    XCTAssertTrue(waitForScreen(pane, containing: "nested-ok"), pane.screen())
+    // The program's line, alone (the typed command holds the text too, and keys sent before
+    // the inner client is in raw mode would be flushed).
+    XCTAssertTrue(pane.wait { self.count(pane, "nested-ok") == 1 }, pane.screen())
     // The outer client passes Ctrl-] Ctrl-] on as one Ctrl-]; with d the inner one detaches.
     pane.send("C-]", "C-]", "d")
     XCTAssertTrue(waitForScreen(pane, containing: "forced=0"), pane.screen())
