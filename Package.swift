@@ -51,7 +51,7 @@ let package = Package(
       name: "RecordingTests", dependencies: ["Recording", "Playback", "TerminalEmulator", "TestSupport"]),
     .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
     .testTarget(name: "ReplayTests", dependencies: ["Replay", "Recording", "Playback", "TerminalEmulator"]),
-    .testTarget(name: "ReelCLITests", dependencies: ["reel", "Capture", "Live", "TerminalEmulator", "TestSupport"]),
+    .testTarget(name: "ReelCLITests", dependencies: ["reel", "Capture", "Live", "Replay", "TerminalEmulator", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

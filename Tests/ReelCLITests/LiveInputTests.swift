@@ -1,5 +1,6 @@
 import Foundation
 import Live
+import Replay
 import XCTest
 
 /// Input to programs: the host queues it and writes it as each program reads, so a program
@@ -45,7 +46,7 @@ extension LiveSessionTests {
     kill(pid, SIGSTOP)
     let seed = UInt64.random(in: 0...UInt64.max)
     print("testAProgramThatReadsNothingLosesNoInputAndStallsNoOtherSession: seed \(seed)")
-    var random = SplitMix(state: seed)
+    var random = SplitMix64(seed: seed)
     var sent: [UInt8] = []
     var refused: String? = nil
     var k = 0
@@ -53,7 +54,7 @@ extension LiveSessionTests {
     while refused == nil && k < 40 {
       let piece = (0..<60_000).map { _ in UInt8(0x21 + random.next() % 94) }
       let run = try ReelCLI.run(
-        ["send", "stalled", String(decoding: piece, as: UTF8.self)], environment: environment)
+        ["send", "stalled", "--", String(decoding: piece, as: UTF8.self)], environment: environment)
       if run.status == 0 {
         sent += piece
       } else {
@@ -77,17 +78,5 @@ extension LiveSessionTests {
     )
     XCTAssertEqual([UInt8](try Data(contentsOf: URL(fileURLWithPath: file))), sent)
     try reel(["kill", "stalled", "echo"])
-  }
-}
-
-/// SplitMix64, for the input's bytes (the seed is printed).
-struct SplitMix {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
