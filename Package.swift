@@ -42,7 +42,8 @@ let package = Package(
     .testTarget(
       name: "TerminalEmulatorTests", dependencies: ["TerminalEmulator"],
       exclude: [
-        "Conformance/libvterm-accepted.txt", "Conformance/alacritty-accepted.txt", "Conformance/xterm-screens.txt",
+        "Conformance/libvterm-accepted.txt", "Conformance/alacritty-accepted.txt",
+        "Conformance/xterm-screens.txt",
       ]
     ),
     // Shared test helpers (XCTest base classes); not part of any product.
@@ -51,7 +52,11 @@ let package = Package(
       name: "RecordingTests", dependencies: ["Recording", "Playback", "TerminalEmulator", "TestSupport"]),
     .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
     .testTarget(name: "ReplayTests", dependencies: ["Replay", "Recording", "Playback", "TerminalEmulator"]),
-    .testTarget(name: "ReelCLITests", dependencies: ["reel", "Capture", "Live", "Replay", "TerminalEmulator", "TestSupport"]),
+    // The live host through a test-double transport: real programs, no socket, no tmux.
+    .testTarget(name: "LiveTests", dependencies: ["Live", "TerminalEmulator"]),
+    .testTarget(
+      name: "ReelCLITests",
+      dependencies: ["reel", "Capture", "Live", "Replay", "TerminalEmulator", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )
@@ -72,7 +77,8 @@ if Context.environment["REEL_FUZZ"] != nil {
     .executableTarget(
       name: "fuzz-interop", dependencies: ["FuzzSupport", "Recording", "TerminalEmulator"],
       path: "Fuzz/Interop"),
-    .executableTarget(name: "fuzz-input", dependencies: ["FuzzSupport", "TerminalEmulator"], path: "Fuzz/Input"),
+    .executableTarget(
+      name: "fuzz-input", dependencies: ["FuzzSupport", "TerminalEmulator"], path: "Fuzz/Input"),
     .executableTarget(name: "fuzz-frames", dependencies: ["FuzzSupport", "Live"], path: "Fuzz/Frames"),
   ]
 }

@@ -137,7 +137,7 @@ struct HostCommand: ParsableCommand {
       var options = LiveHost.Options()
       options.exitWhenIdle = exitWhenIdle
       options.maxSessions = maxSessions < 0 ? nil : maxSessions
-      let host = LiveHost(directory: SocketDirectory(), options: options)
+      let host = try LiveHost(directory: SocketDirectory(), options: options)
       try host.bind()
       try host.run()
     }

@@ -13,22 +13,11 @@ import TerminalEmulator
 /// list, kill, send, history, detach); an attached keyboard holder then sends input, sizes and
 /// detach.
 extension LiveHost {
-  func readRequests(from c: LiveConnection, buffer: inout [UInt8]) {
-    let n = buffer.withUnsafeMutableBytes { read(c.fd, $0.baseAddress, $0.count) }
-    if n < 0 && (errno == EAGAIN || errno == EINTR) { return }
-    guard n > 0 else {
-      c.markClosed()
-      return
-    }
-    buffer.withUnsafeBytes { c.reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-    takeFrames(from: c)
-  }
-
   /// Handles the frames read from `c` so far, stopping while its session's input is full.
   func takeFrames(from c: LiveConnection) {
     do {
       // A connection on its way out (detached, answered) takes nothing more.
-      while !c.closed && !c.closeAfterFlush && !inputBlocked(c), let frame = try c.reader.next() {
+      while !c.closed && !c.closing && !inputBlocked(c), let frame = try c.transport.nextFrame() {
         try handle(frame, from: c)
       }
     } catch {
@@ -183,7 +172,6 @@ extension LiveHost {
     var reply = LiveReply(ok: true)
     reply.created = created
     reply.session = session.summary
-    let shadow = session.host.shadow
     if let offset = request.resumeOffset, let bytes = session.host.ring.bytes(from: offset) {
       reply.payload = .resume
       c.reply(reply)

@@ -23,6 +23,9 @@ public final class LiveHost {
     public var recordingRoot = RecordingDirectory.root()
     /// Seconds between SIGHUP and SIGKILL when a session is killed.
     public var killGrace: Double = 3
+    /// SIGTERM, SIGHUP and SIGINT stop the host (off for a host embedded in a process that
+    /// handles its own signals: it stops through `Inbox.stop`).
+    public var stopsOnSignals = true
     public init() {}
   }
 
@@ -45,9 +48,13 @@ public final class LiveHost {
   /// Bytes a client may have queued before it is dropped from the stream (and repainted).
   static let clientQueueLimit = 8 << 20
 
-  public init(directory: SocketDirectory, options: Options) {
+  /// What other threads hand this host (connections, wake-ups, a stop).
+  public let inbox: Inbox
+
+  public init(directory: SocketDirectory, options: Options) throws {
     self.directory = directory
     self.options = options
+    inbox = try Inbox()
   }
 
   deinit {
@@ -81,15 +88,19 @@ public final class LiveHost {
     listener = try UnixSocket.listen(at: directory.socketPath)
   }
 
-  /// Serves until told to stop (SIGTERM, SIGHUP, SIGINT: every session is hung up and its
-  /// recording closed) or, with `exitWhenIdle`, until the last session ended.
+  /// Serves until told to stop (SIGTERM, SIGHUP, SIGINT, `Inbox.stop`: every session is hung
+  /// up and its recording closed) or, with `exitWhenIdle`, until the last session ended. A
+  /// host that was not bound serves only the connections its inbox admits.
   public func run() throws {
     signal(SIGPIPE, SIG_IGN)
-    TerminationRequest.install()
-    var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    if options.stopsOnSignals { TerminationRequest.install() }
     while true {
-      if let sig = TerminationRequest.signal {
+      if options.stopsOnSignals, let sig = TerminationRequest.signal {
         stopAll(reason: "host stopped by signal \(sig)")
+        return
+      }
+      if let reason = inbox.stopRequested {
+        stopAll(reason: reason)
         return
       }
       // waitpid for every session on every turn would be one more system call per PTY read:
@@ -107,56 +118,92 @@ public final class LiveHost {
       }
       // Its socket removed (the directory deleted): no client can reach the sessions any
       // more, so they are hung up rather than left running unreachable.
-      if !socketStillOurs() {
+      if listener >= 0 && !socketStillOurs() {
         stopAll(reason: "socket \(directory.socketPath) removed")
         return
       }
       if options.exitWhenIdle && sessions.isEmpty && connections.isEmpty
         && (everHadSession || LiveSession.now() - started > 10_000_000)
       {
-        unlink(directory.socketPath)
+        if listener >= 0 { unlink(directory.socketPath) }
         return
       }
-      var fds: [pollfd] = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
-      var owners: [PollOwner] = [.listener]
-      for (name, session) in sessions where !session.outputClosed {
-        fds.append(pollfd(fd: session.pump.wakeFD, events: Int16(POLLIN), revents: 0))
-        owners.append(.session(name))
-      }
-      for (name, session) in sessions where session.pendingInputCount > 0 {
-        fds.append(pollfd(fd: session.terminal.controller, events: Int16(POLLOUT), revents: 0))
-        owners.append(.sessionInput(name))
-      }
-      for (id, connection) in connections {
-        var events = inputBlocked(connection) ? Int16(0) : Int16(POLLIN)
-        if connection.hasQueuedOutput { events |= Int16(POLLOUT) }
-        fds.append(pollfd(fd: connection.fd, events: events, revents: 0))
-        owners.append(.connection(id))
-      }
-      let ready = poll(&fds, nfds_t(fds.count), 200)
-      if ready < 0 && errno != EINTR { throw LiveError("poll: \(String(cString: strerror(errno)))") }
-      guard ready > 0 else { continue }
-      for (i, pfd) in fds.enumerated() where pfd.revents != 0 {
-        switch owners[i] {
-        case .listener: acceptClients()
-        case .session(let name): if let s = sessions[name] { takeOutput(of: s) }
-        case .sessionInput(let name):
-          guard let s = sessions[name] else { continue }
-          flushInput(of: s)
-          // Keys a blocked keyboard holder sent meanwhile are taken now.
-          if let id = s.keyboardHolder, let c = connections[id], !inputBlocked(c) { takeFrames(from: c) }
-        case .connection(let id):
-          guard let c = connections[id] else { continue }
-          if pfd.revents & Int16(POLLOUT) != 0 {
-            c.flush()
-            catchUp(c)
-          }
-          if pfd.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { readRequests(from: c, buffer: &buffer) }
-          if c.closed { drop(c) }
-        }
-      }
-      for c in connections.values where c.closed { drop(c) }
+      try waitAndServe()
     }
+  }
+
+  /// One `poll` over the inbox, the listener, the sessions' pumps and terminals and the
+  /// polled transports, and what each ready one asks for.
+  private func waitAndServe() throws {
+    var fds: [pollfd] = [pollfd(fd: inbox.wakeFD, events: Int16(POLLIN), revents: 0)]
+    var owners: [PollOwner] = [.inbox]
+    if listener >= 0 {
+      fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
+      owners.append(.listener)
+    }
+    for (name, session) in sessions where !session.outputClosed {
+      fds.append(pollfd(fd: session.pump.wakeFD, events: Int16(POLLIN), revents: 0))
+      owners.append(.session(name))
+    }
+    for (name, session) in sessions where session.pendingInputCount > 0 {
+      fds.append(pollfd(fd: session.terminal.controller, events: Int16(POLLOUT), revents: 0))
+      owners.append(.sessionInput(name))
+    }
+    for (id, connection) in connections {
+      guard let request = connection.transport.pollRequest(wantsInput: !inputBlocked(connection)) else {
+        continue
+      }
+      fds.append(request)
+      owners.append(.connection(id))
+    }
+    let ready = poll(&fds, nfds_t(fds.count), 200)
+    if ready < 0 && errno != EINTR { throw LiveError("poll: \(String(cString: strerror(errno)))") }
+    guard ready > 0 else { return }
+    for (i, pfd) in fds.enumerated() where pfd.revents != 0 {
+      switch owners[i] {
+      case .inbox: takeInbox()
+      case .listener: acceptClients()
+      case .session(let name): if let s = sessions[name] { takeOutput(of: s) }
+      case .sessionInput(let name):
+        guard let s = sessions[name] else { continue }
+        flushInput(of: s)
+        // Keys a blocked keyboard holder sent meanwhile are taken now.
+        if let id = s.keyboardHolder, let c = connections[id], !inputBlocked(c) { takeFrames(from: c) }
+      case .connection(let id):
+        guard let c = connections[id] else { continue }
+        c.transport.serviceReady(pfd.revents)
+        serve(c)
+      }
+    }
+    for c in connections.values where c.closed { drop(c) }
+  }
+
+  /// After its transport did what was ready: the frames it brought, a repaint when it caught
+  /// up, its end when it closed.
+  private func serve(_ c: LiveConnection) {
+    takeFrames(from: c)
+    catchUp(c)
+    if c.closed { drop(c) }
+  }
+
+  /// New connections from other threads' listeners, and a turn for every transport that is
+  /// not polled (its thread woke the host: something arrived, drained or closed).
+  private func takeInbox() {
+    let (arrivals, _) = inbox.take()
+    for arrival in arrivals {
+      add(arrival.transport, capabilities: arrival.capabilities, sessionScope: arrival.sessionScope)
+    }
+    for c in Array(connections.values) where c.transport.pollRequest(wantsInput: true) == nil {
+      serve(c)
+    }
+  }
+
+  private func add(_ transport: any LiveTransport, capabilities: LiveCapabilities, sessionScope: Set<String>?)
+  {
+    let id = nextConnectionID
+    nextConnectionID += 1
+    connections[id] = LiveConnection(
+      id: id, transport: transport, capabilities: capabilities, sessionScope: sessionScope)
   }
 
   private var socketIdentity: (dev: UInt64, ino: UInt64)? = nil
@@ -180,6 +227,7 @@ public final class LiveHost {
   }
 
   private enum PollOwner {
+    case inbox
     case listener
     case session(String)
     case sessionInput(String)
@@ -197,10 +245,9 @@ public final class LiveHost {
         continue
       }
       UnixSocket.setNonBlocking(fd)
-      let id = nextConnectionID
-      nextConnectionID += 1
+      UnixSocket.setNoSignal(fd)
       // The user's own socket: every capability, every session.
-      connections[id] = LiveConnection(id: id, fd: fd, capabilities: .all)
+      add(UnixSocketTransport(fd: fd), capabilities: .all, sessionScope: nil)
     }
   }
 
@@ -348,17 +395,17 @@ public final class LiveHost {
     }
     for session in Array(sessions.values) { end(session, status: 128 + SIGKILL, reason: .hostStopped) }
     for c in connections.values {
-      c.flushBlocking()
-      close(c.fd)
+      c.transport.flushBeforeStopping()
+      c.transport.close()
     }
     connections = [:]
-    unlink(directory.socketPath)
+    if listener >= 0 { unlink(directory.socketPath) }
   }
 
   func drop(_ connection: LiveConnection) {
     guard connections[connection.id] != nil else { return }
     connections[connection.id] = nil
-    close(connection.fd)
+    connection.transport.close()
     for session in sessions.values {
       if session.keyboardHolder == connection.id { session.keyboardHolder = nil }
       session.viewers.remove(connection.id)

@@ -4,9 +4,15 @@ import Foundation
 #if canImport(Glibc)
   import Glibc
   private let streamSocket = Int32(SOCK_STREAM.rawValue)
+  private let systemListen = Glibc.listen
+  private let systemConnect = Glibc.connect
+  private let systemClose = Glibc.close
 #elseif canImport(Darwin)
   import Darwin
   private let streamSocket = SOCK_STREAM
+  private let systemListen = Darwin.listen
+  private let systemConnect = Darwin.connect
+  private let systemClose = Darwin.close
 #endif
 
 /// Unix stream sockets, the host's and the clients' transport, with errors as one-line
@@ -41,7 +47,7 @@ enum UnixSocket {
         bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
       }
     }
-    guard bound == 0, Glibc.listen(fd, 64) == 0 else {
+    guard bound == 0, systemListen(fd, 64) == 0 else {
       let message = String(cString: strerror(errno))
       close(fd)
       throw LiveError("\(path): cannot listen (\(message))")
@@ -61,7 +67,7 @@ enum UnixSocket {
     guard fd >= 0 else { throw .refused("cannot create a socket: \(String(cString: strerror(errno)))") }
     let r = withUnsafePointer(to: &a) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        systemConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
       }
     }
     if r != 0 {
@@ -71,6 +77,7 @@ enum UnixSocket {
       throw .refused("\(path): cannot connect (\(String(cString: strerror(e))))")
     }
     setCloseOnExec(fd)
+    setNoSignal(fd)
     return fd
   }
 
@@ -87,11 +94,31 @@ enum UnixSocket {
 
   static func setCloseOnExec(_ fd: Int32) { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
 
+  /// `send` flags that keep a write to a closed peer from raising SIGPIPE (Linux; elsewhere
+  /// `SO_NOSIGPIPE` is set on the socket by `setNoSignal`).
+  #if os(Linux)
+    static let noSignal = Int32(MSG_NOSIGNAL)
+  #else
+    static let noSignal: Int32 = 0
+  #endif
+
+  /// Marks a socket so that writing to a closed peer fails with EPIPE instead of SIGPIPE
+  /// where `send` has no flag for it.
+  static func setNoSignal(_ fd: Int32) {
+    #if !os(Linux)
+      var on: Int32 = 1
+      _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+    #endif
+  }
+
+  /// `close(2)`, for types with a `close()` of their own.
+  static func closeDescriptor(_ fd: Int32) { _ = systemClose(fd) }
+
   /// Writes all of `bytes` to a blocking descriptor.
   static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
     var offset = 0
     while offset < bytes.count {
-      let n = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      let n = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, noSignal) }
       if n < 0 {
         if errno == EINTR { continue }
         throw LiveError("the connection to the host broke (\(String(cString: strerror(errno))))")

@@ -1,0 +1,55 @@
+/// What the host knows of one client connection, whatever transport carries it: what it was
+/// granted, what it is attached to, and whether it fell behind. Frames go out through its
+/// transport's bounded queue, never blocking the host.
+final class LiveConnection {
+  let id: Int
+  let transport: any LiveTransport
+  /// What the listener that accepted it granted (the local socket: everything).
+  let capabilities: LiveCapabilities
+  /// The sessions it may use (nil: all).
+  let sessionScope: Set<String>?
+  /// The session this connection is attached to or tails, once it is.
+  var session: String? = nil
+  /// Attached or tailing: output frames go to it.
+  var streaming = false
+  /// The client's terminal got a repaint (and so gets the exit sequence when it leaves).
+  var drawsOnTerminal = false
+  /// Its queue overflowed: output is not sent until it drained and got a repaint.
+  var fellBehind = false
+  /// `reel kill`: sessions it still waits for.
+  var pendingKills = 0
+  /// The host said its last word (detached, answered): no more frames are taken from it.
+  private(set) var closing = false
+
+  init(
+    id: Int, transport: any LiveTransport, capabilities: LiveCapabilities = .all,
+    sessionScope: Set<String>? = nil
+  ) {
+    self.id = id
+    self.transport = transport
+    self.capabilities = capabilities
+    self.sessionScope = sessionScope
+  }
+
+  var closed: Bool { transport.isClosed }
+  var hasQueuedOutput: Bool { transport.queuedBytes > 0 }
+
+  /// Queues `frame`; false (and every other not yet started frame dropped) when the queue
+  /// would exceed `limit`. Output is skipped while the client is behind.
+  @discardableResult
+  func send(_ frame: Frame, limit: Int = Int.max) -> Bool {
+    guard !closed else { return false }
+    if fellBehind && frame.type == .output { return true }
+    return transport.enqueue(frame, limit: limit)
+  }
+
+  func reply(_ reply: LiveReply) {
+    if let frame = try? Frame(.reply, json: reply) { send(frame) }
+  }
+
+  /// Closes once everything queued is written.
+  func closeWhenFlushed() {
+    closing = true
+    transport.finish()
+  }
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+extension LiveHost {
+  /// What other threads hand the host, which runs on one thread of its own: connections a
+  /// listener accepted (a WebSocket server on its event loop), wake-ups from transports that
+  /// are not polled (a frame arrived, a queue drained, a peer left), a request to stop. Its
+  /// pipe is one of the descriptors the host's `poll` waits on, as each session's
+  /// `OutputPump` is: the host never polls another thread's sockets and never blocks on it.
+  public final class Inbox: @unchecked Sendable {
+    struct Arrival {
+      let transport: any LiveTransport
+      let capabilities: LiveCapabilities
+      let sessionScope: Set<String>?
+    }
+
+    private let lock = NSLock()
+    private var arrivals: [Arrival] = []
+    private var stopReason: String? = nil
+    private var pipeEnds: [Int32] = [-1, -1]
+
+    init() throws {
+      guard pipe(&pipeEnds) == 0 else {
+        throw LiveError("cannot create a pipe (\(String(cString: strerror(errno))))")
+      }
+      for end in pipeEnds {
+        _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+      }
+    }
+
+    deinit { for end in pipeEnds { UnixSocket.closeDescriptor(end) } }
+
+    /// Readable when the host has something to take.
+    var wakeFD: Int32 { pipeEnds[0] }
+
+    /// Hands the host a connection its listener accepted, with what the listener grants it
+    /// (and, when `sessions` is not nil, only on those sessions). From any thread.
+    public func admit(
+      _ transport: any LiveTransport & Sendable, capabilities: LiveCapabilities, sessions: Set<String>? = nil
+    ) {
+      lock.withLock {
+        arrivals.append(Arrival(transport: transport, capabilities: capabilities, sessionScope: sessions))
+      }
+      wake()
+    }
+
+    /// Makes the host look at its transports that are not polled. From any thread; cheap
+    /// when the host is already awake (one byte in a pipe that may be full).
+    public func wake() {
+      var byte: UInt8 = 1
+      _ = write(pipeEnds[1], &byte, 1)
+    }
+
+    /// Asks the host to stop as on SIGTERM: every session is hung up and its recording
+    /// closed, every client told. From any thread.
+    public func stop(reason: String) {
+      lock.withLock { if stopReason == nil { stopReason = reason } }
+      wake()
+    }
+
+    /// Empties the pipe and hands over what arrived.
+    func take() -> (arrivals: [Arrival], stopReason: String?) {
+      var drain = [UInt8](repeating: 0, count: 256)
+      while read(pipeEnds[0], &drain, drain.count) > 0 {}
+      return lock.withLock {
+        defer { arrivals.removeAll() }
+        return (arrivals, stopReason)
+      }
+    }
+
+    var stopRequested: String? { lock.withLock { stopReason } }
+  }
+}

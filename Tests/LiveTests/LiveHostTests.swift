@@ -1,0 +1,233 @@
+import Foundation
+import Live
+import TerminalEmulator
+import XCTest
+
+/// The host through the test-double transport: real programs on real pseudo-terminals, no
+/// socket, no tmux, no fixed waits (every wait is on a condition, with a time-out).
+final class LiveHostTests: XCTestCase {
+  private var running: RunningHost!
+
+  override func setUpWithError() throws {
+    running = try RunningHost()
+  }
+
+  override func tearDown() {
+    running.stop()
+    running = nil
+  }
+
+  func testListAnswersAndCloses() throws {
+    let client = running.connect()
+    try client.request(LiveRequest(.list))
+    let reply = try XCTUnwrap(client.reply())
+    XCTAssertTrue(reply.ok)
+    XCTAssertEqual(reply.sessions, [])
+    XCTAssertNotNil(client.wait { _, closed in closed ? true : nil }, "closed after the answer")
+  }
+
+  func testAttachRepaintsThenStreamsContiguousOffsets() throws {
+    let client = running.connect()
+    try client.request(attach("echo", ["/bin/cat"]))
+    let reply = try XCTUnwrap(client.reply())
+    XCTAssertTrue(reply.ok, reply.error ?? "")
+    XCTAssertEqual(reply.created, true)
+    XCTAssertEqual(reply.payload, .repaint)
+    client.send(Frame(.input, Array("hello\r".utf8)))
+    // The terminal echoes the line, then cat writes it back.
+    let screen = try XCTUnwrap(
+      client.wait { frames, _ in
+        let screen = Screen(frames)
+        return screen.lines.prefix(2) == ["hello", "hello"] ? screen : nil
+      }, "the client's screen: \(Screen(client.frames).lines.prefix(3))")
+    XCTAssertEqual(screen.gaps, [], "every output frame starts where the one before ended")
+    XCTAssertEqual(screen.repaints, 1)
+  }
+
+  func testGarbageFirstIsRefusedInOneLineAndClosed() throws {
+    let client = running.connect()
+    client.send(bytes: [0xEE, 1, 0, 0, 0, 0])
+    let reply = try XCTUnwrap(client.reply())
+    XCTAssertFalse(reply.ok)
+    XCTAssertEqual(reply.error, "unknown message type 238 (not a reel 2 peer?)")
+    XCTAssertNotNil(client.wait { _, closed in closed ? true : nil })
+  }
+
+  func testScopedReadOnlyConnectionCannotTypeOrCreate() throws {
+    let owner = running.connect()
+    try owner.request(attach("shared", ["/bin/cat"]))
+    XCTAssertEqual(try owner.reply()?.ok, true)
+
+    let stranger = running.connect(capabilities: .readOnly, sessions: ["shared"])
+    try stranger.request(attach("other", ["/bin/cat"]))
+    XCTAssertEqual(try stranger.reply()?.error, "this connection may not use session other")
+
+    let watcher = running.connect(capabilities: .readOnly, sessions: ["shared"])
+    var request = attach("shared", ["/bin/cat"])
+    request.readOnly = true
+    try watcher.request(request)
+    XCTAssertEqual(try watcher.reply()?.ok, true)
+    // Keys from a connection without `type` never reach the program; the owner's do.
+    watcher.send(Frame(.input, Array("intruder\r".utf8)))
+    owner.send(Frame(.input, Array("owner\r".utf8)))
+    let seen = try XCTUnwrap(
+      watcher.wait { frames, _ in
+        let screen = Screen(frames)
+        return screen.lines.contains("owner") ? screen : nil
+      })
+    XCTAssertFalse(seen.lines.contains { $0.contains("intruder") }, "\(seen.lines)")
+  }
+
+  func testClientThatFellBehindIsRepaintedOnceItDrained() throws {
+    // The client reads nothing while the program writes more than the host queues for it.
+    let client = running.connect(paused: true)
+    let script = "head -c 9000000 /dev/zero | tr '\\0' x; printf '\\r\\ndone\\r\\n'; exec cat"
+    try client.request(attach("flood", ["/bin/sh", "-c", script]))
+    XCTAssertTrue(client.waitForOverflow(), "the host's queue for the client overflowed")
+    client.resume()
+    let screen = try XCTUnwrap(
+      client.wait { frames, _ in
+        let screen = Screen(frames)
+        return screen.repaints == 2 && screen.lines.contains("done") ? screen : nil
+      }, "a catch-up repaint, then the end of the flood")
+    XCTAssertEqual(screen.gaps, [], "output after the catch-up follows on from its offset")
+    // Output was dropped before the catch-up: what arrived covers less than it stands for.
+    let frames = client.frames
+    let catchUp = try XCTUnwrap(frames.lastIndex { $0.type == .repaint })
+    let outputBefore = frames[..<catchUp].filter { $0.type == .output }.map(\.payload.count).reduce(0, +)
+    XCTAssertLessThan(outputBefore, try XCTUnwrap(frames[catchUp].offset))
+    XCTAssertGreaterThan(try XCTUnwrap(frames[catchUp].offset), 8 << 20)
+    XCTAssertEqual(frames.first?.type, .reply, "the reply was kept when output was dropped")
+    XCTAssertTrue(screen.lines.contains { $0.hasPrefix("xxxxxxxx") })
+  }
+
+  func testStoppedReaderHoldsItsKeysWithoutSlowingAnotherSession() throws {
+    // A program that stopped before reading: its input fills the host's queue.
+    let stuck = running.connect()
+    try stuck.request(attach("stuck", ["/bin/sh", "-c", "kill -STOP $$; cat > /dev/null"]))
+    let pid = try XCTUnwrap(try stuck.reply()?.session?.pid)
+    let chunk = [UInt8](repeating: UInt8(ascii: "k"), count: 64 << 10)
+    for _ in 0..<32 { stuck.send(Frame(.input, chunk)) }
+
+    let other = running.connect()
+    try other.request(attach("lively", ["/bin/cat"]))
+    XCTAssertEqual(try other.reply()?.ok, true)
+    other.send(Frame(.input, Array("ping\r".utf8)))
+    XCTAssertNotNil(
+      other.wait { frames, _ in Screen(frames).lines.prefix(2) == ["ping", "ping"] ? true : nil },
+      "the other session answers while the first does not read")
+    // The host took about its input limit and left the rest in the client's transport.
+    XCTAssertGreaterThan(stuck.unread, 512 << 10)
+
+    // Once the program reads, the keys it was sent follow.
+    XCTAssertEqual(kill(pid, SIGCONT), 0)
+    XCTAssertNotNil(waitUntil { stuck.unread == 0 }, "every key reached the program")
+  }
+
+  func testTakeOverEndsTheFirstAttachmentWithTakenOver() throws {
+    let first = running.connect()
+    try first.request(attach("desk", ["/bin/cat"]))
+    XCTAssertEqual(try first.reply()?.ok, true)
+    let second = running.connect()
+    try second.request(attach("desk", ["/bin/cat"]))
+    XCTAssertEqual(try second.reply()?.created, false)
+    let end = try XCTUnwrap(
+      first.wait { frames, closed in
+        closed ? frames.last.flatMap { try? $0.decode(LiveEnd.self) } : nil
+      })
+    XCTAssertEqual(end.reason, .takenOver)
+    XCTAssertEqual(first.frames.dropLast().last?.type, .restore, "the terminal is given back before the end")
+  }
+
+  // MARK: - Helpers
+
+  private func attach(_ name: String, _ command: [String]) -> LiveRequest {
+    var request = LiveRequest(.attach, names: [name])
+    request.command = command
+    request.cols = 40
+    request.rows = 10
+    request.environment = ["TERM=xterm-256color", "PATH=/usr/bin:/bin"]
+    return request
+  }
+
+  private func waitUntil(timeout: Double = 20, _ condition: () -> Bool) -> Bool? {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while Date() < deadline {
+      if condition() { return true }
+      usleep(10_000)
+    }
+    return condition() ? true : nil
+  }
+}
+
+/// A host on a thread of its own, recording under a scratch directory; stopped through its
+/// inbox.
+final class RunningHost: @unchecked Sendable {
+  let host: LiveHost
+  private let root: String
+  private let finished = DispatchSemaphore(value: 0)
+
+  init() throws {
+    root = NSTemporaryDirectory() + "reel-live-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    var options = LiveHost.Options()
+    options.recordingRoot = root + "/recordings"
+    options.stopsOnSignals = false
+    options.killGrace = 1
+    host = try LiveHost(directory: SocketDirectory(path: root + "/socket"), options: options)
+    let thread = Thread { [self] in
+      do { try host.run() } catch { XCTFail("host: \(error)") }
+      finished.signal()
+    }
+    thread.name = "reel-test-host"
+    thread.start()
+  }
+
+  func connect(
+    capabilities: LiveCapabilities = .all, sessions: Set<String>? = nil, paused: Bool = false
+  ) -> MemoryTransport {
+    let transport = MemoryTransport(inbox: host.inbox, paused: paused)
+    host.inbox.admit(transport, capabilities: capabilities, sessions: sessions)
+    return transport
+  }
+
+  func stop() {
+    host.inbox.stop(reason: "test over")
+    XCTAssertEqual(finished.wait(timeout: .now() + 20), .success, "the host stopped")
+    try? FileManager.default.removeItem(atPath: root)
+  }
+}
+
+extension MemoryTransport {
+  /// The host's reply to the request (the first reply frame), waited for.
+  func reply() throws -> LiveReply? {
+    try wait { frames, closed in frames.first { $0.type == .reply } }?.decode(LiveReply.self)
+  }
+}
+
+/// What a client's terminal shows after the repaint and output frames it got, and how the
+/// stream looked: offsets that did not follow on (`gaps`), repaints.
+struct Screen {
+  var lines: [String] = []
+  var gaps: [Int] = []
+  var repaints = 0
+
+  init(_ frames: [Frame], cols: Int = 40, rows: Int = 10) {
+    var terminal = Terminal(cols: cols, rows: rows)
+    var next: Int? = nil
+    for frame in frames {
+      switch frame.type {
+      case .repaint:
+        repaints += 1
+        terminal.feed(frame.payload)
+        next = frame.offset
+      case .output:
+        if let expected = next, frame.offset != expected { gaps.append(frame.offset ?? -1) }
+        terminal.feed(frame.payload)
+        next = (frame.offset ?? 0) + frame.payload.count
+      default: break
+      }
+    }
+    lines = terminal.screenLines()
+  }
+}
