@@ -9,7 +9,7 @@ let package = Package(
     .library(name: "Recording", targets: ["Recording"]),
     .library(name: "Capture", targets: ["Capture"]),
     .library(name: "Playback", targets: ["Playback"]),
-    .library(name: "Replay", targets: ["Replay"]),
+    .library(name: "Reconnect", targets: ["Reconnect"]),
     .library(name: "Live", targets: ["Live"]),
     .executable(name: "reel", targets: ["reel"]),
   ],
@@ -28,14 +28,14 @@ let package = Package(
     .target(name: "Capture", dependencies: ["CPTY"]),
     // Between the format and the engine: replaying recordings into terminals.
     .target(name: "Playback", dependencies: ["Recording", "TerminalEmulator"]),
-    .target(name: "Replay", dependencies: ["TerminalEmulator", "Recording"]),
+    .target(name: "Reconnect", dependencies: ["TerminalEmulator", "Recording"]),
     // Live sessions: the host that owns the programs' PTYs, its protocol, and its clients.
     .target(
-      name: "Live", dependencies: ["CPTY", "Capture", "Recording", "Playback", "Replay", "TerminalEmulator"]),
+      name: "Live", dependencies: ["CPTY", "Capture", "Recording", "Playback", "Reconnect", "TerminalEmulator"]),
     .executableTarget(
       name: "reel",
       dependencies: [
-        "TerminalEmulator", "Recording", "Playback", "Capture", "Replay", "Live",
+        "TerminalEmulator", "Recording", "Playback", "Capture", "Reconnect", "Live",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -51,12 +51,12 @@ let package = Package(
     .testTarget(
       name: "RecordingTests", dependencies: ["Recording", "Playback", "TerminalEmulator", "TestSupport"]),
     .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
-    .testTarget(name: "ReplayTests", dependencies: ["Replay", "Recording", "Playback", "TerminalEmulator"]),
+    .testTarget(name: "ReconnectTests", dependencies: ["Reconnect", "Recording", "Playback", "TerminalEmulator"]),
     // The live host through a test-double transport: real programs, no socket, no tmux.
     .testTarget(name: "LiveTests", dependencies: ["Live", "TerminalEmulator"]),
     .testTarget(
       name: "ReelCLITests",
-      dependencies: ["reel", "Capture", "Live", "Replay", "TerminalEmulator", "TestSupport"]),
+      dependencies: ["reel", "Capture", "Live", "Reconnect", "TerminalEmulator", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )
@@ -65,7 +65,7 @@ let package = Package(
 // sanitizer flags: a plain `swift build` or `swift test` never sees them.
 if Context.environment["REEL_FUZZ"] != nil {
   package.targets += [
-    .target(name: "FuzzSupport", dependencies: ["Replay"], path: "Fuzz/Support"),
+    .target(name: "FuzzSupport", dependencies: ["Reconnect"], path: "Fuzz/Support"),
     .executableTarget(
       name: "fuzz-terminal", dependencies: ["FuzzSupport", "TerminalEmulator"], path: "Fuzz/Terminal"),
     .executableTarget(

@@ -1,4 +1,4 @@
-@_exported import Replay
+@_exported import Reconnect
 
 #if canImport(Glibc)
   import Glibc

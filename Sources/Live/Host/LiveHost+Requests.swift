@@ -31,7 +31,7 @@ extension LiveHost {
   func catchUp(_ c: LiveConnection) {
     guard c.fellBehind && !c.hasQueuedOutput, let name = c.session, let s = sessions[name] else { return }
     c.fellBehind = false
-    c.send(Frame(.repaint, s.host.repaint(scrollbackLines: 0), offset: s.outputBytes))
+    c.send(Frame(.repaint, s.mirror.repaint(scrollbackLines: 0), offset: s.outputBytes))
   }
 
   private func handle(_ frame: Frame, from c: LiveConnection) throws {
@@ -104,12 +104,12 @@ extension LiveHost {
       let session = try existing(request)
       var reply = LiveReply(ok: true)
       reply.session = session.summary
-      reply.snapshot = Data(try Zstd.compress(session.host.shadow.snapshot(), level: 1))
+      reply.snapshot = Data(try Zstd.compress(session.mirror.shadow.snapshot(), level: 1))
       c.reply(reply)
       c.closeWhenFlushed()
     case .detach:
       let session = try existing(request)
-      for id in session.viewers.union(session.keyboardHolder.map { [$0] } ?? []) {
+      for id in session.readOnlyClients.union(session.keyboardHolder.map { [$0] } ?? []) {
         if let other = connections[id] { release(other, from: session, end: LiveEnd(.detached)) }
       }
       c.reply(LiveReply(ok: true))
@@ -165,14 +165,14 @@ extension LiveHost {
       session.keyboardHolder = c.id
       if let cols = request.cols, let rows = request.rows { session.resize(LiveSize(cols: cols, rows: rows)) }
     } else {
-      session.viewers.insert(c.id)
+      session.readOnlyClients.insert(c.id)
     }
     c.session = name
     c.streaming = true
     var reply = LiveReply(ok: true)
     reply.created = created
     reply.session = session.summary
-    if let offset = request.resumeOffset, let bytes = session.host.ring.bytes(from: offset) {
+    if let offset = request.resumeOffset, let bytes = session.mirror.recent.bytes(from: offset) {
       reply.payload = .resume
       c.reply(reply)
       c.send(Frame(.output, bytes, offset: offset))
@@ -184,7 +184,7 @@ extension LiveHost {
       c.reply(reply)
       c.send(
         Frame(
-          .repaint, session.host.repaint(scrollbackLines: request.scrollbackLines ?? 1000),
+          .repaint, session.mirror.repaint(scrollbackLines: request.scrollbackLines ?? 1000),
           offset: session.outputBytes))
     }
     c.drawsOnTerminal = reply.payload != AttachPayload.none
@@ -197,8 +197,8 @@ extension LiveHost {
   /// modes off), told why, and the connection closes once that is written.
   func release(_ c: LiveConnection, from session: LiveSession, end: LiveEnd) {
     if session.keyboardHolder == c.id { session.keyboardHolder = nil }
-    session.viewers.remove(c.id)
-    c.finish(shadow: session.host.shadow, offset: session.outputBytes, end: end)
+    session.readOnlyClients.remove(c.id)
+    c.finish(shadow: session.mirror.shadow, offset: session.outputBytes, end: end)
   }
 }
 

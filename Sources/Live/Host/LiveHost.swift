@@ -289,7 +289,7 @@ public final class LiveHost {
   }
 
   private func broadcast(_ session: LiveSession, _ frame: Frame) {
-    for id in session.viewers.union(session.keyboardHolder.map { [$0] } ?? []) {
+    for id in session.readOnlyClients.union(session.keyboardHolder.map { [$0] } ?? []) {
       guard let c = connections[id], c.streaming else { continue }
       if !c.send(frame, limit: LiveHost.clientQueueLimit) {
         // Too far behind: drop what it has queued; it gets a repaint when it drained.
@@ -368,11 +368,12 @@ public final class LiveHost {
     session.exitStatus = status
     session.closeRecording(status: status)
     sessions[session.name] = nil
-    let attached = session.viewers.union(session.keyboardHolder.map { [$0] } ?? [])
+    let attached = session.readOnlyClients.union(session.keyboardHolder.map { [$0] } ?? [])
     for id in attached {
       guard let c = connections[id] else { continue }
       if let problem = session.recordingProblem { _ = c.send(Frame(.notice, Array("reel: \(problem)".utf8))) }
-      c.finish(shadow: session.host.shadow, offset: session.outputBytes, end: LiveEnd(reason, status: status))
+      c.finish(
+        shadow: session.mirror.shadow, offset: session.outputBytes, end: LiveEnd(reason, status: status))
     }
     for id in session.killWaiters {
       guard let c = connections[id] else { continue }
@@ -408,7 +409,7 @@ public final class LiveHost {
     connection.transport.close()
     for session in sessions.values {
       if session.keyboardHolder == connection.id { session.keyboardHolder = nil }
-      session.viewers.remove(connection.id)
+      session.readOnlyClients.remove(connection.id)
       session.killWaiters.removeAll { $0 == connection.id }
     }
   }

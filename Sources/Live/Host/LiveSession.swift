@@ -1,8 +1,8 @@
 import Capture
 import Foundation
 import Playback
+import Reconnect
 import Recording
-import Replay
 import TerminalEmulator
 
 #if canImport(Glibc)
@@ -11,22 +11,23 @@ import TerminalEmulator
   import Darwin
 #endif
 
-/// One live session: a program on a pseudo-terminal, the `Host` of `Replay` that follows its
-/// output (ring by absolute offset, shadow emulator), and a crash-safe ring recording of it.
+/// One live session: a program on a pseudo-terminal, the `SessionMirror` that follows its
+/// output (recent bytes by absolute offset, shadow emulator), and a crash-safe ring recording
+/// of it.
 final class LiveSession {
   let name: String
   let command: [String]
   let terminal: PseudoTerminal
   let child: ChildProcess
-  var host: Replay.Host
+  private(set) var mirror: SessionMirror
   let created: Date
   private let clockStart: UInt64
   /// The ring directory being written, nil once recording failed (the session goes on).
   private(set) var recordingPath: String?
   private var recorder: BackgroundEventWriter?
-  /// Connection ids: the one holding the keyboard (and the size), and the read-only viewers.
+  /// Connection ids: the one holding the keyboard (and the size), and the read-only readOnlyClients.
   var keyboardHolder: Int? = nil
-  var viewers: Set<Int> = []
+  var readOnlyClients: Set<Int> = []
   /// `reel kill` (or a stopping host) hangs the program up; who waits for the end.
   var hangUp: HangUp
   var killWaiters: [Int] = []
@@ -46,8 +47,8 @@ final class LiveSession {
   /// Reads the program's output on its own thread (see `OutputPump`).
   let pump: OutputPump
 
-  var clients: Int { viewers.count + (keyboardHolder == nil ? 0 : 1) }
-  var outputBytes: Int { host.ring.endOffset }
+  var clients: Int { readOnlyClients.count + (keyboardHolder == nil ? 0 : 1) }
+  var outputBytes: Int { mirror.endOffset }
 
   /// Starts `command` on a new pseudo-terminal of `size` and begins recording it into a ring
   /// directory under `recordingRoot`.
@@ -66,9 +67,8 @@ final class LiveSession {
     terminal = pty
     UnixSocket.setNonBlocking(pty.controller)
     pump = try OutputPump(fd: pty.controller)
-    host = Replay.Host(
-      cols: clamped.cols, rows: clamped.rows, ringCapacity: 4 << 20, periodicKeyframes: false)
-    host.answersQueries = true
+    mirror = SessionMirror(cols: clamped.cols, rows: clamped.rows, recentBytes: 4 << 20)
+    mirror.answersQueries = true
     created = Date()
     clockStart = LiveSession.now()
     // The recording: a failure here costs the recording, never the session.
@@ -106,10 +106,10 @@ final class LiveSession {
   /// Follows and records output the program wrote; returns the shadow's answers to queries
   /// (to be written to the program while no keyboard holder's terminal answers).
   func received(_ bytes: [UInt8]) -> [UInt8] {
-    _ = host.receive(bytes)
+    mirror.receive(bytes)
     record(.output(time, bytes))
     if outputBytes - outputAtKeyframe >= keyframeInterval { supplyKeyframe() }
-    let replies = host.takeQueryReplies()
+    let replies = mirror.takeQueryReplies()
     return keyboardHolder == nil ? replies : []
   }
 
@@ -117,9 +117,9 @@ final class LiveSession {
 
   func resize(_ size: LiveSize) {
     let clamped = Terminal.clampedSize(cols: size.cols, rows: size.rows)
-    guard clamped.cols != host.shadow.cols || clamped.rows != host.shadow.rows else { return }
+    guard clamped.cols != mirror.shadow.cols || clamped.rows != mirror.shadow.rows else { return }
     try? terminal.resize(WindowSize(cols: clamped.cols, rows: clamped.rows))
-    host.resize(cols: clamped.cols, rows: clamped.rows)
+    mirror.resize(cols: clamped.cols, rows: clamped.rows)
     record(.resize(time, cols: clamped.cols, rows: clamped.rows))
     supplyKeyframe()
   }
@@ -135,7 +135,7 @@ final class LiveSession {
     guard let recorder else { return }
     outputAtKeyframe = outputBytes
     do {
-      try recorder.supplyKeyframe(host.shadow.snapshot(scrollbackLines: 0))
+      try recorder.supplyKeyframe(mirror.shadow.snapshot(scrollbackLines: 0))
     } catch {
       stopRecording(because: "\(error)")
     }
@@ -187,7 +187,7 @@ final class LiveSession {
   /// What `reel ls` says of it.
   var summary: LiveSessionSummary {
     LiveSessionSummary(
-      name: name, command: command, pid: child.pid, cols: host.shadow.cols, rows: host.shadow.rows,
+      name: name, command: command, pid: child.pid, cols: mirror.shadow.cols, rows: mirror.shadow.rows,
       clients: clients, created: ISO8601DateFormatter().string(from: created), outputBytes: outputBytes,
       recording: recordingPath, recordingError: recordingError)
   }

@@ -189,7 +189,7 @@ public struct LiveRequest: Codable, Sendable {
   public var ringBytes: Int? = nil
   /// send: the bytes for the program.
   public var data: Data? = nil
-  /// attach (remote viewers): the output offset whose bytes the client's terminal already
+  /// attach (remote readOnlyClients): the output offset whose bytes the client's terminal already
   /// shows; the host resumes from there when the ring still holds what follows.
   public var resumeOffset: Int? = nil
   /// attach, tail: the device of the client's terminal (`ttyname` of its output). The host
@@ -246,7 +246,7 @@ public struct LiveSessionSummary: Codable, Sendable, Equatable {
   public var pid: Int32
   public var cols: Int
   public var rows: Int
-  /// Attached clients (keyboard holder and read-only viewers).
+  /// Attached clients (keyboard holder and read-only readOnlyClients).
   public var clients: Int
   /// Creation time, ISO 8601.
   public var created: String

@@ -1,6 +1,6 @@
 import Foundation
 import Recording
-import Replay
+import Reconnect
 import TerminalEmulator
 
 /// `reel bench` reconnect section: time to a consistent screen and payload bytes per strategy,

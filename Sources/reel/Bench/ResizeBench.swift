@@ -1,5 +1,5 @@
 import Foundation
-import Replay
+import Reconnect
 import TerminalEmulator
 
 /// What resizes cost over a full scrollback (issue: a window being dragged, or a recording

@@ -1,5 +1,5 @@
 import Foundation
-import Replay
+import Reconnect
 
 /// Deterministic benchmark inputs: each generator makes the same bytes on every run.
 enum Workloads {

@@ -2,16 +2,16 @@ import ArgumentParser
 import Foundation
 import Playback
 import Recording
-import Replay
+import Reconnect
 import TerminalEmulator
 
-/// `reel simulate`: disconnect a viewer during a recording and check every reconnect.
+/// `reel simulate`: disconnect a client during a recording and check every reconnect.
 struct SimulateCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "simulate",
-    abstract: "Replay a recording through a host and a viewer that disconnects, and check each reconnect.",
+    abstract: "Replay a recording through a host and a client that disconnects, and check each reconnect.",
     discussion: """
-      During an outage the host only buffers (ring of --ring bytes). On reconnect the viewer \
+      During an outage the host only buffers (ring of --ring bytes). On reconnect the client \
       clears pending data and applies the strategy's payload; it is then compared with a \
       reference emulator that never disconnected, before and after the same probe bytes. \
       Exit status 1 when a strategy other than naive (which is expected to fail) has an \
@@ -106,7 +106,7 @@ struct SimulateCommand: ParsableCommand {
     let simulator = ReconnectSimulator(
       events: events, cols: parsedSize?.cols ?? info.cols, rows: parsedSize?.rows ?? info.rows,
       configuration: config)
-    var runs: [(summary: SimulationSummary, results: [ReconnectSimulator.Reconnect])] = []
+    var runs: [(summary: SimulationSummary, results: [ReconnectSimulator.Outcome])] = []
     for s in strategies {
       let results = try simulator.run(strategy: s)
       runs.append((SimulationSummary(strategy: s, results: results), results))
@@ -226,7 +226,7 @@ struct OutputTimeline {
   }
 }
 
-/// One outage of a simulation: the output bytes the viewer misses, the times given (with
+/// One outage of a simulation: the output bytes the client misses, the times given (with
 /// --schedule), and why it leads to no reconnect when it does not.
 struct PlannedOutage {
   var bytes: Range<Int>
@@ -251,7 +251,7 @@ struct PlannedOutage {
   }
 
   /// What happened at this outage in one strategy's run.
-  func result(in results: [ReconnectSimulator.Reconnect], timeline: OutputTimeline) -> JSONValue {
+  func result(in results: [ReconnectSimulator.Outcome], timeline: OutputTimeline) -> JSONValue {
     var fields = json(timeline).objectFields
     if let noReconnect {
       fields += [("reconnected", .bool(false)), ("reason", .string(noReconnect))]

@@ -1,13 +1,13 @@
 import Recording
 import TerminalEmulator
 
-/// How a host brings a returning viewer up to date.
+/// How a host brings a returning client up to date.
 public enum ReconnectStrategy: String, CaseIterable, Sendable {
   /// Reset and replay the raw ring buffer (what the modelled app does).
   case naive
   /// Reset, apply the latest keyframe of the host's shadow emulator, then the bytes after it.
   case keyframe
-  /// Keep the viewer's state and send only the bytes after the offset it last rendered; falls
+  /// Keep the client's state and send only the bytes after the offset it last rendered; falls
   /// back to `keyframe` when those bytes have left the ring.
   case resume
   /// The cheapest exact strategy: resume when possible, else keyframe.
@@ -27,7 +27,7 @@ public struct ReconnectPayload: Sendable {
   /// Raw output bytes to feed after the reset/keyframe (for a repaint: its VT bytes, which
   /// are not program output).
   public var tail: [UInt8]
-  /// Absolute output offset the viewer is at after applying the payload.
+  /// Absolute output offset the client is at after applying the payload.
   public var endOffset: Int
 
   /// Bytes on the wire.

@@ -16,7 +16,7 @@ public struct SimulationSummary: Sendable {
   public var scrollErrorRatioLinesMean: Double
   public var scrollErrorRatioLinesMax: Int
 
-  public init(strategy: ReconnectStrategy, results: [ReconnectSimulator.Reconnect]) {
+  public init(strategy: ReconnectStrategy, results: [ReconnectSimulator.Outcome]) {
     self.strategy = strategy
     reconnects = results.count
     consistent = results.filter(\.consistent).count

@@ -3,7 +3,7 @@ import Recording
 import TerminalEmulator
 import XCTest
 
-@testable import Replay
+@testable import Reconnect
 
 final class ReconnectTests: XCTestCase {
   static var fixtures: URL {
@@ -125,15 +125,15 @@ final class ReconnectTests: XCTestCase {
   }
 
   func testResumeSendsOnlyTheMissedBytesAndFallsBackWhenTheyAreGone() throws {
-    var host = Host(cols: 20, rows: 5, ringCapacity: 100)
+    var host = SimulatedHost(cols: 20, rows: 5, ringCapacity: 100)
     _ = host.receive(Array(repeating: 0x41, count: 60))
-    var p = try host.payload(for: .resume, viewerOffset: 50)
+    var p = try host.payload(for: .resume, clientOffset: 50)
     XCTAssertEqual(p.kind, .resume)
     XCTAssertEqual(p.tail.count, 10)
     _ = host.receive(Array(repeating: 0x42, count: 80))
-    p = try host.payload(for: .resume, viewerOffset: 30)  // byte 30 has left the 100-byte ring
+    p = try host.payload(for: .resume, clientOffset: 30)  // byte 30 has left the 100-byte ring
     XCTAssertEqual(p.kind, .keyframe)
-    p = try host.payload(for: .naive, viewerOffset: 30)
+    p = try host.payload(for: .naive, clientOffset: 30)
     XCTAssertEqual(p.tail.count, 100)
   }
 
@@ -158,28 +158,28 @@ final class ReconnectTests: XCTestCase {
     }
   }
 
-  /// Replaying output the viewer already showed must not ring its bells again.
+  /// Replaying output the client already showed must not ring its bells again.
   func testReconnectNeverReRingsBells() throws {
     for strategy in ReconnectStrategy.allCases {
-      var host = Host(cols: 20, rows: 5, ringCapacity: 1 << 16)
-      var viewer = Viewer(cols: 20, rows: 5)
-      viewer.receive(host.receive(Array("one\u{07}\r\n".utf8)))
-      viewer.renderFrame()
-      XCTAssertEqual(viewer.bellsRung, 1)
+      var host = SimulatedHost(cols: 20, rows: 5, ringCapacity: 1 << 16)
+      var client = SimulatedClient(cols: 20, rows: 5)
+      client.receive(host.receive(Array("one\u{07}\r\n".utf8)))
+      client.renderFrame()
+      XCTAssertEqual(client.bellsRung, 1)
       host.delivery = .bufferOnly
       _ = host.receive(Array("two\u{07}\r\n".utf8))
-      let payload = try host.payload(for: strategy, viewerOffset: viewer.renderedOffset)
-      try viewer.reconnect(with: payload, restore: .lineID)
+      let payload = try host.payload(for: strategy, clientOffset: client.renderedOffset)
+      try client.reconnect(with: payload, restore: .lineID)
       // The bell in "two" is new to the user (naive replays "one" too, silently); a repaint,
       // like a keyframe with nothing after it, carries a screen and no events.
       let carriesNoEvents = payload.kind == .repaint || payload.kind == .keyframe && payload.tail.isEmpty
-      XCTAssertEqual(viewer.bellsRung, carriesNoEvents ? 1 : 2, "\(strategy)")
-      XCTAssertEqual(viewer.terminal.screenLines().prefix(2), ["one", "two"], "\(strategy)")
+      XCTAssertEqual(client.bellsRung, carriesNoEvents ? 1 : 2, "\(strategy)")
+      XCTAssertEqual(client.terminal.screenLines().prefix(2), ["one", "two"], "\(strategy)")
     }
   }
 
   func testOutputRingAddressesByAbsoluteOffset() {
-    var ring = OutputRing(capacity: 8)
+    var ring = RecentOutput(capacity: 8)
     ring.append(Array("abcdef".utf8))
     XCTAssertEqual(ring.bytes(from: 2), Array("cdef".utf8))
     ring.append(Array("ghijk".utf8))
@@ -194,25 +194,25 @@ final class ReconnectTests: XCTestCase {
 
   /// The repaint `reel attach` sends, taken while the shadow is in the middle of a sequence or
   /// a UTF-8 character: the unfinished bytes follow it, so the rest means the same to the
-  /// viewer as to the shadow (it used to be printed as text).
+  /// client as to the shadow (it used to be printed as text).
   func testRepaintCarriesAHalfReadSequence() throws {
     let cases: [([UInt8], [UInt8])] = [
       (Array("abc\u{1B}[3".utf8), Array("1mX".utf8)), (Array("abc\u{1B}]0;ti".utf8), Array("tle\u{7}Y".utf8)),
       (Array("ab".utf8) + [0xE4], [0xB8, 0xAD] + Array("Z".utf8)),
     ]
     for (first, rest) in cases {
-      var host = Host(cols: 20, rows: 4, ringCapacity: 1 << 16, periodicKeyframes: false)
+      var host = SimulatedHost(cols: 20, rows: 4, ringCapacity: 1 << 16, periodicKeyframes: false)
       _ = host.receive(first)
       XCTAssertFalse(host.shadow.parserIsIdle)
-      var viewer = Terminal(cols: 20, rows: 4)
-      let payload = try host.payload(for: .repaint, viewerOffset: 0)
+      var client = Terminal(cols: 20, rows: 4)
+      let payload = try host.payload(for: .repaint, clientOffset: 0)
       XCTAssertEqual(payload.kind, .repaint)
-      viewer.feed(payload.tail)
+      client.feed(payload.tail)
       _ = host.receive(rest)
-      viewer.feed(rest)
-      let d = viewer.difference(from: host.shadow)
+      client.feed(rest)
+      let d = client.difference(from: host.shadow)
       XCTAssertTrue(d.components.subtracting([.pendingInput]).isEmpty, "\(first): \(d)")
-      XCTAssertEqual(viewer.screenLines(), host.shadow.screenLines())
+      XCTAssertEqual(client.screenLines(), host.shadow.screenLines())
     }
   }
 }

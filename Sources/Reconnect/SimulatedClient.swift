@@ -1,9 +1,9 @@
 import Recording
 import TerminalEmulator
 
-/// The viewer side: an emulator, a queue of received-but-not-rendered bytes flushed on frame
+/// The client side: an emulator, a queue of received-but-not-rendered bytes flushed on frame
 /// ticks, and a viewport that can be scrolled up into the scrollback.
-public struct Viewer: Sendable {
+public struct SimulatedClient: Sendable {
   public private(set) var terminal: Terminal
   public private(set) var pending: [UInt8] = []
   /// Absolute output offset of the bytes rendered so far.
@@ -11,12 +11,12 @@ public struct Viewer: Sendable {
   /// Absolute offset of the bytes received (rendered or pending).
   public private(set) var receivedOffset = 0
   /// Bells the user heard: only bytes rendered for the first time ring the bell, so a replay
-  /// after reconnecting never rings again for output the viewer already showed.
+  /// after reconnecting never rings again for output the client already showed.
   public private(set) var bellsRung = 0
 
   /// Lines the viewport is scrolled up from the bottom (0 = following live output).
   public private(set) var scrolledUp = 0
-  /// Stable id of the oldest line this viewer holds exactly as the host had it (nil after a
+  /// Stable id of the oldest line this client holds exactly as the host had it (nil after a
   /// raw replay, which promises no scrollback). Scrollback from here down is comparable.
   public private(set) var exactFromLineID: Int? = 0
 
@@ -26,7 +26,7 @@ public struct Viewer: Sendable {
 
   public var userIsScrolledUp: Bool { scrolledUp > 0 }
 
-  /// Scrollback lines of `reference` this viewer must reproduce: those from `exactFromLineID`.
+  /// Scrollback lines of `reference` this client must reproduce: those from `exactFromLineID`.
   public func promisedScrollback(matching reference: Terminal) -> Int {
     guard let exact = exactFromLineID else { return 0 }
     return max(0, reference.screenTopLineID - max(exact, reference.firstRetainedLineID))
@@ -102,7 +102,7 @@ public struct Viewer: Sendable {
         wasScrolledUp: wasScrolledUp, rememberedID: rememberedID, ratio: ratio, restore: restore)
       return rememberedID
     }
-    // Bytes the viewer had already rendered are replayed silently (no bell, no replies);
+    // Bytes the client had already rendered are replayed silently (no bell, no replies);
     // only bytes beyond its old offset are new to the user.
     let tailStart = payload.endOffset - payload.tail.count
     let seen = max(0, min(payload.tail.count, renderedOffset - tailStart))

@@ -2,7 +2,7 @@ import Foundation
 import Recording
 import TerminalEmulator
 
-/// Drives a recording through a host and a viewer on a virtual clock, disconnecting the viewer
+/// Drives a recording through a host and a client on a virtual clock, disconnecting the client
 /// at given byte offsets, and checks every reconnect against a reference emulator that saw
 /// every byte and never disconnected.
 public struct ReconnectSimulator {
@@ -13,7 +13,7 @@ public struct ReconnectSimulator {
     /// Chance that the user is scrolled up when the connection drops.
     public var scrolledUpProbability = 0.0
     public var seed: UInt64 = 1
-    /// The viewer renders a frame every this many received bytes.
+    /// The client renders a frame every this many received bytes.
     public var frameBytes = 8 * 1024
     public var scrollback = Terminal.defaultScrollback
     public var keyframeInterval = 64 * 1024
@@ -22,7 +22,7 @@ public struct ReconnectSimulator {
   }
 
   /// What one reconnect looked like.
-  public struct Reconnect: Sendable {
+  public struct Outcome: Sendable {
     public var offset: Int
     public var payloadKind: ReconnectPayload.Kind
     public var payloadBytes: Int
@@ -43,7 +43,7 @@ public struct ReconnectSimulator {
     public var scrollErrorByRatio: Int?
   }
 
-  /// Bytes fed to viewer and reference after each reconnect: they must react identically
+  /// Bytes fed to client and reference after each reconnect: they must react identically
   /// (charsets, modes, saved cursor, pending wrap and margins all show in the result).
   public static let probe = Array(
     "\u{1B}7\u{1B}[1;1Hprobe ─ qx 中文 ✓\u{1B}[999Czz\u{1B}8\u{1B}[Aab\r\nafter probe\u{1B}[?25h".utf8)
@@ -80,28 +80,29 @@ public struct ReconnectSimulator {
     return stride(from: 0, to: sorted.count - 1, by: 2).map { sorted[$0]..<sorted[$0 + 1] }
   }
 
-  public func run(strategy: ReconnectStrategy, restore: Viewer.ScrollRestore = .lineID) throws -> [Reconnect]
+  public func run(strategy: ReconnectStrategy, restore: SimulatedClient.ScrollRestore = .lineID) throws
+    -> [Outcome]
   {
-    var host = Host(
+    var host = SimulatedHost(
       cols: cols, rows: rows, ringCapacity: configuration.ringCapacity, scrollback: configuration.scrollback,
       keyframeInterval: configuration.keyframeInterval, keyframeScrollback: configuration.keyframeScrollback)
-    var viewer = Viewer(cols: cols, rows: rows, scrollback: configuration.scrollback)
+    var client = SimulatedClient(cols: cols, rows: rows, scrollback: configuration.scrollback)
     var reference = Terminal(cols: cols, rows: rows, scrollback: configuration.scrollback)
     var rng = SplitMix64(seed: configuration.seed)
     var outages = configuration.outages.sorted { $0.lowerBound < $1.lowerBound }[...]
     var offset = 0
     var sinceFrame = 0
-    var results: [Reconnect] = []
+    var results: [Outcome] = []
 
     func deliver(_ piece: [UInt8]) {
       let out = host.receive(piece)
       reference.feed(piece)
       _ = reference.takeReplies()
       if !out.isEmpty {
-        viewer.receive(out)
+        client.receive(out)
         sinceFrame += out.count
         if sinceFrame >= configuration.frameBytes {
-          viewer.renderFrame()
+          client.renderFrame()
           sinceFrame = 0
         }
       }
@@ -112,8 +113,8 @@ public struct ReconnectSimulator {
       case .resize:
         host.resize(cols: event.cols, rows: event.rows)
         reference.resize(cols: event.cols, rows: event.rows)
-        viewer.renderFrame()
-        viewer.resize(cols: event.cols, rows: event.rows)
+        client.renderFrame()
+        client.resize(cols: event.cols, rows: event.rows)
       case .output:
         var data = event.data[...]
         while !data.isEmpty {
@@ -131,14 +132,14 @@ public struct ReconnectSimulator {
             host.delivery = .bufferOnly
             if configuration.scrolledUpProbability > 0,
               Double(rng.next() % 1_000_000) / 1_000_000 < configuration.scrolledUpProbability,
-              viewer.maxScroll > 0
+              client.maxScroll > 0
             {
-              viewer.scroll(upBy: 1 + Int(rng.next() % UInt64(viewer.maxScroll)))
+              client.scroll(upBy: 1 + Int(rng.next() % UInt64(client.maxScroll)))
             }
           } else if host.delivery == .bufferOnly && offset == next.upperBound {
             outages.removeFirst()
             results.append(
-              try reconnect(&host, &viewer, reference, strategy: strategy, restore: restore, at: offset))
+              try reconnect(&host, &client, reference, strategy: strategy, restore: restore, at: offset))
             sinceFrame = 0
           }
         }
@@ -150,38 +151,39 @@ public struct ReconnectSimulator {
   }
 
   func reconnect(
-    _ host: inout Host, _ viewer: inout Viewer, _ reference: Terminal, strategy: ReconnectStrategy,
-    restore: Viewer.ScrollRestore, at offset: Int
-  ) throws -> Reconnect {
-    let scrolledUp = viewer.userIsScrolledUp
-    let readingID = viewer.viewportTopLineID
+    _ host: inout SimulatedHost, _ client: inout SimulatedClient, _ reference: Terminal,
+    strategy: ReconnectStrategy,
+    restore: SimulatedClient.ScrollRestore, at offset: Int
+  ) throws -> Outcome {
+    let scrolledUp = client.userIsScrolledUp
+    let readingID = client.viewportTopLineID
     let ratio =
-      viewer.maxScroll > 0 ? Double(viewer.maxScroll - viewer.scrolledUp) / Double(viewer.maxScroll) : 1
+      client.maxScroll > 0 ? Double(client.maxScroll - client.scrolledUp) / Double(client.maxScroll) : 1
     let start = DispatchTime.now().uptimeNanoseconds
-    let payload = try host.payload(for: strategy, viewerOffset: viewer.renderedOffset)
-    try viewer.reconnect(with: payload, restore: restore)
+    let payload = try host.payload(for: strategy, clientOffset: client.renderedOffset)
+    try client.reconnect(with: payload, restore: restore)
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     host.delivery = .live
-    let promised = viewer.promisedScrollback(matching: reference)
-    let difference = viewer.terminal.difference(from: reference, scrollbackLines: promised)
-    var probedViewer = viewer.terminal
+    let promised = client.promisedScrollback(matching: reference)
+    let difference = client.terminal.difference(from: reference, scrollbackLines: promised)
+    var probedClient = client.terminal
     var probedReference = reference
-    probedViewer.feed(ReconnectSimulator.probe)
+    probedClient.feed(ReconnectSimulator.probe)
     probedReference.feed(ReconnectSimulator.probe)
-    let probeDifference = probedViewer.difference(from: probedReference, scrollbackLines: promised)
+    let probeDifference = probedClient.difference(from: probedReference, scrollbackLines: promised)
     // Reading position: where each method puts the top of the viewport, against the line the
     // user was reading (while the reference still has it).
     var errorByID: Int? = nil
     var errorByRatio: Int? = nil
     if scrolledUp, readingID >= reference.firstRetainedLineID {
-      let t = viewer.terminal
-      let maxScroll = viewer.maxScroll
+      let t = client.terminal
+      let maxScroll = client.maxScroll
       let ratioTop = t.screenTopLineID - (maxScroll - Int((ratio * Double(maxScroll)).rounded()))
       let idTop = readingID >= t.firstRetainedLineID && readingID <= t.screenTopLineID ? readingID : ratioTop
       errorByID = abs(idTop - readingID)
       errorByRatio = abs(ratioTop - readingID)
     }
-    return Reconnect(
+    return Outcome(
       offset: offset, payloadKind: payload.kind, payloadBytes: payload.size, seconds: seconds,
       difference: difference, probeDifference: probeDifference,
       tolerated: strategy == .repaint ? [.pendingInput] : [], scrollErrorByID: errorByID,

@@ -1,6 +1,6 @@
 /// A bounded buffer of the most recent output bytes, addressed by absolute output offsets
 /// (the count of bytes the session produced before each byte).
-public struct OutputRing: Sendable {
+public struct RecentOutput: Sendable {
   public let capacity: Int
   private var storage: [UInt8] = []
   /// Index of the oldest byte once the buffer is full.

@@ -1,0 +1,53 @@
+import TerminalEmulator
+
+/// What a host keeps of a session's output so that any client can be brought to its exact
+/// screen: the most recent bytes by absolute output offset (`RecentOutput`) and a shadow
+/// emulator fed every byte. A live session (`reel attach`) and the simulated host of `reel
+/// simulate` are both built on it; snapshots and repaints are made from the shadow on demand.
+public struct SessionMirror: Sendable {
+  public private(set) var recent: RecentOutput
+  public private(set) var shadow: Terminal
+  /// When set, the shadow's answers to the program's queries (DA, DSR/CPR, DECRQM, XTVERSION)
+  /// are kept for `takeQueryReplies()` — a live host sends them to the program while no
+  /// client's terminal is there to answer. Otherwise they are dropped.
+  public var answersQueries = false
+  private var queryReplies: [UInt8] = []
+
+  public init(cols: Int, rows: Int, recentBytes: Int, scrollback: Int = Terminal.defaultScrollback) {
+    recent = RecentOutput(capacity: recentBytes)
+    shadow = Terminal(cols: cols, rows: rows, scrollback: scrollback)
+  }
+
+  /// Absolute offset just past the last byte the program wrote.
+  public var endOffset: Int { recent.endOffset }
+
+  /// Follows program output.
+  public mutating func receive(_ bytes: [UInt8]) {
+    recent.append(bytes)
+    shadow.feed(bytes)
+    let replies = shadow.takeReplies()
+    if answersQueries { queryReplies += replies }
+  }
+
+  /// The shadow's answers to queries since the last call (see `answersQueries`).
+  public mutating func takeQueryReplies() -> [UInt8] {
+    defer { queryReplies.removeAll() }
+    return queryReplies
+  }
+
+  public mutating func resize(cols: Int, rows: Int) { shadow.resize(cols: cols, rows: rows) }
+
+  /// The shadow's repaint for a terminal in any state (`Terminal.repaintSequence`), followed by
+  /// the bytes of a sequence or character the shadow's parser is in the middle of (from the
+  /// recent output), so that what comes next means the same to the terminal as to the shadow.
+  public func repaint(scrollbackLines: Int) -> [UInt8] {
+    var bytes = shadow.repaintSequence(scrollbackLines: scrollbackLines)
+    if !shadow.parserIsIdle,
+      let tail = recent.bytes(from: max(recent.startOffset, recent.endOffset - 65_536)),
+      let start = shadow.unfinishedInputStart(in: tail[...])
+    {
+      bytes += tail[start...]
+    }
+    return bytes
+  }
+}
