@@ -22,25 +22,40 @@ let package = Package(
       pkgConfig: "libzstd",
       providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
     ),
-    .target(name: "TerminalEmulator"),
-    .target(name: "Recording", dependencies: ["CZstd", "TerminalEmulator"]),
+    // What several modules share: binary coding, JSON values, terminal size limits, the seeded
+    // random generator.
+    .target(name: "ReelBase"),
+    .target(name: "TerminalEmulator", dependencies: ["ReelBase"]),
+    // The recording formats; keyframes are opaque bytes to them (KeyframeMaker).
+    .target(name: "Recording", dependencies: ["CZstd", "ReelBase"]),
     .target(name: "CPTY"),
     .target(name: "Capture", dependencies: ["CPTY"]),
     // Between the format and the engine: replaying recordings into terminals.
     .target(name: "Playback", dependencies: ["Recording", "TerminalEmulator"]),
-    .target(name: "Reconnect", dependencies: ["TerminalEmulator", "Recording"]),
+    .target(name: "Reconnect", dependencies: ["ReelBase", "TerminalEmulator", "Recording"]),
     // Live sessions: the host that owns the programs' PTYs, its protocol, and its clients.
     .target(
-      name: "Live", dependencies: ["CPTY", "Capture", "Recording", "Playback", "Reconnect", "TerminalEmulator"]),
+      name: "Live",
+      dependencies: ["CPTY", "Capture", "Recording", "Playback", "Reconnect", "TerminalEmulator"]),
+    // What the command-line tools share: one-line errors, output, `-` as a file, seconds.
+    .target(name: "CLISupport", dependencies: ["Recording"]),
+    // `reel bench`: workloads, sections, peers; the command only parses its options.
+    .target(
+      name: "Bench",
+      dependencies: [
+        "CLISupport", "ReelBase", "TerminalEmulator", "Recording", "Playback", "Capture", "Reconnect", "Live",
+      ]),
     .executableTarget(
       name: "reel",
       dependencies: [
-        "TerminalEmulator", "Recording", "Playback", "Capture", "Reconnect", "Live",
+        "CLISupport", "Bench", "ReelBase", "TerminalEmulator", "Recording", "Playback", "Capture",
+        "Reconnect",
+        "Live",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .testTarget(
-      name: "TerminalEmulatorTests", dependencies: ["TerminalEmulator"],
+      name: "TerminalEmulatorTests", dependencies: ["ReelBase", "TerminalEmulator"],
       exclude: [
         "Conformance/libvterm-accepted.txt", "Conformance/alacritty-accepted.txt",
         "Conformance/xterm-screens.txt",
@@ -49,14 +64,17 @@ let package = Package(
     // Shared test helpers (XCTest base classes); not part of any product.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(
-      name: "RecordingTests", dependencies: ["Recording", "Playback", "TerminalEmulator", "TestSupport"]),
+      name: "RecordingTests",
+      dependencies: ["ReelBase", "Recording", "Playback", "TerminalEmulator", "TestSupport"]),
     .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
-    .testTarget(name: "ReconnectTests", dependencies: ["Reconnect", "Recording", "Playback", "TerminalEmulator"]),
+    .testTarget(
+      name: "ReconnectTests",
+      dependencies: ["ReelBase", "Reconnect", "Recording", "Playback", "TerminalEmulator"]),
     // The live host through a test-double transport: real programs, no socket, no tmux.
     .testTarget(name: "LiveTests", dependencies: ["Live", "TerminalEmulator"]),
     .testTarget(
       name: "ReelCLITests",
-      dependencies: ["reel", "Capture", "Live", "Reconnect", "TerminalEmulator", "TestSupport"]),
+      dependencies: ["reel", "ReelBase", "Capture", "Live", "Reconnect", "TerminalEmulator", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )
@@ -65,7 +83,7 @@ let package = Package(
 // sanitizer flags: a plain `swift build` or `swift test` never sees them.
 if Context.environment["REEL_FUZZ"] != nil {
   package.targets += [
-    .target(name: "FuzzSupport", dependencies: ["Reconnect"], path: "Fuzz/Support"),
+    .target(name: "FuzzSupport", dependencies: ["ReelBase"], path: "Fuzz/Support"),
     .executableTarget(
       name: "fuzz-terminal", dependencies: ["FuzzSupport", "TerminalEmulator"], path: "Fuzz/Terminal"),
     .executableTarget(

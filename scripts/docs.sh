@@ -11,7 +11,7 @@ set -eu
 cd "$(dirname "$0")/.."
 target=${1:-TerminalEmulator}
 if [ "$target" = all ]; then
-  for t in TerminalEmulator Recording Playback Replay Live Capture; do "$0" "$t"; done
+  for t in ReelBase TerminalEmulator Recording Playback Reconnect Live Capture; do "$0" "$t"; done
   exit 0
 fi
 out=${2:-.build/docs/$target.doccarchive}

@@ -1,4 +1,4 @@
-@_exported import Reconnect
+@_exported import ReelBase
 
 #if canImport(Glibc)
   import Glibc
@@ -8,7 +8,7 @@
 
 /// Helpers shared by the libFuzzer targets in `Fuzz/` (built by `scripts/fuzz.sh` only).
 
-/// The generator that picks chunkings and resizes: Replay's SplitMix64, seeded from the
+/// The generator that picks chunkings and resizes: ReelBase's SplitMix64, seeded from the
 /// input, so what the fuzzer explores includes them and every run repeats exactly.
 public typealias FuzzRandom = SplitMix64
 

@@ -1,3 +1,4 @@
+import ReelBase
 import TerminalEmulator
 
 /// Aggregate figures for one strategy over all reconnects of a simulation.

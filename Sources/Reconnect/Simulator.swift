@@ -1,5 +1,6 @@
 import Foundation
 import Recording
+import ReelBase
 import TerminalEmulator
 
 /// Drives a recording through a host and a client on a virtual clock, disconnecting the client
@@ -189,20 +190,4 @@ public struct ReconnectSimulator {
       tolerated: strategy == .repaint ? [.pendingInput] : [], scrollErrorByID: errorByID,
       scrollErrorByRatio: errorByRatio)
   }
-}
-
-/// SplitMix64: a small seeded generator, so simulated outages repeat exactly.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-  public var state: UInt64
-  public init(seed: UInt64) { state = seed }
-  public mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  /// A value in 0..<n (0 when n < 1).
-  public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
 }

@@ -1,3 +1,5 @@
+import ReelBase
+
 /// A headless terminal emulator: feed it the bytes a program wrote, read back the screen.
 ///
 /// Three layers as in libvterm: `VTParser` (grammar) → `TerminalState` (meaning) → `Grid`
@@ -13,33 +15,24 @@ public struct Terminal: Sendable {
   /// Default number of scrollback lines kept.
   public static let defaultScrollback = 10_000
 
-  /// Largest number of columns a terminal may have. Sizes come from untrusted files and
-  /// peers; xterm and tmux bound theirs too (tmux at 10,000), and these bounds keep one screen
-  /// under 16 MiB of cells.
-  public static let maxColumns = 4096
+  /// Largest number of columns a terminal may have (`TerminalLimits.maxColumns`).
+  public static let maxColumns = TerminalLimits.maxColumns
   /// Largest number of rows a terminal may have.
-  public static let maxRows = 4096
+  public static let maxRows = TerminalLimits.maxRows
   /// Largest number of cells (columns × rows) on one screen.
-  public static let maxCells = 1 << 21
+  public static let maxCells = TerminalLimits.maxCells
   /// Largest scrollback a terminal keeps, in cells: the line limit is lowered for very wide
   /// terminals so history never holds more than 256 MiB of cells.
   public static let maxScrollbackCells = 1 << 25
 
   /// Why `cols`×`rows` is not a size reel accepts, or nil when it is.
   public static func sizeProblem(cols: Int, rows: Int) -> String? {
-    guard cols >= 1, rows >= 1 else { return "a terminal needs at least one column and one row" }
-    guard cols <= maxColumns, rows <= maxRows, cols * rows <= maxCells else {
-      return
-        "a \(cols)x\(rows) terminal, larger than reel supports (at most \(maxColumns) columns, \(maxRows) rows and \(maxCells) cells)"
-    }
-    return nil
+    TerminalLimits.sizeProblem(cols: cols, rows: rows)
   }
 
   /// `cols`×`rows` brought within the limits (each at least 1; rows lowered to fit `maxCells`).
   public static func clampedSize(cols: Int, rows: Int) -> (cols: Int, rows: Int) {
-    let c = min(max(cols, 1), maxColumns)
-    let r = min(max(rows, 1), maxRows, maxCells / c)
-    return (c, r)
+    TerminalLimits.clampedSize(cols: cols, rows: rows)
   }
 
   /// The scrollback line limit actually kept for a terminal `cols` wide (see

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLISupport
 import Recording
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import Recording
+import ReelBase
 import TerminalEmulator
 import XCTest
 

@@ -1,5 +1,6 @@
 import Foundation
 import Playback
+import ReelBase
 import TerminalEmulator
 import TestSupport
 import XCTest

@@ -1,6 +1,6 @@
 import Foundation
 import Live
-import Reconnect
+import ReelBase
 import XCTest
 
 /// Input to programs: the host queues it and writes it as each program reads, so a program

@@ -1,27 +1,20 @@
 import Foundation
+import ReelBase
 
 @testable import TerminalEmulator
 
-/// SplitMix64: small, fast, seedable — runs repeat exactly.
-struct SeededRandom: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
+/// The seeded generator of random tests (ReelBase's SplitMix64): runs repeat exactly.
+typealias SeededRandom = SplitMix64
 
+extension SplitMix64 {
   /// A generator for a random test: seeded from `REEL_TEST_SEED` when set, otherwise at
   /// random, and the seed printed so a failure reproduces.
-  static func printingSeed(_ test: String = #function) -> SeededRandom {
+  static func printingSeed(_ test: String = #function) -> SplitMix64 {
     let seed =
       ProcessInfo.processInfo.environment["REEL_TEST_SEED"].flatMap { UInt64($0) }
       ?? UInt64.random(in: 0...UInt64.max)
     print("\(test): seed \(seed) (REEL_TEST_SEED=\(seed) repeats it)")
-    return SeededRandom(seed: seed)
-  }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
+    return SplitMix64(seed: seed)
   }
 }
 

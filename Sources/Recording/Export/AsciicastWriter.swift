@@ -1,4 +1,4 @@
-import TerminalEmulator
+import ReelBase
 
 /// Writes asciicast v2 or v3 one event at a time: the header first, then one JSON line per
 /// event, so a recorder killed mid-session leaves every line it had flushed readable by

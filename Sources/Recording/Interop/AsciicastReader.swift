@@ -1,5 +1,5 @@
 import Foundation
-import TerminalEmulator
+import ReelBase
 
 /// Reads asciinema recordings: v1 (one JSON object), v2 (header line, absolute times) and
 /// v3 (header line, relative intervals, `term` object, `x` exit events, `#` comments).
@@ -131,7 +131,7 @@ public struct AsciicastReader: EventSource {
       case "m": return .marker(t, data)
       case "r":
         let parts = data.split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, Terminal.sizeProblem(cols: parts[0], rows: parts[1]) == nil else {
+        guard parts.count == 2, TerminalLimits.sizeProblem(cols: parts[0], rows: parts[1]) == nil else {
           note("line \(lineNumber): bad resize \"\(data)\", skipped")
           continue
         }

@@ -1,5 +1,5 @@
 import Foundation
-import TerminalEmulator
+import ReelBase
 
 /// The recording formats reel reads, and detection from a file's first bytes.
 public enum InputFormat: String, CaseIterable, Sendable {
@@ -67,7 +67,7 @@ public enum InputFormat: String, CaseIterable, Sendable {
 public func parseSize(_ text: String) -> (cols: Int, rows: Int)? {
   let parts = text.lowercased().split(separator: "x")
   guard parts.count == 2, let c = Int(parts[0]), let r = Int(parts[1]),
-    Terminal.sizeProblem(cols: c, rows: r) == nil
+    TerminalLimits.sizeProblem(cols: c, rows: r) == nil
   else { return nil }
   return (c, r)
 }
@@ -79,7 +79,7 @@ public func parseSizeOption(_ text: String) throws -> (cols: Int, rows: Int) {
   guard parts.count == 2, let c = Int(parts[0]), let r = Int(parts[1]) else {
     throw RecordingError("invalid --size '\(text)', expected COLSxROWS like 80x24")
   }
-  if let problem = Terminal.sizeProblem(cols: c, rows: r) {
+  if let problem = TerminalLimits.sizeProblem(cols: c, rows: r) {
     throw RecordingError("invalid --size '\(text)': \(problem)")
   }
   return (c, r)
@@ -87,7 +87,7 @@ public func parseSizeOption(_ text: String) throws -> (cols: Int, rows: Int) {
 
 /// Throws when a size read from a file is beyond the emulator's limits.
 func checkDeclaredSize(_ cols: Int, _ rows: Int, in path: String) throws {
-  if let problem = Terminal.sizeProblem(cols: cols, rows: rows) {
+  if let problem = TerminalLimits.sizeProblem(cols: cols, rows: rows) {
     throw RecordingError("\(path): declares \(problem)")
   }
 }

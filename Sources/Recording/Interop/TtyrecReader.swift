@@ -1,4 +1,4 @@
-import TerminalEmulator
+import ReelBase
 
 /// Reads ttyrec files: records of (seconds, microseconds, length) little-endian headers followed
 /// by output bytes, with absolute timestamps. ttyrec stores no size, so it comes from the user.
@@ -90,8 +90,9 @@ public struct ScriptReader: EventSource {
     guard parts.count >= 3 else { return }
     let value = parts.count > 3 ? parts[3] : ""
     switch parts[2] {
-    case "COLUMNS": if size == nil, let v = Int(value), v > 0, v <= Terminal.maxColumns { info.cols = v }
-    case "LINES": if size == nil, let v = Int(value), v > 0, v <= Terminal.maxRows { info.rows = v }
+    case "COLUMNS":
+      if size == nil, let v = Int(value), v > 0, v <= TerminalLimits.maxColumns { info.cols = v }
+    case "LINES": if size == nil, let v = Int(value), v > 0, v <= TerminalLimits.maxRows { info.rows = v }
     case "TERM": info.term = value
     case "COMMAND": info.command = value
     case "SHELL": info.shell = value
@@ -143,7 +144,7 @@ public struct ScriptReader: EventSource {
           if f.hasPrefix("COLS=") { cols = Int(f.dropFirst(5)) ?? 0 }
           if f.hasPrefix("ROWS=") { rows = Int(f.dropFirst(5)) ?? 0 }
         }
-        if Terminal.sizeProblem(cols: cols, rows: rows) == nil {
+        if TerminalLimits.sizeProblem(cols: cols, rows: rows) == nil {
           return .resize(micros(clock), cols: cols, rows: rows)
         }
       case "H":

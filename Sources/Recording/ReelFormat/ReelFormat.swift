@@ -1,4 +1,4 @@
-import TerminalEmulator
+import ReelBase
 
 /// The `.reel` file format: a series of independent zstd frames.
 ///
@@ -187,9 +187,9 @@ enum SegmentCodec {
         switch kind {
         case .output, .input, .marker: e.data = try r.blob(max: ReelFormat.maxSegmentBytes)
         case .resize:
-          e.cols = try r.count(max: Terminal.maxColumns, "columns")
-          e.rows = try r.count(max: Terminal.maxRows, "rows")
-          if let problem = Terminal.sizeProblem(cols: e.cols, rows: e.rows) {
+          e.cols = try r.count(max: TerminalLimits.maxColumns, "columns")
+          e.rows = try r.count(max: TerminalLimits.maxRows, "rows")
+          if let problem = TerminalLimits.sizeProblem(cols: e.cols, rows: e.rows) {
             throw BinaryFormatError("bad resize event: \(problem)")
           }
         case .exit: e.status = Int32(bitPattern: UInt32(truncatingIfNeeded: try r.varint()))

@@ -1,5 +1,5 @@
 import Foundation
-import TerminalEmulator
+import ReelBase
 
 /// The metadata frame: format version and `SessionInfo` as JSON.
 enum ReelMetadata {
@@ -31,7 +31,7 @@ enum ReelMetadata {
     var info = SessionInfo()
     info.cols = object["cols"] as? Int ?? 80
     info.rows = object["rows"] as? Int ?? 24
-    if let problem = Terminal.sizeProblem(cols: info.cols, rows: info.rows) {
+    if let problem = TerminalLimits.sizeProblem(cols: info.cols, rows: info.rows) {
       throw RecordingError("metadata declares \(problem)")
     }
     info.title = object["title"] as? String

@@ -1,5 +1,5 @@
 import Dispatch
-import TerminalEmulator  // binary coding and size limits; keyframes go through KeyframeMaker
+import ReelBase  // binary coding and size limits; keyframes go through KeyframeMaker
 
 #if canImport(Glibc)
   import Glibc

@@ -1,4 +1,4 @@
-import TerminalEmulator  // binary coding and size limits; keyframes go through KeyframeMaker
+import ReelBase  // binary coding and size limits; keyframes go through KeyframeMaker
 
 #if canImport(Glibc)
   import Glibc

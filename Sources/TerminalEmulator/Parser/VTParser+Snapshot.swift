@@ -1,3 +1,5 @@
+import ReelBase
+
 extension VTParser {
   /// Bytes the parser holds for a half-read OSC/DCS string (memory accounting).
   var heldBytes: Int { string.capacity }

@@ -1,3 +1,5 @@
+import ReelBase
+
 /// Human- and machine-readable views of a terminal's screen: plain text, JSON with cell
 /// attributes, and ANSI-coloured text for a person's terminal.
 extension Terminal {

@@ -1,3 +1,5 @@
+import ReelBase
+
 /// Exact, versioned binary snapshots of a whole terminal.
 ///
 /// A snapshot carries everything that decides future output: both screens, scrollback (all or

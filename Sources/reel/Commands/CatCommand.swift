@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLISupport
 import Playback
 import Recording
 

@@ -1,7 +1,9 @@
 import ArgumentParser
+import CLISupport
 import Foundation
 import Playback
 import Recording
+import ReelBase
 import TerminalEmulator
 
 /// `reel info`: duration, size, events and structure of a recording.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLISupport
 import Recording
 
 /// The recording a reading command reads, and what some formats need to be read: the size

@@ -1,7 +1,9 @@
 import ArgumentParser
+import CLISupport
 import Foundation
 import Playback
 import Recording
+import ReelBase
 import TerminalEmulator
 
 /// `reel search`: when text appears on a recording's screen.

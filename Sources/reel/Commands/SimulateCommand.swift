@@ -1,8 +1,10 @@
 import ArgumentParser
+import CLISupport
 import Foundation
 import Playback
-import Recording
 import Reconnect
+import Recording
+import ReelBase
 import TerminalEmulator
 
 /// `reel simulate`: disconnect a client during a recording and check every reconnect.

@@ -1,3 +1,4 @@
+import CLISupport
 import Capture
 import Foundation
 import TerminalEmulator

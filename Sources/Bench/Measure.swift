@@ -1,3 +1,4 @@
+import CLISupport
 import Foundation
 
 /// Timing and memory helpers for `reel bench`.

@@ -1,9 +1,29 @@
+import CLISupport
 import Foundation
-import Reconnect
+import ReelBase
 
 /// Deterministic benchmark inputs: each generator makes the same bytes on every run.
-enum Workloads {
-  static let names =
+package enum Workloads {
+  /// Writes each workload's bytes to `directory/NAME.bin` (for profilers and other
+  /// emulators) and prints the paths: `reel bench --save-workloads`.
+  package static func save(_ names: [String], sizeMiB: Int, in directory: String) throws {
+    if names.contains(where: CapturedPrograms.names.contains) {
+      BenchProgress.step("capturing vim, less, htop and a build log")
+    }
+    // Captures of programs this machine lacks are left out (said on stderr).
+    let names = names.filter { !CapturedPrograms.names.contains($0) || CapturedPrograms.bytes($0) != nil }
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    for name in names {
+      let path = directory + "/\(name).bin"
+      guard FileManager.default.createFile(atPath: path, contents: Data(make(name, size: sizeMiB << 20)))
+      else {
+        throw CLIError("cannot write \(path)")
+      }
+      Output.line(path)
+    }
+  }
+
+  package static let names =
     [
       "ascii", "ascii_b", "dense_cells", "dense_cells_b", "scrolling", "scrolling_b", "unicode", "unicode_b",
       "cursor_motion", "cursor_motion_b", "real",

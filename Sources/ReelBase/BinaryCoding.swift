@@ -51,7 +51,7 @@ package struct BinaryFormatError: Error, CustomStringConvertible, Sendable, Equa
 }
 
 package struct BinaryReader {
-  let bytes: [UInt8]
+  package let bytes: [UInt8]
   package private(set) var offset: Int
   let end: Int
 

@@ -1,3 +1,4 @@
+import CLISupport
 import Capture
 import Foundation
 import Live
@@ -86,7 +87,7 @@ enum LiveBench {
       tmux?.stop()
     }
     var figures: [AttachFigure] = []
-    for (cols, rows) in BenchCommand.sizes {
+    for (cols, rows) in BenchRun.sizes {
       for history in [0, 10_000] {
         let name = "attach-\(cols)x\(rows)-\(history)"
         let command = self.command(rows: rows, historyLines: history)

@@ -1,6 +1,8 @@
+import CLISupport
 import Foundation
-import Recording
 import Reconnect
+import Recording
+import ReelBase
 import TerminalEmulator
 
 /// `reel bench` reconnect section: time to a consistent screen and payload bytes per strategy,
@@ -61,7 +63,7 @@ enum ReconnectBench {
     let events = stream(size: max(sizeMiB, 80) << 20)
     let total = events.reduce(0) { $0 + $1.data.count }
     var rows: [Row] = []
-    for (cols, lines) in BenchCommand.sizes {
+    for (cols, lines) in BenchRun.sizes {
       for ring in rings {
         var config = ReconnectSimulator.Configuration()
         config.ringCapacity = ring

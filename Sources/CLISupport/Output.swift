@@ -6,8 +6,8 @@
 
 /// Writes to standard output and standard error with plain `write(2)`: no buffering surprises,
 /// and a closed pipe (`reel cat x | head`) ends the program quietly instead of crashing.
-enum Output {
-  static func write(_ bytes: some Collection<UInt8>, to fd: Int32 = 1) {
+package enum Output {
+  package static func write(_ bytes: some Collection<UInt8>, to fd: Int32 = 1) {
     let array = Array(bytes)
     var offset = 0
     while offset < array.count {
@@ -21,15 +21,17 @@ enum Output {
     }
   }
 
-  static func print(_ text: String, to fd: Int32 = 1) { write(Array((text).utf8), to: fd) }
+  package static func print(_ text: String, to fd: Int32 = 1) { write(Array((text).utf8), to: fd) }
 
-  static func line(_ text: String) { print(text + "\n") }
+  package static func line(_ text: String) { print(text + "\n") }
 
   /// One warning line on stderr.
-  static func warn(_ text: String) { print("reel: warning: " + StandardStreams.naming(text) + "\n", to: 2) }
+  package static func warn(_ text: String) {
+    print("reel: warning: " + StandardStreams.naming(text) + "\n", to: 2)
+  }
 
   /// Ends the process with `code`.
-  static func exit(_ code: Int32) -> Never {
+  package static func exit(_ code: Int32) -> Never {
     #if canImport(Glibc)
       Glibc.exit(code)
     #else
@@ -37,8 +39,8 @@ enum Output {
     #endif
   }
 
-  static var stdoutIsTerminal: Bool { isatty(1) == 1 }
-  static var stderrIsTerminal: Bool { isatty(2) == 1 }
+  package static var stdoutIsTerminal: Bool { isatty(1) == 1 }
+  package static var stderrIsTerminal: Bool { isatty(2) == 1 }
 }
 
 #if canImport(Glibc)

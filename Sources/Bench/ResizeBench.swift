@@ -1,5 +1,6 @@
+import CLISupport
 import Foundation
-import Reconnect
+import ReelBase
 import TerminalEmulator
 
 /// What resizes cost over a full scrollback (issue: a window being dragged, or a recording

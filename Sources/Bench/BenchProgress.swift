@@ -1,3 +1,5 @@
+import CLISupport
+
 /// What `reel bench` is doing, on stderr while it runs (the figures go to stdout): one line
 /// that rewrites itself in a terminal, a line per step otherwise.
 enum BenchProgress {

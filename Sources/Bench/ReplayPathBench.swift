@@ -1,3 +1,4 @@
+import CLISupport
 import Foundation
 import Playback
 import Recording
@@ -50,7 +51,7 @@ enum ReplayPathBench {
       }
       let emulate = Measure.best(repeats: repeats) {
         var t = Terminal(cols: 80, rows: 24)
-        BenchCommand.feedInChunks(&t, recorded)
+        BenchRun.feedInChunks(&t, recorded)
         blackHole(t.cursor.row)
       }
       BenchProgress.step("replay path: \(seeks) seeks in \(name)")

@@ -60,7 +60,8 @@ package enum JSONValue: Sendable, Equatable {
       case "\t": out += "\\t"
       default:
         if u.value < 0x20 || u.value == 0x7F {
-          out += "\\u" + String(u.value, radix: 16).leftPadded(4)
+          let hex = String(u.value, radix: 16)
+          out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
         } else {
           out.unicodeScalars.append(u)
         }

@@ -14,11 +14,11 @@ import Recording
 /// input is first copied whole into a private temporary file. The copy is listed with
 /// `TemporaryFileRegistry`, so it is removed when reel exits or a signal ends it; messages
 /// name it `-`, never by its temporary path.
-enum StandardStreams {
+package enum StandardStreams {
   nonisolated(unsafe) private static var inputCopy: String?
 
   /// `argument`, or for `-` the path of standard input's copy.
-  static func readablePath(_ argument: String) throws -> String {
+  package static func readablePath(_ argument: String) throws -> String {
     guard argument == "-" else { return argument }
     if let inputCopy { return inputCopy }
     if isatty(0) == 1 { throw CLIError("-: standard input is a terminal; pipe a recording into reel") }
@@ -30,14 +30,14 @@ enum StandardStreams {
   }
 
   /// `text` with the temporary copy's path shown as `-`.
-  static func naming(_ text: String) -> String {
+  package static func naming(_ text: String) -> String {
     guard let inputCopy else { return text }
     return text.replacingOccurrences(of: inputCopy, with: "-")
   }
 
   /// Runs `write` on a new temporary path ending in `.pathExtension` (which it may replace),
   /// then copies what it wrote to standard output and removes it.
-  static func writeToStandardOutput(pathExtension: String, _ write: (String) throws -> Void) throws {
+  package static func writeToStandardOutput(pathExtension: String, _ write: (String) throws -> Void) throws {
     let file = try makeTemporaryFile(suffix: "." + pathExtension)
     close(file.descriptor)
     defer {
