@@ -10,6 +10,7 @@ let package = Package(
     .library(name: "Capture", targets: ["Capture"]),
     .library(name: "Playback", targets: ["Playback"]),
     .library(name: "Reconnect", targets: ["Reconnect"]),
+    .library(name: "LiveProtocol", targets: ["LiveProtocol"]),
     .library(name: "Live", targets: ["Live"]),
     .executable(name: "reel", targets: ["reel"]),
   ],
@@ -33,24 +34,30 @@ let package = Package(
     // Between the format and the engine: replaying recordings into terminals.
     .target(name: "Playback", dependencies: ["Recording", "TerminalEmulator"]),
     .target(name: "Reconnect", dependencies: ["ReelBase", "TerminalEmulator", "Recording"]),
-    // Live sessions: the host that owns the programs' PTYs, its protocol, and its clients.
+    // The live protocol's frames, messages and capabilities: all a client needs (no PTYs, no
+    // sockets), so an app on any platform can embed it.
+    .target(name: "LiveProtocol"),
+    // Live sessions: the host that owns the programs' PTYs, its transports, and its clients.
     .target(
       name: "Live",
-      dependencies: ["CPTY", "Capture", "Recording", "Playback", "Reconnect", "TerminalEmulator"]),
+      dependencies: [
+        "CPTY", "Capture", "LiveProtocol", "Recording", "Playback", "Reconnect", "TerminalEmulator",
+      ]),
     // What the command-line tools share: one-line errors, output, `-` as a file, seconds.
     .target(name: "CLISupport", dependencies: ["Recording"]),
     // `reel bench`: workloads, sections, peers; the command only parses its options.
     .target(
       name: "Bench",
       dependencies: [
-        "CLISupport", "ReelBase", "TerminalEmulator", "Recording", "Playback", "Capture", "Reconnect", "Live",
+        "CLISupport", "ReelBase", "TerminalEmulator", "Recording", "Playback", "Capture", "Reconnect",
+        "LiveProtocol", "Live",
       ]),
     .executableTarget(
       name: "reel",
       dependencies: [
         "CLISupport", "Bench", "ReelBase", "TerminalEmulator", "Recording", "Playback", "Capture",
         "Reconnect",
-        "Live",
+        "LiveProtocol", "Live",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -71,10 +78,12 @@ let package = Package(
       name: "ReconnectTests",
       dependencies: ["ReelBase", "Reconnect", "Recording", "Playback", "TerminalEmulator"]),
     // The live host through a test-double transport: real programs, no socket, no tmux.
-    .testTarget(name: "LiveTests", dependencies: ["Live", "TerminalEmulator"]),
+    .testTarget(name: "LiveTests", dependencies: ["LiveProtocol", "Live", "TerminalEmulator"]),
     .testTarget(
       name: "ReelCLITests",
-      dependencies: ["reel", "ReelBase", "Capture", "Live", "Reconnect", "TerminalEmulator", "TestSupport"]),
+      dependencies: [
+        "reel", "ReelBase", "Capture", "LiveProtocol", "Live", "Reconnect", "TerminalEmulator", "TestSupport",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )
@@ -97,6 +106,7 @@ if Context.environment["REEL_FUZZ"] != nil {
       path: "Fuzz/Interop"),
     .executableTarget(
       name: "fuzz-input", dependencies: ["FuzzSupport", "TerminalEmulator"], path: "Fuzz/Input"),
-    .executableTarget(name: "fuzz-frames", dependencies: ["FuzzSupport", "Live"], path: "Fuzz/Frames"),
+    .executableTarget(
+      name: "fuzz-frames", dependencies: ["FuzzSupport", "LiveProtocol"], path: "Fuzz/Frames"),
   ]
 }

@@ -1,6 +1,6 @@
 import Foundation
 import FuzzSupport
-import Live
+import LiveProtocol
 
 /// Fuzz target (f): the live protocol's frame decoder on any bytes from a peer, in chunkings
 /// chosen by the input's first eight bytes. Properties: it never traps; the frames it yields

@@ -2,6 +2,7 @@ import CLISupport
 import Capture
 import Foundation
 import Live
+import LiveProtocol
 
 #if canImport(Glibc)
   import Glibc

@@ -1,4 +1,5 @@
 import Live
+import LiveProtocol
 import XCTest
 
 /// The queue every transport shares: whole frames, and only program output dropped.

@@ -1,5 +1,6 @@
 import Foundation
 import Live
+import LiveProtocol
 import TerminalEmulator
 import XCTest
 

@@ -1,5 +1,6 @@
 import Foundation
 import Live
+import LiveProtocol
 
 /// The test double of `LiveTransport`: a client in the same process. The host's frames land in
 /// `frames` (or wait in a queue while the client is `paused`, as a socket nobody reads

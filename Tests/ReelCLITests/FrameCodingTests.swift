@@ -1,4 +1,5 @@
 import Live
+import LiveProtocol
 import Testing
 
 /// Frames on the wire (protocol 2): offsets of output and repaint frames survive encoding

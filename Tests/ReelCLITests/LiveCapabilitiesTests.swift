@@ -1,4 +1,5 @@
 import Live
+import LiveProtocol
 import Testing
 
 /// Capabilities belong to the connection: each request and frame is checked against what the

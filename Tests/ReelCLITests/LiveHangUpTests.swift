@@ -1,5 +1,6 @@
 import Foundation
 import Live
+import LiveProtocol
 import XCTest
 
 /// `reel kill` hangs a session up as a closing terminal does (`HangUp`, shared with

@@ -1,5 +1,6 @@
 import Foundation
 import Live
+import LiveProtocol
 import XCTest
 
 /// The protocol as a third-party client speaks it (docs/protocol.md): each operation with only

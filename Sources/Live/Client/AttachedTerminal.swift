@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import LiveProtocol
 import TerminalEmulator
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import CPTY
 import Foundation
+import LiveProtocol
 
 #if canImport(Glibc)
   import Glibc

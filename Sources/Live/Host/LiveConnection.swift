@@ -1,3 +1,5 @@
+import LiveProtocol
+
 /// What the host knows of one client connection, whatever transport carries it: what it was
 /// granted, what it is attached to, and whether it fell behind. Frames go out through its
 /// transport's bounded queue, never blocking the host.

@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import LiveProtocol
 import Recording
 import TerminalEmulator
 
@@ -58,9 +59,9 @@ extension LiveHost {
   }
 
   private func handle(_ request: LiveRequest, from c: LiveConnection) throws {
-    guard request.version == LiveProtocol.version else {
+    guard request.version == FrameFormat.version else {
       throw LiveError(
-        "client speaks protocol \(request.version), this host \(LiveProtocol.version); restart the host")
+        "client speaks protocol \(request.version), this host \(FrameFormat.version); restart the host")
     }
     for name in request.names { try SessionName.validate(name) }
     if let refusal = c.capabilities.refusal(

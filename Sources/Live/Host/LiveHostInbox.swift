@@ -1,4 +1,5 @@
 import Foundation
+import LiveProtocol
 
 #if canImport(Glibc)
   import Glibc

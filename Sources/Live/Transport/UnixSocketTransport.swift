@@ -1,3 +1,5 @@
+import LiveProtocol
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)

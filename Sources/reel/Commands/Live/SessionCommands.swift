@@ -2,6 +2,7 @@ import ArgumentParser
 import CLISupport
 import Foundation
 import Live
+import LiveProtocol
 import Recording
 import TerminalEmulator
 

@@ -1,0 +1,158 @@
+import Foundation
+
+/// The client/host wire protocol (docs/protocol.md): frames of one type byte, a 4-byte
+/// little-endian payload length and the payload. Control messages carry JSON; terminal bytes
+/// travel as they are.
+public enum FrameFormat {
+  /// Bumped on any incompatible change; a host refuses requests of another version. 2: output
+  /// frames carry their absolute offset; repaints and the terminal's restoration are frames of
+  /// their own.
+  public static let version = 2
+  /// The largest payload either side accepts (a history snapshot of a large session fits).
+  public static let maxPayload = 64 << 20
+  static let headerBytes = 5
+}
+
+/// What a frame carries.
+public enum FrameType: UInt8, Sendable {
+  /// Client → host, the first frame of every connection: a `LiveRequest`.
+  case request = 1
+  /// Host → client: a `LiveReply` (accepted or refused, with what was asked for).
+  case reply = 2
+  /// Host → client: the program's output, from absolute output offset `Frame.offset` on.
+  case output = 3
+  /// Client → host: bytes for the program (keyboard holder only).
+  case input = 4
+  /// Client → host: the client's window size, `LiveSize` (keyboard holder only).
+  case resize = 5
+  /// Client → host: detach me.
+  case detach = 6
+  /// Host → client, the last frame of an attachment: `LiveEnd` (detached, taken over, exited).
+  case end = 7
+  /// Host → client: a one-line notice for the user (the recording stopped, …).
+  case notice = 8
+  /// Host → client: VT bytes that bring a terminal in any state to the session's screen as
+  /// it is after all output before `Frame.offset` (the attach's repaint, a catch-up after
+  /// dropped frames). Never program output: a client that resumes by offset starts from here.
+  case repaint = 9
+  /// Host → client, before `end`: bytes that give the client's terminal back (main screen,
+  /// cursor shown, the program's modes off); not program output.
+  case restore = 10
+
+  /// Output and repaint frames begin with an 8-byte little-endian offset.
+  public var carriesOffset: Bool { self == .output || self == .repaint }
+}
+
+/// One frame.
+public struct Frame: Sendable, Equatable {
+  public var type: FrameType
+  /// The payload: JSON, or bytes for a terminal (after the offset, for output and repaint).
+  public var payload: [UInt8]
+  /// Output: the absolute output offset of the payload's first byte. Repaint: the offset the
+  /// screen stands for. Nil for the other types (0 on the wire when a type needs one).
+  public var offset: Int?
+
+  public init(_ type: FrameType, _ payload: [UInt8] = [], offset: Int? = nil) {
+    self.type = type
+    self.payload = payload
+    self.offset = type.carriesOffset ? (offset ?? 0) : nil
+  }
+
+  /// A frame whose payload is `value` as JSON.
+  public init<T: Encodable>(_ type: FrameType, json value: T) throws {
+    self.init(type, Array(try JSONEncoder().encode(value)))
+  }
+
+  public func decode<T: Decodable>(_ kind: T.Type) throws -> T {
+    do {
+      return try JSONDecoder().decode(kind, from: Data(payload))
+    } catch DecodingError.keyNotFound(let key, _) {
+      throw LiveError("malformed \(type) message from the other side: no \"\(key.stringValue)\"")
+    } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+      DecodingError.dataCorrupted(let context)
+    {
+      let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+      throw LiveError(
+        "malformed \(type) message from the other side" + (path.isEmpty ? "" : ": bad \"\(path)\""))
+    } catch {
+      throw LiveError("malformed \(type) message from the other side")
+    }
+  }
+
+  /// Header and payload, ready to write.
+  public var encoded: [UInt8] {
+    var out = [UInt8]()
+    out.reserveCapacity(FrameFormat.headerBytes + payload.count)
+    append(to: &out)
+    return out
+  }
+
+  /// Appends header and payload to `out` (a write queue: no copy of the frame of its own).
+  public func append(to out: inout [UInt8]) {
+    out.append(type.rawValue)
+    let n = UInt32(payload.count + (type.carriesOffset ? 8 : 0))
+    for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(truncatingIfNeeded: n >> UInt32(shift))) }
+    if type.carriesOffset {
+      let offset = UInt64(max(0, offset ?? 0))
+      for shift in stride(from: 0, to: 64, by: 8) {
+        out.append(UInt8(truncatingIfNeeded: offset >> UInt64(shift)))
+      }
+    }
+    out.append(contentsOf: payload)
+  }
+
+  /// Bytes the frame takes on the wire.
+  public var encodedCount: Int { FrameFormat.headerBytes + (type.carriesOffset ? 8 : 0) + payload.count }
+}
+
+/// Splits a byte stream into frames; refuses unknown types and oversized lengths (a peer
+/// that sends them is not speaking this protocol).
+public struct FrameReader: Sendable {
+  private var buffer: [UInt8] = []
+  private var start = 0
+
+  public init() {}
+
+  public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    if start > 0 && start == buffer.count {
+      buffer.removeAll(keepingCapacity: true)
+      start = 0
+    }
+    buffer.append(contentsOf: bytes)
+  }
+
+  public mutating func append(_ bytes: [UInt8]) { bytes.withUnsafeBytes { append($0) } }
+
+  /// The next complete frame, nil when more bytes are needed.
+  public mutating func next() throws -> Frame? {
+    let available = buffer.count - start
+    guard available >= FrameFormat.headerBytes else { return nil }
+    guard let type = FrameType(rawValue: buffer[start]) else {
+      throw LiveError("unknown message type \(buffer[start]) (not a reel \(FrameFormat.version) peer?)")
+    }
+    var length = 0
+    for i in 0..<4 { length |= Int(buffer[start + 1 + i]) << (8 * i) }
+    guard length <= FrameFormat.maxPayload else {
+      throw LiveError("message of \(length) bytes is over the limit of \(FrameFormat.maxPayload)")
+    }
+    guard available >= FrameFormat.headerBytes + length else { return nil }
+    var payloadStart = start + FrameFormat.headerBytes
+    let end = payloadStart + length
+    var offset: Int? = nil
+    if type.carriesOffset {
+      guard length >= 8 else { throw LiveError("\(type) message of \(length) bytes has no offset") }
+      var value: UInt64 = 0
+      for i in 0..<8 { value |= UInt64(buffer[payloadStart + i]) << (8 * UInt64(i)) }
+      guard value <= UInt64(Int.max) else { throw LiveError("\(type) message with offset \(value)") }
+      offset = Int(value)
+      payloadStart += 8
+    }
+    let frame = Frame(type, Array(buffer[payloadStart..<end]), offset: offset)
+    start = end
+    if start > 1 << 20 {
+      buffer.removeFirst(start)
+      start = 0
+    }
+    return frame
+  }
+}

@@ -1,0 +1,163 @@
+import Foundation
+
+/// A live-session error: one line for the user.
+public struct LiveError: Error, CustomStringConvertible, Sendable {
+  public let message: String
+  public init(_ message: String) { self.message = message }
+  public var description: String { message }
+}
+
+/// The first message of a connection: what the client wants.
+public struct LiveRequest: Codable, Sendable {
+  public enum Operation: String, Codable, Sendable {
+    case attach, tail, list, kill, send, history, detach
+  }
+  public var version = FrameFormat.version
+  public var operation: Operation
+  /// The session (attach, tail, send, history, detach) or sessions (kill).
+  public var names: [String] = []
+  /// attach, creating: the program and its environment and working directory.
+  public var command: [String]? = nil
+  public var environment: [String]? = nil
+  public var directory: String? = nil
+  /// attach: the client's window; it becomes the session's size while this client holds the
+  /// keyboard (and the size a new session starts with).
+  public var cols: Int? = nil
+  public var rows: Int? = nil
+  /// attach: watch without the keyboard (never takes a session over).
+  public var readOnly = false
+  /// attach: scrollback lines streamed into the client terminal's own history first.
+  public var scrollbackLines: Int? = nil
+  /// attach, creating: bytes of output the session's ring recording keeps.
+  public var ringBytes: Int? = nil
+  /// send: the bytes for the program.
+  public var data: Data? = nil
+  /// attach (remote readOnlyClients): the output offset whose bytes the client's terminal already
+  /// shows; the host resumes from there when the ring still holds what follows.
+  public var resumeOffset: Int? = nil
+  /// attach, tail: the device of the client's terminal (`ttyname` of its output). The host
+  /// refuses to show a session on its own terminal: the client's output would be the
+  /// program's output again, without end.
+  public var terminal: String? = nil
+
+  public init(_ operation: Operation, names: [String] = []) {
+    self.operation = operation
+    self.names = names
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case version, operation, names, command, environment, directory, cols, rows, readOnly
+    case scrollbackLines, ringBytes, data, resumeOffset, terminal
+  }
+
+  /// `version` and `operation` are required; every other field may be left out and takes its
+  /// documented default (docs/protocol.md lists only the fields each operation reads, so a
+  /// client need send no more).
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    version = try c.decode(Int.self, forKey: .version)
+    operation = try c.decode(Operation.self, forKey: .operation)
+    names = try c.decodeIfPresent([String].self, forKey: .names) ?? []
+    command = try c.decodeIfPresent([String].self, forKey: .command)
+    environment = try c.decodeIfPresent([String].self, forKey: .environment)
+    directory = try c.decodeIfPresent(String.self, forKey: .directory)
+    cols = try c.decodeIfPresent(Int.self, forKey: .cols)
+    rows = try c.decodeIfPresent(Int.self, forKey: .rows)
+    readOnly = try c.decodeIfPresent(Bool.self, forKey: .readOnly) ?? false
+    scrollbackLines = try c.decodeIfPresent(Int.self, forKey: .scrollbackLines)
+    ringBytes = try c.decodeIfPresent(Int.self, forKey: .ringBytes)
+    data = try c.decodeIfPresent(Data.self, forKey: .data)
+    resumeOffset = try c.decodeIfPresent(Int.self, forKey: .resumeOffset)
+    terminal = try c.decodeIfPresent(String.self, forKey: .terminal)
+  }
+}
+
+/// A window size.
+public struct LiveSize: Codable, Sendable, Equatable {
+  public var cols: Int
+  public var rows: Int
+  public init(cols: Int, rows: Int) {
+    self.cols = cols
+    self.rows = rows
+  }
+}
+
+/// One session as `reel ls` lists it.
+public struct LiveSessionSummary: Codable, Sendable, Equatable {
+  public var name: String
+  public var command: [String]
+  public var pid: Int32
+  public var cols: Int
+  public var rows: Int
+  /// Attached clients (keyboard holder and read-only readOnlyClients).
+  public var clients: Int
+  /// Creation time, ISO 8601.
+  public var created: String
+  /// Output bytes the program wrote so far.
+  public var outputBytes: Int
+  /// The ring directory the session is recorded into (nil when it could not be created).
+  public var recording: String?
+  /// Why recording stopped (a full disk, …); the session itself goes on.
+  public var recordingError: String? = nil
+
+  public init(
+    name: String, command: [String], pid: Int32, cols: Int, rows: Int, clients: Int, created: String,
+    outputBytes: Int, recording: String?, recordingError: String? = nil
+  ) {
+    self.name = name
+    self.command = command
+    self.pid = pid
+    self.cols = cols
+    self.rows = rows
+    self.clients = clients
+    self.created = created
+    self.outputBytes = outputBytes
+    self.recording = recording
+    self.recordingError = recordingError
+  }
+}
+
+/// The host's answer to a request.
+public struct LiveReply: Codable, Sendable {
+  public var ok: Bool
+  public var error: String? = nil
+  /// attach: whether the session was created by this request; its name.
+  public var created: Bool? = nil
+  public var session: LiveSessionSummary? = nil
+  /// attach: how the client's terminal is brought up to date.
+  public var payload: AttachPayload? = nil
+  /// list.
+  public var sessions: [LiveSessionSummary]? = nil
+  /// history: the session's terminal as a zstd-compressed binary snapshot.
+  public var snapshot: Data? = nil
+
+  public init(ok: Bool, error: String? = nil) {
+    self.ok = ok
+    self.error = error
+  }
+
+  public static func refused(_ message: String) -> LiveReply { LiveReply(ok: false, error: message) }
+}
+
+/// How an attachment brings the client's terminal up to date (the attach reply's `payload`).
+public enum AttachPayload: String, Codable, Sendable {
+  /// A `repaint` frame: the session's exact screen, from any state the terminal was in.
+  case repaint
+  /// `output` frames from the client's `resumeOffset` on (its screen is known to be there).
+  case resume
+  /// Nothing: output from now on (`tail` into a pipe).
+  case none
+}
+
+/// Why an attachment ended.
+public struct LiveEnd: Codable, Sendable {
+  public enum Reason: String, Codable, Sendable { case detached, takenOver, exited, killed, hostStopped }
+  public var reason: Reason
+  /// The program's exit status (exited, killed).
+  public var status: Int32? = nil
+
+  public init(_ reason: Reason, status: Int32? = nil) {
+    self.reason = reason
+    self.status = status
+  }
+}
