@@ -290,7 +290,27 @@ final class TrustRegressionTests: XCTestCase {
 
   // MARK: - Snapshots with hostile integers
 
-  func testSnapshotWithHugeLineIDsThrows() {
+  func testSnapshotWithHugeLineIDsThrows() throws {
+    // Two terminals whose snapshots differ only in a prompt mark's line id (1 or 2): that
+    // byte made a varint past the largest line id is refused, naming the field.
+    var one = Terminal(cols: 10, rows: 3)
+    one.feed("\u{1B}[2;1H\u{1B}]133;A\u{07}\u{1B}[1;1H")
+    var two = Terminal(cols: 10, rows: 3)
+    two.feed("\u{1B}[3;1H\u{1B}]133;A\u{07}\u{1B}[1;1H")
+    let a = one.snapshot()
+    let b = two.snapshot()
+    XCTAssertEqual(a.count, b.count)
+    let differing = a.indices.filter { a[$0] != b[$0] }
+    XCTAssertEqual(differing.count, 1, "the line id is one byte")
+    let at = try XCTUnwrap(differing.first)
+    let hugeID = Array(a[..<at]) + Array(repeating: 0xFF, count: 8) + [0x0F] + Array(a[(at + 1)...])
+    XCTAssertThrowsError(try Terminal(snapshot: hugeID)) { error in
+      XCTAssertTrue("\(error)".contains("prompt mark line id"), "\(error)")
+    }
+    XCTAssertEqual(try Terminal(snapshot: a).snapshot(), a, "the unchanged snapshot decodes")
+  }
+
+  func testSnapshotWithAnyByteChangedDecodesOrThrows() {
     var t = Terminal(cols: 10, rows: 3)
     t.feed("\u{1B}]133;A\u{07}hi")
     var bytes = t.snapshot()

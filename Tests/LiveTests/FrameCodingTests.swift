@@ -1,4 +1,3 @@
-import Live
 import LiveProtocol
 import Testing
 
