@@ -7,7 +7,7 @@ import TerminalEmulator
 /// drawn outside the rows the recording uses — on the row below them when the terminal is
 /// taller, else in the window title — and taken away by repainting the recording's screen
 /// exactly (`Terminal.repaintSequence`) before anything of the recording is written again.
-struct PlaybackStatus {
+struct PlayerStatusLine {
   let recordingRows: Int
   /// Drawn and not yet taken away.
   private(set) var isShown = false
@@ -28,7 +28,7 @@ struct PlaybackStatus {
   }
 
   mutating func draw(position: UInt64, duration: UInt64, speed: Double) {
-    let line = PlaybackStatus.text(position: position, duration: duration, speed: speed)
+    let line = PlayerStatusLine.text(position: position, duration: duration, speed: speed)
     if let size = WindowSize.of(fd: 1), size.rows > recordingRows {
       // Absolute addressing (origin mode off); the repaint that takes the line away restores
       // origin mode, the cursor and the pen.

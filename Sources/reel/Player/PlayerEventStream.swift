@@ -5,7 +5,7 @@ import TerminalEmulator
 /// A recording read one event at a time for playback, with idle-time compression applied as it
 /// goes, that can move to any event: through keyframes for `.reel` files, by reading again from
 /// the start otherwise. Only one event's bytes are held at a time.
-struct PlaybackStream {
+struct PlayerEventStream {
   /// Opens the recording afresh (for moving backwards in formats without keyframes).
   let open: () throws -> any EventSource
   let idleLimit: UInt64?

@@ -48,7 +48,7 @@ struct Player {
     if interactive && timeline == nil {
       timeline = try PlaybackTimeline.scan(open: open, idleLimit: idleLimit)
     }
-    var stream = try PlaybackStream(open: open, idleLimit: idleLimit)
+    var stream = try PlayerEventStream(open: open, idleLimit: idleLimit)
     defer { warnings = stream.warnings }
     // What the real terminal shows, followed with reel's emulator, so that every way out —
     // q, Ctrl-C, a signal, the end, an error — leaves it usable (`Terminal.exitSequence`).
@@ -58,7 +58,7 @@ struct Player {
     // After raw mode, whose own handlers (restore and die) these replace: the loop ends and
     // the deferred restore below runs instead.
     if onTerminal { TerminationRequest.install() }
-    var status = PlaybackStatus(recordingRows: info.rows)
+    var status = PlayerStatusLine(recordingRows: info.rows)
     defer {
       status.clear(restoring: shown)
       if onTerminal { Output.write(shown.exitSequence()) }
