@@ -23,17 +23,9 @@ extension LiveHost {
     private let lock = NSLock()
     private var arrivals: [Arrival] = []
     private var stopReason: String? = nil
-    private var pipeEnds: [Int32] = [-1, -1]
+    private let pipeEnds: [Int32]
 
-    init() throws {
-      guard pipe(&pipeEnds) == 0 else {
-        throw LiveError("cannot create a pipe (\(String(cString: strerror(errno))))")
-      }
-      for end in pipeEnds {
-        _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-      }
-    }
+    init() throws { pipeEnds = try UnixSocket.wakePipe() }
 
     deinit { for end in pipeEnds { UnixSocket.closeDescriptor(end) } }
 

@@ -34,13 +34,9 @@ final class OutputPump: @unchecked Sendable {
 
   init(fd: Int32) throws {
     self.fd = fd
-    guard pipe(&wake) == 0, pipe(&stopPipe) == 0 else {
-      throw LiveError("cannot create a pipe (\(String(cString: strerror(errno))))")
-    }
-    for end in wake + stopPipe {
-      _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-      _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-    }
+    // A failure leaves -1s or a pipe that deinit closes.
+    wake = try UnixSocket.wakePipe()
+    stopPipe = try UnixSocket.wakePipe()
     running = true
     let thread = Thread { [self] in run() }
     thread.name = "reel-pty-reader"

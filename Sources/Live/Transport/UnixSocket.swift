@@ -95,6 +95,20 @@ enum UnixSocket {
 
   static func setCloseOnExec(_ fd: Int32) { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
 
+  /// A pipe whose ends are non-blocking and close-on-exec: the wake-ups a thread sends the
+  /// host's `poll` (read end first).
+  static func wakePipe() throws -> [Int32] {
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else {
+      throw LiveError("cannot create a pipe (\(String(cString: strerror(errno))))")
+    }
+    for end in ends {
+      setCloseOnExec(end)
+      setNonBlocking(end)
+    }
+    return ends
+  }
+
   /// `send` flags that keep a write to a closed peer from raising SIGPIPE (Linux; elsewhere
   /// `SO_NOSIGPIPE` is set on the socket by `setNoSignal`).
   #if os(Linux)
