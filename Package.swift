@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
   name: "reel",
-  platforms: [.macOS(.v13), .iOS(.v16)],
+  platforms: [.macOS(.v14), .iOS(.v17)],
   products: [
     .library(name: "TerminalEmulator", targets: ["TerminalEmulator"]),
     .library(name: "Recording", targets: ["Recording"]),
@@ -15,7 +15,13 @@ let package = Package(
     .executable(name: "reel", targets: ["reel"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],
   targets: [
     .systemLibrary(
@@ -43,6 +49,22 @@ let package = Package(
       dependencies: [
         "CPTY", "Capture", "LiveProtocol", "Recording", "Playback", "Reconnect", "TerminalEmulator",
       ]),
+    // `reel serve`: the live host on the network (WebSocket, tokens, TLS) and the network
+    // client's connection.
+    .target(
+      name: "LiveServer",
+      dependencies: [
+        "Live", "LiveProtocol",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdCore", package: "hummingbird"),
+        .product(name: "HummingbirdTLS", package: "hummingbird"),
+        .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+        .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     // What the command-line tools share: one-line errors, output, `-` as a file, seconds.
     .target(name: "CLISupport", dependencies: ["Recording"]),
     // `reel bench`: workloads, sections, peers; the command only parses its options.
@@ -57,7 +79,7 @@ let package = Package(
       dependencies: [
         "CLISupport", "Bench", "ReelBase", "TerminalEmulator", "Recording", "Playback", "Capture",
         "Reconnect",
-        "LiveProtocol", "Live",
+        "LiveProtocol", "Live", "LiveServer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

@@ -113,6 +113,9 @@ public struct FrameReader: Sendable {
 
   public init() {}
 
+  /// Bytes read and not yet returned as a frame (a partial frame).
+  public var bufferedBytes: Int { buffer.count - start }
+
   public mutating func append(_ bytes: UnsafeRawBufferPointer) {
     if start > 0 && start == buffer.count {
       buffer.removeAll(keepingCapacity: true)

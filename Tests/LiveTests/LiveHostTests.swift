@@ -188,7 +188,7 @@ final class RunningHost: @unchecked Sendable {
     capabilities: LiveCapabilities = .all, sessions: Set<String>? = nil, paused: Bool = false
   ) -> MemoryTransport {
     let transport = MemoryTransport(inbox: host.inbox, paused: paused)
-    host.inbox.admit(transport, capabilities: capabilities, sessions: sessions)
+    host.inbox.admit(transport, grant: LiveGrant(capabilities: capabilities, sessions: sessions))
     return transport
   }
 

@@ -7,9 +7,10 @@ final class LiveConnection {
   let id: Int
   let transport: any LiveTransport
   /// What the listener that accepted it granted (the local socket: everything).
-  let capabilities: LiveCapabilities
+  let grant: LiveGrant
+  var capabilities: LiveCapabilities { grant.capabilities }
   /// The sessions it may use (nil: all).
-  let sessionScope: Set<String>?
+  var sessionScope: Set<String>? { grant.sessions }
   /// The session this connection is attached to or tails, once it is.
   var session: String? = nil
   /// Attached or tailing: output frames go to it.
@@ -23,14 +24,10 @@ final class LiveConnection {
   /// The host said its last word (detached, answered): no more frames are taken from it.
   private(set) var closing = false
 
-  init(
-    id: Int, transport: any LiveTransport, capabilities: LiveCapabilities = .all,
-    sessionScope: Set<String>? = nil
-  ) {
+  init(id: Int, transport: any LiveTransport, grant: LiveGrant = .local) {
     self.id = id
     self.transport = transport
-    self.capabilities = capabilities
-    self.sessionScope = sessionScope
+    self.grant = grant
   }
 
   var closed: Bool { transport.isClosed }

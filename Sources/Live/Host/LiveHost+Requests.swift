@@ -21,6 +21,9 @@ extension LiveHost {
       while !c.closed && !c.closing && !inputBlocked(c), let frame = try c.transport.nextFrame() {
         try handle(frame, from: c)
       }
+    } catch let error as LiveError {
+      c.reply(.refused(error.message, code: error.closeCode))
+      c.closeWhenFlushed()
     } catch {
       c.reply(.refused("\(error)"))
       c.closeWhenFlushed()
@@ -61,13 +64,14 @@ extension LiveHost {
   private func handle(_ request: LiveRequest, from c: LiveConnection) throws {
     guard request.version == FrameFormat.version else {
       throw LiveError(
-        "client speaks protocol \(request.version), this host \(FrameFormat.version); restart the host")
+        "client speaks protocol \(request.version), this host \(FrameFormat.version); restart the host",
+        closeCode: .unsupportedVersion)
     }
     for name in request.names { try SessionName.validate(name) }
     if let refusal = c.capabilities.refusal(
       of: request, sessions: c.sessionScope, exists: { sessions[$0] != nil })
     {
-      throw LiveError(refusal)
+      throw LiveError(refusal, closeCode: .notAllowed)
     }
     switch request.operation {
     case .attach, .tail: try attach(c, request)
@@ -120,7 +124,7 @@ extension LiveHost {
 
   private func existing(_ request: LiveRequest) throws -> LiveSession {
     guard let name = request.names.first else { throw LiveError("name a session") }
-    guard let session = sessions[name] else { throw LiveError("no session named \(name)") }
+    guard let session = sessions[name] else { throw LiveError("no session named \(name)", closeCode: .sessionEnded) }
     return session
   }
 
@@ -134,16 +138,19 @@ extension LiveHost {
     if let existing = sessions[name] {
       session = existing
     } else {
-      guard !tail else { throw LiveError("no session named \(name)") }
+      guard !tail else { throw LiveError("no session named \(name)", closeCode: .sessionEnded) }
       if let max = options.maxSessions, sessions.count >= max {
-        throw LiveError("the host already runs \(sessions.count) sessions, its maximum (--max-sessions)")
+        throw LiveError(
+          "the host already runs \(sessions.count) sessions, its maximum (--max-sessions)", closeCode: .overloaded)
       }
-      let environment = request.environment ?? []
+      // A remote connection's sessions get the listener's environment and directory.
+      let environment = c.grant.sessionEnvironment ?? request.environment ?? []
+      let directory = c.grant.sessionEnvironment == nil ? request.directory : c.grant.sessionDirectory
       let shell = environment.first { $0.hasPrefix("SHELL=") }.map { String($0.dropFirst(6)) } ?? "/bin/sh"
       let command = request.command.flatMap { $0.isEmpty ? nil : $0 } ?? [shell]
       do {
         session = try LiveSession(
-          name: name, command: command, environment: environment, directory: request.directory,
+          name: name, command: command, environment: environment, directory: directory,
           size: WindowSize(cols: request.cols ?? 80, rows: request.rows ?? 24),
           recordingRoot: options.recordingRoot,
           ringBytes: request.ringBytes ?? 64 << 20, killGrace: options.killGrace)

@@ -192,19 +192,18 @@ public final class LiveHost {
   private func takeInbox() {
     let (arrivals, _) = inbox.take()
     for arrival in arrivals {
-      add(arrival.transport, capabilities: arrival.capabilities, sessionScope: arrival.sessionScope)
+      add(arrival.transport, grant: arrival.grant)
     }
     for c in Array(connections.values) where c.transport.pollRequest(wantsInput: true) == nil {
       serve(c)
     }
   }
 
-  private func add(_ transport: any LiveTransport, capabilities: LiveCapabilities, sessionScope: Set<String>?)
-  {
+  private func add(_ transport: any LiveTransport, grant: LiveGrant) {
     let id = nextConnectionID
     nextConnectionID += 1
     connections[id] = LiveConnection(
-      id: id, transport: transport, capabilities: capabilities, sessionScope: sessionScope)
+      id: id, transport: transport, grant: grant)
   }
 
   private var socketIdentity: (dev: UInt64, ino: UInt64)? = nil
@@ -248,7 +247,7 @@ public final class LiveHost {
       UnixSocket.setNonBlocking(fd)
       UnixSocket.setNoSignal(fd)
       // The user's own socket: every capability, every session.
-      add(UnixSocketTransport(fd: fd), capabilities: .all, sessionScope: nil)
+      add(UnixSocketTransport(fd: fd), grant: .local)
     }
   }
 

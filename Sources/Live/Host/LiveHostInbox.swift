@@ -16,8 +16,7 @@ extension LiveHost {
   public final class Inbox: @unchecked Sendable {
     struct Arrival {
       let transport: any LiveTransport
-      let capabilities: LiveCapabilities
-      let sessionScope: Set<String>?
+      let grant: LiveGrant
     }
 
     private let lock = NSLock()
@@ -32,14 +31,10 @@ extension LiveHost {
     /// Readable when the host has something to take.
     var wakeFD: Int32 { pipeEnds[0] }
 
-    /// Hands the host a connection its listener accepted, with what the listener grants it
-    /// (and, when `sessions` is not nil, only on those sessions). From any thread.
-    public func admit(
-      _ transport: any LiveTransport & Sendable, capabilities: LiveCapabilities, sessions: Set<String>? = nil
-    ) {
-      lock.withLock {
-        arrivals.append(Arrival(transport: transport, capabilities: capabilities, sessionScope: sessions))
-      }
+    /// Hands the host a connection its listener accepted, with what the listener grants it.
+    /// From any thread.
+    public func admit(_ transport: any LiveTransport & Sendable, grant: LiveGrant) {
+      lock.withLock { arrivals.append(Arrival(transport: transport, grant: grant)) }
       wake()
     }
 

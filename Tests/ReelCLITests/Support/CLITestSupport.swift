@@ -9,9 +9,10 @@ struct ReelRun {
 }
 
 enum ReelCLI {
+  /// The repository: three levels above this file (Tests/ReelCLITests/Support/).
   static var projectRoot: URL {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
   }
 
   static var executable: URL {

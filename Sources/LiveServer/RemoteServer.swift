@@ -1,0 +1,326 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import HummingbirdWebSocket
+import Live
+import LiveProtocol
+import Logging
+import NIOCore
+import NIOSSL
+import ServiceLifecycle
+
+/// Where and how `reel serve` listens.
+public struct ServeOptions: Sendable {
+  /// 127.0.0.1:7340 unless told otherwise (7340: free of ttyd's 7681 and the usual 8080s).
+  public static let defaultPort = 7340
+  public var host = "127.0.0.1"
+  public var port = ServeOptions.defaultPort
+  public var tlsCertificate: String? = nil
+  public var tlsKey: String? = nil
+  /// A TLS-terminating proxy is in front: a non-loopback address without TLS is allowed.
+  public var behindProxy = false
+  /// WebSocket connections at once; past it an upgrade is answered 503.
+  public var maxConnections = 256
+  /// Seconds between pings; a peer that answers none within that time again is gone.
+  public var pingSeconds = 20
+  public init() {}
+
+  /// Whether `host` names this machine only.
+  public static func isLoopback(_ host: String) -> Bool {
+    host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+  }
+
+  /// Why these options must not be served, or nil.
+  public var refusal: String? {
+    if (tlsCertificate == nil) != (tlsKey == nil) { return "give both --tls-cert and --tls-key" }
+    if !ServeOptions.isLoopback(host) && tlsCertificate == nil && !behindProxy {
+      return
+        "refusing to serve \(host) without TLS: give --tls-cert and --tls-key, or --behind-proxy when a TLS-terminating proxy is in front"
+    }
+    return nil
+  }
+}
+
+/// `reel serve`: the live host's sessions over WebSocket (and, for the browser, HTTP), for
+/// clients on other machines. Every connection is authenticated by a token (`TokenStore`) whose
+/// record says what it may do; the host enforces that on every frame. Runs on SwiftNIO's
+/// threads beside the host's loop and hands each connection to the host's inbox.
+public final class RemoteServer: @unchecked Sendable {
+  /// The WebSocket subprotocol: the live protocol's version.
+  public static let subprotocol = "reel.v\(FrameFormat.version)"
+
+  let inbox: LiveHost.Inbox
+  let tokens: TokenStore
+  let options: ServeOptions
+  let log: @Sendable (String) -> Void
+  let grantDefaults: (environment: [String], directory: String?)
+  let connections = ConnectionRegistry()
+  let attempts = FailedAttempts()
+
+  private var group: ServiceGroup? = nil
+  private let finished = DispatchSemaphore(value: 0)
+  private var revocationWatch: Task<Void, Never>? = nil
+
+  /// `environment` and `directory` are what sessions started by remote clients get.
+  public init(
+    inbox: LiveHost.Inbox, tokens: TokenStore, options: ServeOptions, environment: [String], directory: String?,
+    log: @escaping @Sendable (String) -> Void
+  ) {
+    self.inbox = inbox
+    self.tokens = tokens
+    self.options = options
+    self.grantDefaults = (environment, directory)
+    self.log = log
+  }
+
+  /// Binds and starts serving; returns the port (useful with port 0). Throws a one-line
+  /// error when the address is refused or taken, or the certificate does not load.
+  public func start() throws -> Int {
+    if let refusal = options.refusal { throw LiveError(refusal) }
+    let server = try serverBuilder()
+    let bound = BoundPort()
+    var logger = Logger(label: "reel-serve")
+    logger.logLevel = .critical
+    let app = Application(
+      router: Router(),
+      server: server,
+      configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil, reuseAddress: true),
+      onServerRunning: { channel in bound.set(channel.localAddress?.port ?? -1) },
+      logger: logger)
+    let group = ServiceGroup(
+      configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+    self.group = group
+    Task {
+      do {
+        try await group.run()
+      } catch {
+        bound.fail("\(error)")
+      }
+      finished.signal()
+    }
+    let port = try bound.wait(seconds: 20)
+    revocationWatch = Task { [weak self] in await self?.watchRevocations() }
+    return port
+  }
+
+  /// Stops listening and closes the WebSocket connections (the host tells its clients first).
+  public func stop() {
+    revocationWatch?.cancel()
+    guard let group else { return }
+    Task { await group.triggerGracefulShutdown() }
+    _ = finished.wait(timeout: .now() + 10)
+  }
+
+  private func serverBuilder() throws -> HTTPServerBuilder {
+    let router = Router(context: RemoteRequestContext.self)
+    router.ws("/ws") { [self] request, context in
+      _ = try authenticate(request, from: context.remoteAddress)
+      guard connections.count < options.maxConnections else {
+        throw HTTPError(.serviceUnavailable, message: "too many connections")
+      }
+      return .upgrade([.secWebSocketProtocol: RemoteServer.subprotocol])
+    } onUpgrade: { [self] inbound, outbound, context in
+      let peer = context.requestContext.remoteAddress
+      // Authenticated a moment ago; again for the record (a revocation in between ends it).
+      guard let record = try? authenticate(context.request, from: peer) else {
+        try await outbound.close(.unknown(CloseCode.notAllowed.rawValue), reason: "token revoked")
+        return
+      }
+      let transport = WebSocketTransport(inbox: inbox)
+      let grant = LiveGrant(
+        capabilities: record.capabilities, sessions: record.sessionScope,
+        sessionEnvironment: grantDefaults.environment, sessionDirectory: grantDefaults.directory)
+      connections.add(transport, label: record.label)
+      log("\(peer) token \(record.label): connected")
+      inbox.admit(transport, grant: grant)
+      await transport.run(inbound: inbound, outbound: outbound)
+      connections.remove(transport)
+      let (code, reason) = transport.endedWith
+      log("\(peer) token \(record.label): closed \(code.rawValue)" + (reason.map { " (\($0))" } ?? ""))
+    }
+    let configuration = WebSocketServerConfiguration(
+      maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(options.pingSeconds)))
+    let base = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router, configuration: configuration)
+    guard let certificate = options.tlsCertificate, let key = options.tlsKey else { return base }
+    let tls: TLSConfiguration
+    do {
+      tls = TLSConfiguration.makeServerConfiguration(
+        certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
+        privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+    } catch {
+      throw LiveError("cannot load the TLS certificate or key (\(certificate), \(key)): \(error)")
+    }
+    return try .tls(base, tlsConfiguration: tls)
+  }
+
+  /// The token record the request's bearer token (or `reel_token` cookie) names, after the
+  /// checks every upgrade passes: a foreign `Origin` is refused (cross-site WebSocket
+  /// hijacking), an address with too many recent failures waits, the subprotocol must be
+  /// this version's.
+  func authenticate(_ request: Request, from peer: String) throws -> TokenRecord {
+    if let origin = request.headers[.origin], !RemoteServer.sameOrigin(origin, authority: request.head.authority) {
+      log("\(peer): refused: foreign origin \(origin)")
+      throw HTTPError(.forbidden, message: "foreign origin")
+    }
+    guard attempts.allowed(peer) else {
+      throw HTTPError(.tooManyRequests, message: "too many failed attempts; wait a minute")
+    }
+    let offered = (request.headers[.secWebSocketProtocol] ?? "").split(separator: ",").map {
+      $0.trimmingCharacters(in: .whitespaces)
+    }
+    guard offered.contains(RemoteServer.subprotocol) else {
+      throw HTTPError(.badRequest, message: "this server speaks \(RemoteServer.subprotocol)")
+    }
+    let records = (try? tokens.records()) ?? []
+    guard let token = RemoteServer.presentedToken(request), let record = TokenStore.match(token, in: records)
+    else {
+      attempts.failed(peer)
+      log("\(peer): refused: bad or missing token")
+      throw HTTPError(.unauthorized, message: "a valid token is needed")
+    }
+    try? tokens.markUsed(label: record.label)
+    return record
+  }
+
+  /// `Authorization: Bearer TOKEN`, else the `reel_token` cookie.
+  static func presentedToken(_ request: Request) -> String? {
+    if let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") {
+      return String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+    }
+    for cookies in request.headers[values: .cookie] {
+      for pair in cookies.split(separator: ";") {
+        let parts = pair.split(separator: "=", maxSplits: 1)
+        if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == "reel_token" {
+          return String(parts[1])
+        }
+      }
+    }
+    return nil
+  }
+
+  /// Whether `origin` (scheme://host[:port]) names the server the request came to.
+  static func sameOrigin(_ origin: String, authority: String?) -> Bool {
+    guard let authority, let range = origin.range(of: "://") else { return false }
+    return origin[range.upperBound...].lowercased() == authority.lowercased()
+  }
+
+  /// Every second, the token file again: connections whose token was revoked or expired end.
+  private func watchRevocations() async {
+    var lastChange: Date? = nil
+    while !Task.isCancelled {
+      try? await Task.sleep(for: .seconds(1))
+      let attributes = try? FileManager.default.attributesOfItem(atPath: tokens.path)
+      let changed = attributes?[.modificationDate] as? Date
+      let live = connections.labels
+      guard !live.isEmpty else { continue }
+      // Expiry needs no file change; a revocation does.
+      if changed == lastChange && !connections.anyMayExpire { continue }
+      lastChange = changed
+      let records = (try? tokens.records()) ?? []
+      let now = Date()
+      for label in live {
+        let record = records.first { $0.label == label }
+        if record == nil || record!.isExpired(at: now) {
+          for transport in connections.transports(label: label) { transport.revoke() }
+          log("token \(label): revoked; its connections closed")
+        }
+      }
+    }
+  }
+}
+
+/// The request context of `reel serve`: Hummingbird's, with the peer's address for logs and
+/// the failed-attempt limit.
+struct RemoteRequestContext: RequestContext, WebSocketRequestContext {
+  var coreContext: CoreRequestContextStorage
+  let webSocket: WebSocketHandlerReference<RemoteRequestContext>
+  let remoteAddress: String
+
+  init(source: ApplicationRequestContextSource) {
+    coreContext = .init(source: source)
+    webSocket = .init()
+    let address = source.channel.remoteAddress
+    remoteAddress = address.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?"
+  }
+}
+
+/// The live WebSocket connections, by token label (to end them when it is revoked).
+final class ConnectionRegistry: @unchecked Sendable {
+  private let lock = NSLock()
+  private var byLabel: [String: [ObjectIdentifier: WebSocketTransport]] = [:]
+
+  var count: Int { lock.withLock { byLabel.values.reduce(0) { $0 + $1.count } } }
+  var labels: [String] { lock.withLock { Array(byLabel.keys) } }
+  var anyMayExpire: Bool { true }
+
+  func add(_ transport: WebSocketTransport, label: String) {
+    lock.withLock { byLabel[label, default: [:]][ObjectIdentifier(transport)] = transport }
+  }
+
+  func remove(_ transport: WebSocketTransport) {
+    lock.withLock {
+      for label in byLabel.keys {
+        byLabel[label]?[ObjectIdentifier(transport)] = nil
+        if byLabel[label]?.isEmpty == true { byLabel[label] = nil }
+      }
+    }
+  }
+
+  func transports(label: String) -> [WebSocketTransport] {
+    lock.withLock { Array(byLabel[label]?.values ?? [:].values) }
+  }
+}
+
+/// Failed authentications per address: past `limit` within `window` seconds, the address is
+/// refused (429) until the window moves on, whatever it presents.
+final class FailedAttempts: @unchecked Sendable {
+  static let limit = 10
+  static let window: TimeInterval = 60
+  private let lock = NSLock()
+  private var failures: [String: [Date]] = [:]
+
+  func allowed(_ peer: String, now: Date = Date()) -> Bool {
+    let address = FailedAttempts.address(of: peer)
+    return lock.withLock {
+      failures[address] = failures[address]?.filter { now.timeIntervalSince($0) < FailedAttempts.window }
+      return (failures[address]?.count ?? 0) < FailedAttempts.limit
+    }
+  }
+
+  func failed(_ peer: String, now: Date = Date()) {
+    let address = FailedAttempts.address(of: peer)
+    lock.withLock {
+      failures[address, default: []].append(now)
+      // Bounded: the oldest addresses go first when many try.
+      if failures.count > 10_000 { failures.removeAll() }
+    }
+  }
+
+  /// The address without the port (each connection has its own).
+  static func address(of peer: String) -> String {
+    guard let colon = peer.lastIndex(of: ":") else { return peer }
+    return String(peer[..<colon])
+  }
+}
+
+/// The port the server bound, handed from its task to the thread that started it.
+final class BoundPort: @unchecked Sendable {
+  private let condition = NSCondition()
+  private var port: Int? = nil
+  private var failure: String? = nil
+
+  func set(_ port: Int) { condition.withLock { self.port = port; condition.broadcast() } }
+  func fail(_ message: String) { condition.withLock { failure = message; condition.broadcast() } }
+
+  func wait(seconds: Double) throws -> Int {
+    let deadline = Date(timeIntervalSinceNow: seconds)
+    condition.lock()
+    defer { condition.unlock() }
+    while port == nil && failure == nil {
+      guard condition.wait(until: deadline) else { break }
+    }
+    if let port { return port }
+    throw LiveError("cannot serve: \(failure ?? "the server did not start")")
+  }
+}

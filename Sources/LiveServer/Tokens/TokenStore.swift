@@ -1,0 +1,189 @@
+import Crypto
+import Foundation
+import Live
+import LiveProtocol
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// One access token as stored: never the token, only its SHA-256, with what it allows.
+public struct TokenRecord: Codable, Sendable, Equatable {
+  /// The name the user gave it (unique): what `reel token revoke` takes.
+  public var label: String
+  /// Lower-case hex SHA-256 of the token's UTF-8 bytes.
+  public var hash: String
+  /// Output and repaints only: no input, resize, send, kill, detach or takeover.
+  public var readOnly: Bool
+  /// The sessions it may see and attach (nil: all).
+  public var sessions: [String]?
+  /// Whether it may start sessions.
+  public var create: Bool
+  public var created: Date
+  public var expires: Date?
+  public var lastUsed: Date?
+
+  /// What a connection authenticated by this token may do.
+  public var capabilities: LiveCapabilities {
+    if readOnly { return .readOnly }
+    var granted: LiveCapabilities = [.view, .type, .send, .manage]
+    if create { granted.insert(.create) }
+    return granted
+  }
+
+  public var sessionScope: Set<String>? { sessions.map(Set.init) }
+
+  public func isExpired(at now: Date = Date()) -> Bool { expires.map { $0 <= now } ?? false }
+}
+
+/// The tokens of `reel serve`: a JSON file of `TokenRecord`s, mode 0600, in the state
+/// directory. Every change is a locked read-modify-write replaced atomically, so `reel token`
+/// and a running server may change it at once; the server reads it again when it changed
+/// (a revoked token's connections end).
+public struct TokenStore: Sendable {
+  public let path: String
+
+  public init(directory: StateDirectory) { path = directory.path + "/tokens.json" }
+  public init(path: String) { self.path = path }
+
+  /// A new random token: `reel_` and 32 random bytes in base64url (256 bits from the system's
+  /// cryptographic generator).
+  public static func newToken() -> String {
+    var generator = SystemRandomNumberGenerator()
+    let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    let base64 = Data(bytes).base64EncodedString()
+      .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+      .replacingOccurrences(of: "=", with: "")
+    return "reel_" + base64
+  }
+
+  /// Lower-case hex SHA-256 of `token`.
+  public static func hash(_ token: String) -> String {
+    SHA256.hash(data: Array(token.utf8)).map { String(format: "%02x", $0) }.joined()
+  }
+
+  /// Every record (none when the file does not exist yet).
+  public func records() throws -> [TokenRecord] {
+    try withLock(exclusive: false) { try read() }
+  }
+
+  /// Adds a token with `record`'s label and permissions; returns the token, which is
+  /// nowhere else: it is shown once.
+  public func create(_ record: TokenRecord) throws -> String {
+    try TokenStore.validate(label: record.label)
+    let token = TokenStore.newToken()
+    var stored = record
+    stored.hash = TokenStore.hash(token)
+    try withLock(exclusive: true) {
+      var all = try read()
+      guard !all.contains(where: { $0.label == record.label }) else {
+        throw LiveError("a token labelled \(record.label) exists already (reel token revoke \(record.label))")
+      }
+      all.append(stored)
+      try write(all)
+    }
+    return token
+  }
+
+  /// Removes the token labelled `label`; false when there is none.
+  public func revoke(label: String) throws -> Bool {
+    try withLock(exclusive: true) {
+      var all = try read()
+      let before = all.count
+      all.removeAll { $0.label == label }
+      guard all.count < before else { return false }
+      try write(all)
+      return true
+    }
+  }
+
+  /// The record `token` matches, if it is known and not expired. Every record's hash is
+  /// compared, in constant time each, whatever matched: the time taken says nothing of
+  /// which hash (or how much of one) was near.
+  public static func match(_ token: String, in records: [TokenRecord], at now: Date = Date()) -> TokenRecord? {
+    let presented = Array(hash(token).utf8)
+    var found: TokenRecord? = nil
+    for record in records {
+      if constantTimeEqual(presented, Array(record.hash.utf8)) && !record.isExpired(at: now) {
+        found = record
+      }
+    }
+    return found
+  }
+
+  /// Notes that the token labelled `label` was used now (for `reel token ls`).
+  public func markUsed(label: String, at now: Date = Date()) throws {
+    try withLock(exclusive: true) {
+      var all = try read()
+      guard let i = all.firstIndex(where: { $0.label == label }) else { return }
+      all[i].lastUsed = now
+      try write(all)
+    }
+  }
+
+  /// Equal length and equal bytes, in time that depends on the length only.
+  static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    guard a.count == b.count else { return false }
+    var difference: UInt8 = 0
+    for i in a.indices { difference |= a[i] ^ b[i] }
+    return difference == 0
+  }
+
+  static func validate(label: String) throws {
+    guard !label.isEmpty, label.count <= 64,
+      label.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F && $0 != "/" })
+    else {
+      throw LiveError("a token label is 1-64 printable characters without spaces or '/'")
+    }
+  }
+
+  // MARK: - The file
+
+  private func read() throws -> [TokenRecord] {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      if FileManager.default.fileExists(atPath: path) { throw LiveError("\(path): cannot read") }
+      return []
+    }
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .iso8601
+    do {
+      return try decoder.decode([TokenRecord].self, from: data)
+    } catch {
+      throw LiveError("\(path): not a reel token file (\(error.localizedDescription)); not touching it")
+    }
+  }
+
+  /// Replaces the file atomically (a temporary file, mode 0600, renamed over it).
+  private func write(_ records: [TokenRecord]) throws {
+    let encoder = JSONEncoder()
+    encoder.dateEncodingStrategy = .iso8601
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    let data = try encoder.encode(records)
+    let temporary = path + ".\(getpid()).tmp"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw LiveError("\(temporary): cannot create (\(String(cString: strerror(errno))))") }
+    let written = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    let synced = fsync(fd) == 0
+    close(fd)
+    guard written == data.count, synced, rename(temporary, path) == 0 else {
+      unlink(temporary)
+      throw LiveError("\(path): cannot write (\(String(cString: strerror(errno))))")
+    }
+  }
+
+  /// Runs `body` holding a lock on `path.lock` (shared to read, exclusive to change).
+  private func withLock<T>(exclusive: Bool, _ body: () throws -> T) throws -> T {
+    let directory = (path as NSString).deletingLastPathComponent
+    try StateDirectory(path: directory).prepare()
+    let lockPath = path + ".lock"
+    let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw LiveError("\(lockPath): cannot open (\(String(cString: strerror(errno))))") }
+    defer { close(fd) }
+    while flock(fd, exclusive ? LOCK_EX : LOCK_SH) != 0 {
+      guard errno == EINTR else { throw LiveError("\(lockPath): cannot lock") }
+    }
+    return try body()
+  }
+}

@@ -1,0 +1,244 @@
+import Foundation
+import HummingbirdWebSocket
+import Live
+import LiveProtocol
+import NIOCore
+import NIOWebSocket
+
+/// A client on a WebSocket, driven by the server's event loop: each binary message holds
+/// exactly one frame, both ways. The host's thread queues frames and pulls the client's; the
+/// connection's task writes the queue as the socket takes it and reads the client's messages,
+/// waking the host through its inbox. The WebSocket closes with the `CloseCode` of the last
+/// word the host said (an end, a refusal), so a client knows whether to come back.
+final class WebSocketTransport: LiveTransport, @unchecked Sendable {
+  /// Client frames kept for the host at most; past it the client is not read (back-pressure,
+  /// as the Unix socket's keyboard holder gets).
+  static let incomingLimit = 1 << 20
+  /// The largest message a client may send (a `send` request's data included).
+  static let maxIncomingMessage = 4 << 20
+
+  private let condition = NSCondition()
+  private let inbox: LiveHost.Inbox
+  private var outgoing = FrameQueue()
+  private var inFlight = 0
+  private var incoming: [Frame] = []
+  private var incomingBytes = 0
+  private var failure: LiveError? = nil
+  private var closed = false
+  private var finishing = false
+  private var closeCode: CloseCode = .normal
+  private var closeReason: String? = nil
+  private var readerWaiting: CheckedContinuation<Void, Never>? = nil
+  private let writerWakes: AsyncStream<Void>
+  private let writerWake: AsyncStream<Void>.Continuation
+
+  init(inbox: LiveHost.Inbox) {
+    self.inbox = inbox
+    (writerWakes, writerWake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+  }
+
+  /// How the connection ended (for the server's log line).
+  var endedWith: (code: CloseCode, reason: String?) { condition.withLock { (closeCode, closeReason) } }
+
+  // MARK: - The host's side
+
+  func enqueue(_ frame: Frame, limit: Int) -> Bool {
+    let taken = condition.withLock { () -> Bool in
+      guard !closed else { return false }
+      noteLastWord(frame)
+      return outgoing.append(frame, limit: limit)
+    }
+    writerWake.yield()
+    return taken
+  }
+
+  var queuedBytes: Int { condition.withLock { outgoing.count + inFlight } }
+
+  func nextFrame() throws -> Frame? {
+    var resume: CheckedContinuation<Void, Never>? = nil
+    defer { resume?.resume() }
+    return try condition.withLock {
+      guard !incoming.isEmpty else {
+        if let failure {
+          self.failure = nil
+          throw failure
+        }
+        return nil
+      }
+      let frame = incoming.removeFirst()
+      incomingBytes -= frame.encodedCount
+      if incomingBytes < WebSocketTransport.incomingLimit {
+        resume = readerWaiting
+        readerWaiting = nil
+      }
+      return frame
+    }
+  }
+
+  var isClosed: Bool { condition.withLock { closed } }
+
+  func finish() {
+    condition.withLock { finishing = true }
+    writerWake.yield()
+  }
+
+  func close() {
+    let waiting = condition.withLock { () -> CheckedContinuation<Void, Never>? in
+      closed = true
+      defer { readerWaiting = nil }
+      return readerWaiting
+    }
+    waiting?.resume()
+    writerWake.yield()
+  }
+
+  /// Ends the connection because its token no longer allows it (revoked, expired).
+  func revoke() {
+    condition.withLock {
+      closeCode = .notAllowed
+      closeReason = "token revoked"
+      finishing = true
+    }
+    close()
+    inbox.wake()
+  }
+
+  func flushBeforeStopping() {
+    let deadline = Date(timeIntervalSinceNow: 2)
+    condition.lock()
+    defer { condition.unlock() }
+    while !closed && (!outgoing.isEmpty || inFlight > 0) {
+      guard condition.wait(until: deadline) else { return }
+    }
+  }
+
+  func pollRequest(wantsInput: Bool) -> pollfd? { nil }
+
+  func serviceReady(_ revents: Int16) {}
+
+  /// Remembers how the host's last word ends the WebSocket. Locked.
+  private func noteLastWord(_ frame: Frame) {
+    switch frame.type {
+    case .end:
+      if let end = try? frame.decode(LiveEnd.self) { closeCode = CloseCode(end.reason) }
+    case .reply:
+      if let reply = try? frame.decode(LiveReply.self), !reply.ok {
+        closeCode = reply.code ?? .badRequest
+        closeReason = reply.error.map { String($0.utf8.prefix(120)) ?? "" }
+      }
+    default:
+      break
+    }
+  }
+
+  // MARK: - The connection's task
+
+  /// Reads and writes until either side ends the connection.
+  func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask { await self.read(inbound) }
+      await self.write(outbound)
+      group.cancelAll()
+    }
+  }
+
+  private func read(_ inbound: WebSocketInboundStream) async {
+    do {
+      for try await message in inbound.messages(maxSize: WebSocketTransport.maxIncomingMessage) {
+        guard case .binary(var buffer) = message else {
+          fail("text messages are not reel frames; send each frame as one binary message")
+          return
+        }
+        var reader = FrameReader()
+        reader.append(buffer.readBytes(length: buffer.readableBytes) ?? [])
+        guard let frame = try reader.next(), reader.bufferedBytes == 0 else {
+          fail("a message must hold exactly one whole frame")
+          return
+        }
+        await waitForRoom()
+        let gone = condition.withLock { () -> Bool in
+          guard !closed else { return true }
+          incoming.append(frame)
+          incomingBytes += frame.encodedCount
+          return false
+        }
+        if gone { return }
+        inbox.wake()
+      }
+    } catch let error as LiveError {
+      fail(error.message)
+      return
+    } catch {
+      // The peer went away (or broke the WebSocket protocol): the attachment ends.
+    }
+    condition.withLock { closed = true }
+    writerWake.yield()
+    inbox.wake()
+  }
+
+  /// Suspends while the host holds `incomingLimit` bytes of this client's frames.
+  private func waitForRoom() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let ready = condition.withLock { () -> Bool in
+        if closed || incomingBytes < WebSocketTransport.incomingLimit { return true }
+        readerWaiting = continuation
+        return false
+      }
+      if ready { continuation.resume() }
+    }
+  }
+
+  /// The client broke the protocol: the host refuses it (and closes) when it pulls next.
+  private func fail(_ message: String) {
+    condition.withLock { failure = LiveError(message) }
+    inbox.wake()
+  }
+
+  private enum Step {
+    case send([UInt8])
+    case close(CloseCode, String?)
+    case wait
+  }
+
+  private func write(_ outbound: WebSocketOutboundWriter) async {
+    var wakes = writerWakes.makeAsyncIterator()
+    while true {
+      let step = condition.withLock { () -> Step in
+        if closed { return .close(closeCode, closeReason) }
+        if let bytes = outgoing.popFrame() {
+          inFlight = bytes.count
+          return .send(bytes)
+        }
+        if finishing {
+          closed = true
+          return .close(closeCode, closeReason)
+        }
+        return .wait
+      }
+      switch step {
+      case .send(let bytes):
+        var failed = false
+        do {
+          try await outbound.writeBinaryMessage(ByteBuffer(bytes: bytes))
+        } catch {
+          failed = true
+        }
+        let drained = condition.withLock { () -> Bool in
+          inFlight = 0
+          if failed { closed = true }
+          condition.broadcast()
+          return outgoing.isEmpty
+        }
+        // The host repaints a client that fell behind once its queue drained.
+        if drained || failed { inbox.wake() }
+      case .close(let code, let reason):
+        try? await outbound.close(WebSocketErrorCode(codeNumber: Int(code.rawValue)), reason: reason)
+        condition.withLock { condition.broadcast() }
+        inbox.wake()
+        return
+      case .wait:
+        guard await wakes.next() != nil else { return }
+      }
+    }
+  }
+}
