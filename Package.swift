@@ -22,6 +22,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
   ],
   targets: [
     .systemLibrary(
@@ -64,6 +66,8 @@ let package = Package(
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "NIOWebSocket", package: "swift-nio"),
       ]),
     // What the command-line tools share: one-line errors, output, `-` as a file, seconds.
     .target(name: "CLISupport", dependencies: ["Recording"]),
@@ -100,7 +104,15 @@ let package = Package(
       name: "ReconnectTests",
       dependencies: ["ReelBase", "Reconnect", "Recording", "Playback", "TerminalEmulator"]),
     // The live host through a test-double transport: real programs, no socket, no tmux.
-    .testTarget(name: "LiveTests", dependencies: ["LiveProtocol", "Live", "TerminalEmulator"]),
+    .testTarget(
+      name: "LiveTests",
+      dependencies: [
+        "LiveProtocol", "Live", "LiveServer", "TerminalEmulator",
+        .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOWebSocket", package: "swift-nio"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+      ]),
     .testTarget(
       name: "ReelCLITests",
       dependencies: [

@@ -64,7 +64,8 @@ public final class RemoteServer: @unchecked Sendable {
 
   /// `environment` and `directory` are what sessions started by remote clients get.
   public init(
-    inbox: LiveHost.Inbox, tokens: TokenStore, options: ServeOptions, environment: [String], directory: String?,
+    inbox: LiveHost.Inbox, tokens: TokenStore, options: ServeOptions, environment: [String],
+    directory: String?,
     log: @escaping @Sendable (String) -> Void
   ) {
     self.inbox = inbox
@@ -85,7 +86,8 @@ public final class RemoteServer: @unchecked Sendable {
     let app = Application(
       router: Router(),
       server: server,
-      configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil, reuseAddress: true),
+      configuration: .init(
+        address: .hostname(options.host, port: options.port), serverName: nil, reuseAddress: true),
       onServerRunning: { channel in bound.set(channel.localAddress?.port ?? -1) },
       logger: logger)
     let group = ServiceGroup(
@@ -115,16 +117,25 @@ public final class RemoteServer: @unchecked Sendable {
   private func serverBuilder() throws -> HTTPServerBuilder {
     let router = Router(context: RemoteRequestContext.self)
     router.ws("/ws") { [self] request, context in
-      _ = try authenticate(request, from: context.remoteAddress)
-      guard connections.count < options.maxConnections else {
-        throw HTTPError(.serviceUnavailable, message: "too many connections")
-      }
+      // Refused before the handshake: a foreign page, a client of another version.
+      try checkUpgrade(request, from: context.remoteAddress)
       return .upgrade([.secWebSocketProtocol: RemoteServer.subprotocol])
     } onUpgrade: { [self] inbound, outbound, context in
       let peer = context.requestContext.remoteAddress
-      // Authenticated a moment ago; again for the record (a revocation in between ends it).
-      guard let record = try? authenticate(context.request, from: peer) else {
-        try await outbound.close(.unknown(CloseCode.notAllowed.rawValue), reason: "token revoked")
+      // Refused after it, with a close code a client understands (docs/protocol.md).
+      let record: TokenRecord
+      switch authenticate(context.request, from: peer) {
+      case .success(let found): record = found
+      case .failure(let refusal):
+        // After the client's first message (its request), so that a client that reads only
+        // once it sent sees the close code (at most 5 s).
+        await RemoteServer.firstMessage(of: inbound, within: .seconds(5))
+        try await outbound.close(.unknown(refusal.code.rawValue), reason: refusal.reason)
+        return
+      }
+      guard connections.count < options.maxConnections else {
+        log("\(peer) token \(record.label): refused: \(options.maxConnections) connections already")
+        try await outbound.close(.unknown(CloseCode.overloaded.rawValue), reason: "too many connections")
         return
       }
       let transport = WebSocketTransport(inbox: inbox)
@@ -154,33 +165,57 @@ public final class RemoteServer: @unchecked Sendable {
     return try .tls(base, tlsConfiguration: tls)
   }
 
-  /// The token record the request's bearer token (or `reel_token` cookie) names, after the
-  /// checks every upgrade passes: a foreign `Origin` is refused (cross-site WebSocket
-  /// hijacking), an address with too many recent failures waits, the subprotocol must be
-  /// this version's.
-  func authenticate(_ request: Request, from peer: String) throws -> TokenRecord {
-    if let origin = request.headers[.origin], !RemoteServer.sameOrigin(origin, authority: request.head.authority) {
+  /// Checks every upgrade passes before the handshake: a foreign `Origin` is refused
+  /// (cross-site WebSocket hijacking), and the subprotocol must be this version's.
+  func checkUpgrade(_ request: Request, from peer: String) throws {
+    for origin in request.headers[values: .origin]
+    where !RemoteServer.sameOrigin(origin, authority: request.head.authority) {
       log("\(peer): refused: foreign origin \(origin)")
       throw HTTPError(.forbidden, message: "foreign origin")
-    }
-    guard attempts.allowed(peer) else {
-      throw HTTPError(.tooManyRequests, message: "too many failed attempts; wait a minute")
     }
     let offered = (request.headers[.secWebSocketProtocol] ?? "").split(separator: ",").map {
       $0.trimmingCharacters(in: .whitespaces)
     }
     guard offered.contains(RemoteServer.subprotocol) else {
+      log("\(peer): refused: no \(RemoteServer.subprotocol) subprotocol offered")
       throw HTTPError(.badRequest, message: "this server speaks \(RemoteServer.subprotocol)")
+    }
+  }
+
+  struct Refusal: Error {
+    let code: CloseCode
+    let reason: String
+  }
+
+  /// The token record the request's bearer token (or `reel_token` cookie) names; an address
+  /// with too many recent failures is refused whatever it presents.
+  func authenticate(_ request: Request, from peer: String) -> Result<TokenRecord, Refusal> {
+    guard attempts.allowed(peer) else {
+      log("\(peer): refused: too many failed attempts")
+      return .failure(Refusal(code: .overloaded, reason: "too many failed attempts; wait a minute"))
     }
     let records = (try? tokens.records()) ?? []
     guard let token = RemoteServer.presentedToken(request), let record = TokenStore.match(token, in: records)
     else {
       attempts.failed(peer)
       log("\(peer): refused: bad or missing token")
-      throw HTTPError(.unauthorized, message: "a valid token is needed")
+      return .failure(Refusal(code: .notAllowed, reason: "authentication failed"))
     }
     try? tokens.markUsed(label: record.label)
-    return record
+    return .success(record)
+  }
+
+  /// Waits for the client's first message, or `limit`.
+  static func firstMessage(of inbound: WebSocketInboundStream, within limit: Duration) async {
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask {
+        var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
+        _ = try? await messages.next()
+      }
+      group.addTask { try? await Task.sleep(for: limit) }
+      await group.next()
+      group.cancelAll()
+    }
   }
 
   /// `Authorization: Bearer TOKEN`, else the `reel_token` cookie.
@@ -199,10 +234,15 @@ public final class RemoteServer: @unchecked Sendable {
     return nil
   }
 
-  /// Whether `origin` (scheme://host[:port]) names the server the request came to.
+  /// Whether a request with `Origin: origin` may open a WebSocket here: a page's origin
+  /// (http or https, what browsers send) must name this server; other origins come from
+  /// programs (some WebSocket clients send `ws://HOST`), which carry no cookies a foreign page
+  /// could borrow.
   static func sameOrigin(_ origin: String, authority: String?) -> Bool {
-    guard let authority, let range = origin.range(of: "://") else { return false }
-    return origin[range.upperBound...].lowercased() == authority.lowercased()
+    let lower = origin.lowercased()
+    guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return true }
+    guard let authority, let range = lower.range(of: "://") else { return false }
+    return lower[range.upperBound...] == authority.lowercased()
   }
 
   /// Every second, the token file again: connections whose token was revoked or expired end.
@@ -274,8 +314,8 @@ final class ConnectionRegistry: @unchecked Sendable {
 
 /// Failed authentications per address: past `limit` within `window` seconds, the address is
 /// refused (429) until the window moves on, whatever it presents.
-final class FailedAttempts: @unchecked Sendable {
-  static let limit = 10
+public final class FailedAttempts: @unchecked Sendable {
+  public static let limit = 10
   static let window: TimeInterval = 60
   private let lock = NSLock()
   private var failures: [String: [Date]] = [:]
@@ -310,8 +350,18 @@ final class BoundPort: @unchecked Sendable {
   private var port: Int? = nil
   private var failure: String? = nil
 
-  func set(_ port: Int) { condition.withLock { self.port = port; condition.broadcast() } }
-  func fail(_ message: String) { condition.withLock { failure = message; condition.broadcast() } }
+  func set(_ port: Int) {
+    condition.withLock {
+      self.port = port
+      condition.broadcast()
+    }
+  }
+  func fail(_ message: String) {
+    condition.withLock {
+      failure = message
+      condition.broadcast()
+    }
+  }
 
   func wait(seconds: Double) throws -> Int {
     let deadline = Date(timeIntervalSinceNow: seconds)

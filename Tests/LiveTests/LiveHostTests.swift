@@ -165,7 +165,7 @@ final class LiveHostTests: XCTestCase {
 /// inbox.
 final class RunningHost: @unchecked Sendable {
   let host: LiveHost
-  private let root: String
+  let root: String
   private let finished = DispatchSemaphore(value: 0)
 
   init() throws {

@@ -77,7 +77,9 @@ extension LiveHost {
     case .attach, .tail: try attach(c, request)
     case .list:
       var reply = LiveReply(ok: true)
-      reply.sessions = sessions.values.map(\.summary).sorted { $0.name < $1.name }
+      // A connection limited to some sessions sees only those.
+      reply.sessions = sessions.values.filter { c.sessionScope?.contains($0.name) ?? true }.map(\.summary)
+        .sorted { $0.name < $1.name }
       c.reply(reply)
       c.closeWhenFlushed()
     case .kill:
@@ -124,7 +126,9 @@ extension LiveHost {
 
   private func existing(_ request: LiveRequest) throws -> LiveSession {
     guard let name = request.names.first else { throw LiveError("name a session") }
-    guard let session = sessions[name] else { throw LiveError("no session named \(name)", closeCode: .sessionEnded) }
+    guard let session = sessions[name] else {
+      throw LiveError("no session named \(name)", closeCode: .sessionEnded)
+    }
     return session
   }
 
@@ -141,7 +145,8 @@ extension LiveHost {
       guard !tail else { throw LiveError("no session named \(name)", closeCode: .sessionEnded) }
       if let max = options.maxSessions, sessions.count >= max {
         throw LiveError(
-          "the host already runs \(sessions.count) sessions, its maximum (--max-sessions)", closeCode: .overloaded)
+          "the host already runs \(sessions.count) sessions, its maximum (--max-sessions)",
+          closeCode: .overloaded)
       }
       // A remote connection's sessions get the listener's environment and directory.
       let environment = c.grant.sessionEnvironment ?? request.environment ?? []

@@ -25,6 +25,22 @@ public struct TokenRecord: Codable, Sendable, Equatable {
   public var expires: Date?
   public var lastUsed: Date?
 
+  /// A record to `TokenStore.create` (which fills in the hash).
+  public init(
+    label: String, readOnly: Bool = false, sessions: [String]? = nil, create: Bool = false,
+    created: Date = Date(),
+    expires: Date? = nil
+  ) {
+    self.label = label
+    hash = ""
+    self.readOnly = readOnly
+    self.sessions = sessions
+    self.create = create
+    self.created = created
+    self.expires = expires
+    lastUsed = nil
+  }
+
   /// What a connection authenticated by this token may do.
   public var capabilities: LiveCapabilities {
     if readOnly { return .readOnly }
@@ -102,7 +118,8 @@ public struct TokenStore: Sendable {
   /// The record `token` matches, if it is known and not expired. Every record's hash is
   /// compared, in constant time each, whatever matched: the time taken says nothing of
   /// which hash (or how much of one) was near.
-  public static func match(_ token: String, in records: [TokenRecord], at now: Date = Date()) -> TokenRecord? {
+  public static func match(_ token: String, in records: [TokenRecord], at now: Date = Date()) -> TokenRecord?
+  {
     let presented = Array(hash(token).utf8)
     var found: TokenRecord? = nil
     for record in records {
@@ -163,7 +180,9 @@ public struct TokenStore: Sendable {
     let data = try encoder.encode(records)
     let temporary = path + ".\(getpid()).tmp"
     let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { throw LiveError("\(temporary): cannot create (\(String(cString: strerror(errno))))") }
+    guard fd >= 0 else {
+      throw LiveError("\(temporary): cannot create (\(String(cString: strerror(errno))))")
+    }
     let written = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
     let synced = fsync(fd) == 0
     close(fd)

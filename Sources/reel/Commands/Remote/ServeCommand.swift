@@ -1,0 +1,86 @@
+import ArgumentParser
+import CLISupport
+import Foundation
+import Live
+import LiveProtocol
+import LiveServer
+
+/// `reel serve`: the user's session host, listening on the network as well as on its socket.
+struct ServeCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "serve",
+    abstract: "Run the session host in the foreground and serve its sessions over WebSocket.",
+    discussion: """
+      Local clients (reel attach NAME) and remote ones (reel attach ws://HOST:PORT/NAME, with a \
+      token) share the same sessions. Every remote connection needs a token (reel token create); \
+      the first start with none creates one and prints it once. A non-loopback address needs \
+      TLS (--tls-cert, --tls-key) unless --behind-proxy says a TLS-terminating proxy is in front. \
+      One line per connection event goes to standard error.
+      """)
+
+  @Option(help: "Address and port to listen on.")
+  var listen = "127.0.0.1:\(ServeOptions.defaultPort)"
+
+  @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain for TLS.", valueName: "file"))
+  var tlsCertificate: String?
+
+  @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key for TLS.", valueName: "file"))
+  var tlsKey: String?
+
+  @Flag(help: "A TLS-terminating proxy is in front: allow a non-loopback address without TLS.")
+  var behindProxy = false
+
+  @Option(help: "Most sessions at once (-1: unlimited).")
+  var maxSessions = -1
+
+  func run() throws {
+    try liveCommand {
+      var serve = ServeOptions()
+      (serve.host, serve.port) = try ServeCommand.address(listen)
+      serve.tlsCertificate = tlsCertificate
+      serve.tlsKey = tlsKey
+      serve.behindProxy = behindProxy
+      if let refusal = serve.refusal { throw CLIError(refusal) }
+      let tokens = TokenStore(directory: StateDirectory())
+      let firstToken = try tokens.records().isEmpty ? try ServeCommand.createFirstToken(tokens) : nil
+
+      var options = LiveHost.Options()
+      options.maxSessions = maxSessions < 0 ? nil : maxSessions
+      let host = try LiveHost(directory: SocketDirectory(), options: options)
+      try host.bind()
+      let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
+      let server = RemoteServer(
+        inbox: host.inbox, tokens: tokens, options: serve, environment: environment,
+        directory: ProcessInfo.processInfo.environment["HOME"], log: { Output.print("reel serve: \($0)\n", to: 2) })
+      let port = try server.start()
+      let scheme = serve.tlsCertificate == nil ? "ws" : "wss"
+      let shownHost = serve.host.contains(":") && !serve.host.hasPrefix("[") ? "[\(serve.host)]" : serve.host
+      Output.print("reel serve: listening on \(scheme)://\(shownHost):\(port)\n", to: 2)
+      if let firstToken {
+        Output.print(
+          "reel serve: no tokens yet; created one labelled 'first' (interactive, may create sessions);"
+            + " it is not shown again:\n", to: 2)
+        Output.line(firstToken)
+      }
+      defer { server.stop() }
+      try host.run()
+    }
+  }
+
+  static func createFirstToken(_ tokens: TokenStore) throws -> String {
+    try tokens.create(
+      TokenRecord(label: "first", create: true))
+  }
+
+  /// `HOST:PORT`, `[IPv6]:PORT` or `:PORT` (loopback).
+  static func address(_ text: String) throws -> (String, Int) {
+    guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+      (0...65535).contains(port)
+    else {
+      throw CLIError("--listen takes HOST:PORT (for example 127.0.0.1:\(ServeOptions.defaultPort)), not '\(text)'")
+    }
+    var host = String(text[..<colon])
+    if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+    return (host.isEmpty ? "127.0.0.1" : host, port)
+  }
+}

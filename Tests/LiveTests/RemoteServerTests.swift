@@ -1,0 +1,191 @@
+import Foundation
+import Live
+import LiveProtocol
+import LiveServer
+import XCTest
+
+/// `reel serve`'s WebSocket side on loopback: a real host, a real server, a real WebSocket
+/// client; tokens from a scratch state directory.
+final class RemoteServerTests: XCTestCase {
+  private var running: RunningHost!
+  private var server: RemoteServer!
+  private var tokens: TokenStore!
+  private var port = 0
+  private var log: LogLines!
+
+  override func setUpWithError() throws {
+    running = try RunningHost()
+    tokens = TokenStore(path: running.root + "/state/tokens.json")
+    log = LogLines()
+    var options = ServeOptions()
+    options.port = 0
+    let lines = log!
+    server = RemoteServer(
+      inbox: running.host.inbox, tokens: tokens, options: options,
+      environment: ["TERM=xterm-256color", "PATH=/usr/bin:/bin", "REMOTE_MARK=server-side"],
+      directory: running.root, log: { lines.append($0) })
+    port = try server.start()
+  }
+
+  override func tearDown() {
+    server.stop()
+    running.stop()
+  }
+
+  private func token(_ label: String, readOnly: Bool = false, sessions: [String]? = nil, create: Bool = true)
+    throws -> String
+  {
+    try tokens.create(TokenRecord(label: label, readOnly: readOnly, sessions: sessions, create: create))
+  }
+
+  private func attach(_ name: String, _ command: [String]? = nil, readOnly: Bool = false) -> LiveRequest {
+    var request = LiveRequest(.attach, names: [name])
+    request.command = command
+    request.cols = 40
+    request.rows = 10
+    request.readOnly = readOnly
+    return request
+  }
+
+  func testTokenAttachesAndStreamsWithOffsets() throws {
+    let client = WebSocketTestClient(port: port, token: try token("laptop"))
+    try client.request(attach("remote", ["/bin/cat"]))
+    let reply = try XCTUnwrap(client.reply())
+    XCTAssertTrue(reply.ok, reply.error ?? "")
+    XCTAssertEqual(reply.payload, .repaint)
+    client.send(Frame(.input, Array("over the wire\r".utf8)))
+    let screen = try XCTUnwrap(
+      client.wait { frames, _ in
+        let screen = Screen(frames)
+        return screen.lines.prefix(2) == ["over the wire", "over the wire"] ? screen : nil
+      }, "\(Screen(client.frames).lines)")
+    XCTAssertEqual(screen.gaps, [])
+    client.send(Frame(.detach))
+    XCTAssertEqual(client.waitForEnd()?.code, 1000)
+    XCTAssertTrue(log.contains("token laptop: connected"), log.text)
+  }
+
+  func testWrongTokenIsRefusedWithCloseCodeAndRateLimited() throws {
+    _ = try token("real")
+    for attempt in 0..<FailedAttempts.limit {
+      let client = WebSocketTestClient(port: port, token: "reel_wrong\(attempt)")
+      try client.request(LiveRequest(.list))
+      let end = client.waitForEnd()
+      XCTAssertEqual(
+        end?.code, Int(CloseCode.notAllowed.rawValue),
+        "attempt \(attempt): \(String(describing: end)) \(log.text)")
+    }
+    // Past the limit, even a good token waits.
+    let good = WebSocketTestClient(port: port, token: try token("late"))
+    try good.request(LiveRequest(.list))
+    XCTAssertEqual(good.waitForEnd()?.code, Int(CloseCode.overloaded.rawValue))
+    let missing = log.lines.filter { $0.contains("bad or missing token") }.count
+    XCTAssertEqual(missing, FailedAttempts.limit)
+  }
+
+  func testForeignOriginAndOtherSubprotocolAreRefusedBeforeTheHandshake() throws {
+    let secret = try token("browser")
+    let foreign = WebSocketTestClient(port: port, token: secret, origin: "http://evil.example")
+    let ended = try XCTUnwrap(foreign.waitForEnd())
+    XCTAssertNil(ended.code, "no WebSocket was opened")
+    XCTAssertTrue(log.contains("refused: foreign origin http://evil.example"), log.text)
+
+    let sameOrigin = WebSocketTestClient(port: port, token: secret, origin: "http://127.0.0.1:\(port)")
+    try sameOrigin.request(LiveRequest(.list))
+    XCTAssertEqual(sameOrigin.reply()?.ok, true)
+
+    let older = WebSocketTestClient(port: port, token: secret, subprotocol: "reel.v1")
+    XCTAssertNil(try XCTUnwrap(older.waitForEnd()).code)
+  }
+
+  func testReadOnlyScopedTokenWatchesButCannotTypeCreateOrSeeOthers() throws {
+    let owner = WebSocketTestClient(port: port, token: try token("owner"))
+    try owner.request(attach("shared", ["/bin/cat"]))
+    XCTAssertEqual(owner.reply()?.ok, true)
+    let other = WebSocketTestClient(port: port, token: try token("other-owner"))
+    try other.request(attach("private", ["/bin/cat"]))
+    XCTAssertEqual(other.reply()?.ok, true)
+
+    let watcherToken = try token("watcher", readOnly: true, sessions: ["shared"], create: false)
+    let lister = WebSocketTestClient(port: port, token: watcherToken)
+    try lister.request(LiveRequest(.list))
+    XCTAssertEqual(lister.reply()?.sessions?.map(\.name), ["shared"], "only the sessions in its scope")
+
+    let creator = WebSocketTestClient(port: port, token: watcherToken)
+    try creator.request(attach("mine", ["/bin/cat"]))
+    XCTAssertEqual(creator.reply()?.ok, false)
+    XCTAssertEqual(creator.waitForEnd()?.code, Int(CloseCode.notAllowed.rawValue))
+
+    let taker = WebSocketTestClient(port: port, token: watcherToken)
+    try taker.request(attach("shared", ["/bin/cat"]))
+    XCTAssertEqual(taker.reply()?.code, .notAllowed, "a read-only token cannot take a session over")
+
+    let watcher = WebSocketTestClient(port: port, token: watcherToken)
+    try watcher.request(attach("shared", readOnly: true))
+    XCTAssertEqual(watcher.reply()?.ok, true)
+    watcher.send(Frame(.input, Array("intruder\r".utf8)))
+    owner.send(Frame(.input, Array("owner\r".utf8)))
+    let seen = try XCTUnwrap(
+      watcher.wait { frames, _ in
+        let screen = Screen(frames)
+        return screen.lines.contains("owner") ? screen : nil
+      })
+    XCTAssertFalse(seen.lines.contains { $0.contains("intruder") }, "\(seen.lines)")
+  }
+
+  func testRemoteSessionsGetTheServersEnvironmentNotTheRequests() throws {
+    let client = WebSocketTestClient(port: port, token: try token("env"))
+    var request = attach("env", ["/bin/sh", "-c", "echo mark=$REMOTE_MARK evil=$EVIL; exec cat"])
+    request.environment = ["EVIL=chosen-by-client", "PATH=/usr/bin:/bin"]
+    request.directory = "/"
+    try client.request(request)
+    XCTAssertEqual(client.reply()?.ok, true)
+    XCTAssertNotNil(
+      client.wait { frames, _ in Screen(frames).lines.contains("mark=server-side evil=") ? true : nil },
+      "\(Screen(client.frames).lines)")
+  }
+
+  func testTakeoverEndsTheRemoteClientWithCode4001AndRevocationEndsAWatcher() throws {
+    let first = WebSocketTestClient(port: port, token: try token("phone"))
+    try first.request(attach("desk", ["/bin/cat"]))
+    XCTAssertEqual(first.reply()?.ok, true)
+    let watcher = WebSocketTestClient(port: port, token: try token("tablet", readOnly: true, create: false))
+    try watcher.request(attach("desk", readOnly: true))
+    XCTAssertEqual(watcher.reply()?.ok, true)
+
+    // Taken over by another device: final close code 4001, after the end frame.
+    let second = WebSocketTestClient(port: port, token: try token("laptop"))
+    try second.request(attach("desk", ["/bin/cat"]))
+    XCTAssertEqual(second.reply()?.created, false)
+    XCTAssertEqual(first.waitForEnd()?.code, 4001)
+    XCTAssertEqual(try first.frames.last?.decode(LiveEnd.self).reason, .takenOver)
+
+    // Revoking the watcher's token ends its connection within the server's watch interval.
+    XCTAssertTrue(try tokens.revoke(label: "tablet"))
+    XCTAssertEqual(watcher.waitForEnd()?.code, Int(CloseCode.notAllowed.rawValue))
+    XCTAssertNotNil(second.wait { _, ended in ended ? nil : true }, "the other clients stay")
+  }
+
+  func testTextAndMalformedMessagesEndTheConnectionAsBadRequests() throws {
+    let secret = try token("fuzzy")
+    let garbage = WebSocketTestClient(port: port, token: secret)
+    garbage.send(bytes: [0xEE, 1, 0, 0, 0, 0])
+    XCTAssertEqual(garbage.reply()?.error, "unknown message type 238 (not a reel 2 peer?)")
+    XCTAssertEqual(garbage.waitForEnd()?.code, Int(CloseCode.badRequest.rawValue))
+
+    let twoInOne = WebSocketTestClient(port: port, token: secret)
+    twoInOne.send(bytes: Frame(.detach).encoded + Frame(.detach).encoded)
+    XCTAssertEqual(twoInOne.reply()?.error, "a message must hold exactly one whole frame")
+    XCTAssertEqual(twoInOne.waitForEnd()?.code, Int(CloseCode.badRequest.rawValue))
+  }
+}
+
+/// The server's log lines, collected from its threads.
+final class LogLines: @unchecked Sendable {
+  private let lock = NSLock()
+  private var collected: [String] = []
+  func append(_ line: String) { lock.withLock { collected.append(line) } }
+  var lines: [String] { lock.withLock { collected } }
+  var text: String { lines.joined(separator: "\n") }
+  func contains(_ text: String) -> Bool { lines.contains { $0.contains(text) } }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import HTTPTypes
+import HummingbirdWSClient
+import LiveProtocol
+import Logging
+import NIOCore
+import NIOWebSocket
+
+/// A WebSocket client of `reel serve` for tests: frames out as binary messages, frames in
+/// collected, the close code kept; every wait on a condition, with a time-out.
+final class WebSocketTestClient: @unchecked Sendable {
+  private let condition = NSCondition()
+  private var received: [Frame] = []
+  private var closeCode: Int? = nil
+  private var ended = false
+  private var failure: String? = nil
+  private let outgoing: AsyncStream<[UInt8]>
+  private let feed: AsyncStream<[UInt8]>.Continuation
+
+  /// Connects to `port` on loopback with `token` (nil: none) and, when given, an `Origin`.
+  init(port: Int, token: String?, origin: String? = nil, subprotocol: String = "reel.v2") {
+    (outgoing, feed) = AsyncStream.makeStream(of: [UInt8].self)
+    var headers = HTTPFields()
+    if let token { headers[.authorization] = "Bearer \(token)" }
+    if let origin { headers[.origin] = origin }
+    headers[.secWebSocketProtocol] = subprotocol
+    let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20, additionalHeaders: headers)
+    var logger = Logger(label: "test-client")
+    logger.logLevel = .critical
+    Task { [self, outgoing] in
+      do {
+        let close = try await WebSocketClient.connect(
+          url: "ws://127.0.0.1:\(port)/ws", configuration: configuration, logger: logger
+        ) { inbound, outbound, _ in
+          let writer = Task {
+            for await bytes in outgoing { try await outbound.writeBinaryMessage(ByteBuffer(bytes: bytes)) }
+          }
+          defer { writer.cancel() }
+          for try await message in inbound.messages(maxSize: 64 << 20) {
+            guard case .binary(var buffer) = message else { continue }
+            var reader = FrameReader()
+            reader.append(buffer.readBytes(length: buffer.readableBytes) ?? [])
+            if let frame = try reader.next() {
+              self.condition.withLock {
+                self.received.append(frame)
+                self.condition.broadcast()
+              }
+            }
+          }
+        }
+        finish(code: close.map { WebSocketTestClient.number($0.closeCode) }, failure: nil)
+      } catch {
+        finish(code: nil, failure: "\(error)")
+      }
+    }
+  }
+
+  private func finish(code: Int?, failure: String?) {
+    condition.withLock {
+      closeCode = code
+      self.failure = failure
+      ended = true
+      condition.broadcast()
+    }
+  }
+
+  static func number(_ code: WebSocketErrorCode) -> Int {
+    switch code {
+    case .normalClosure: return 1000
+    case .goingAway: return 1001
+    case .protocolError: return 1002
+    case .unacceptableData: return 1003
+    case .dataInconsistentWithMessage: return 1007
+    case .policyViolation: return 1008
+    case .messageTooLarge: return 1009
+    case .missingExtension: return 1010
+    case .unexpectedServerError: return 1011
+    case .unknown(let n): return Int(n)
+    }
+  }
+
+  func send(_ frame: Frame) { feed.yield(frame.encoded) }
+  func send(bytes: [UInt8]) { feed.yield(bytes) }
+  func request(_ request: LiveRequest) throws { send(try Frame(.request, json: request)) }
+
+  var frames: [Frame] { condition.withLock { received } }
+
+  /// Waits until `check` gives a value for the frames so far and whether the connection
+  /// ended; nil on time-out.
+  func wait<T>(timeout: Double = 20, _ check: (_ frames: [Frame], _ ended: Bool) -> T?) -> T? {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    condition.lock()
+    defer { condition.unlock() }
+    while true {
+      if let value = check(received, ended) { return value }
+      guard condition.wait(until: deadline) else { return check(received, ended) }
+    }
+  }
+
+  /// The close code once the connection ended (nil: it failed before a WebSocket existed, see
+  /// `failureText`), waited for.
+  func waitForEnd(timeout: Double = 20) -> (code: Int?, failure: String?)? {
+    wait(timeout: timeout) { _, ended in ended ? true : nil }.map { _ in
+      condition.withLock { (closeCode, failure) }
+    }
+  }
+
+  /// The first reply, waited for.
+  func reply() -> LiveReply? {
+    wait { frames, _ in frames.first { $0.type == .reply } }.flatMap { try? $0.decode(LiveReply.self) }
+  }
+}
