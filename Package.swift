@@ -56,7 +56,7 @@ let package = Package(
     .target(
       name: "LiveServer",
       dependencies: [
-        "Live", "LiveProtocol",
+        "Live", "LiveProtocol", "TerminalEmulator",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HummingbirdTLS", package: "hummingbird"),

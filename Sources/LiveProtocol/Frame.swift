@@ -38,6 +38,10 @@ public enum FrameType: UInt8, Sendable {
   /// Host → client, before `end`: bytes that give the client's terminal back (main screen,
   /// cursor shown, the program's modes off); not program output.
   case restore = 10
+  /// Never on the wire from a host: what a network client's own connection keeper hands its
+  /// terminal loop — VT bytes that show or take away its reconnect status (in the window
+  /// title), not program output.
+  case status = 11
 
   /// Output and repaint frames begin with an 8-byte little-endian offset.
   public var carriesOffset: Bool { self == .output || self == .repaint }

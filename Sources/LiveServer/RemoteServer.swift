@@ -148,7 +148,10 @@ public final class RemoteServer: @unchecked Sendable {
       await transport.run(inbound: inbound, outbound: outbound)
       connections.remove(transport)
       let (code, reason) = transport.endedWith
-      log("\(peer) token \(record.label): closed \(code.rawValue)" + (reason.map { " (\($0))" } ?? ""))
+      let attached = transport.attachPayloads.map { " attached with \($0.rawValue)" }.joined()
+      log(
+        "\(peer) token \(record.label):\(attached) closed \(code.rawValue)"
+          + (reason.map { " (\($0))" } ?? ""))
     }
     let configuration = WebSocketServerConfiguration(
       maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(options.pingSeconds)))

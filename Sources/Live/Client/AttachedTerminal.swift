@@ -124,7 +124,7 @@ public struct AttachedTerminal {
   /// Output to the terminal, notices kept, the end decoded.
   private mutating func take(_ frame: Frame) throws -> Outcome? {
     switch frame.type {
-    case .output, .repaint, .restore:
+    case .output, .repaint, .restore, .status:
       StandardOutput.writeAll(frame.payload)
     case .notice:
       notices.append(String(decoding: frame.payload, as: UTF8.self))

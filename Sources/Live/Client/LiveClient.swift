@@ -14,6 +14,10 @@ public final class LiveClient {
   var reader = FrameReader()
 
   init(fd: Int32) { self.fd = fd }
+
+  /// A client on `descriptor`, a connected stream socket that speaks the protocol (the end of a
+  /// socket pair a network connection keeper serves); it is closed with the client.
+  public convenience init(descriptor: Int32) { self.init(fd: descriptor) }
   deinit { close(fd) }
 
   /// Connects to the running host; with `hostExecutable`, starts one (`reel host

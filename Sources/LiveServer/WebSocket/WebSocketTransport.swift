@@ -28,6 +28,8 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
   private var finishing = false
   private var closeCode: CloseCode = .normal
   private var closeReason: String? = nil
+  /// How the host brought the client's screen up to date (the attach reply's payload).
+  private var payloads: [AttachPayload] = []
   private var readerWaiting: CheckedContinuation<Void, Never>? = nil
   private let writerWakes: AsyncStream<Void>
   private let writerWake: AsyncStream<Void>.Continuation
@@ -39,6 +41,9 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
 
   /// How the connection ended (for the server's log line).
   var endedWith: (code: CloseCode, reason: String?) { condition.withLock { (closeCode, closeReason) } }
+
+  /// The attach replies' payloads (resume or repaint), for the log.
+  var attachPayloads: [AttachPayload] { condition.withLock { payloads } }
 
   // MARK: - The host's side
 
@@ -122,7 +127,9 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
     case .end:
       if let end = try? frame.decode(LiveEnd.self) { closeCode = CloseCode(end.reason) }
     case .reply:
-      if let reply = try? frame.decode(LiveReply.self), !reply.ok {
+      guard let reply = try? frame.decode(LiveReply.self) else { break }
+      if let payload = reply.payload { payloads.append(payload) }
+      if !reply.ok {
         closeCode = reply.code ?? .badRequest
         closeReason = reply.error.map { String($0.utf8.prefix(120)) ?? "" }
       }

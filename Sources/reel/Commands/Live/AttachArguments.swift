@@ -79,6 +79,9 @@ enum AttachArguments {
     parsed.scrollbackLines = scrollbackLines ?? AttachCommand.defaultScrollbackLines
     parsed.ringSize = ringSize ?? AttachCommand.defaultRingSize
     parsed.detachKey = detachKey ?? AttachCommand.defaultDetachKey
+    // Every property is set: ArgumentParser traps on reading one that was neither parsed nor set.
+    parsed.tokenFile = nil
+    parsed.caFile = nil
     return parsed
   }
 }

@@ -4,6 +4,7 @@ import Capture
 import Foundation
 import Live
 import LiveProtocol
+import LiveServer
 
 #if canImport(Glibc)
   import Glibc
@@ -49,11 +50,24 @@ struct AttachCommand: ParsableCommand {
     help: "The key that, followed by d, detaches: ^X or C-x for Ctrl-X (default ^]), or none.")
   var detachKey = AttachCommand.defaultDetachKey
 
+  @Option(
+    name: .customLong("token-file"),
+    help: ArgumentHelp(
+      "For ws:// addresses: a file holding the token (default: $REEL_TOKEN).", valueName: "file"))
+  var tokenFile: String?
+
+  @Option(
+    name: .customLong("ca-file"),
+    help: ArgumentHelp(
+      "For wss:// addresses: the PEM CA that signed the server's certificate.", valueName: "file"))
+  var caFile: String?
+
   static let defaultScrollbackLines = 1000
   static let defaultRingSize = "64M"
   static let defaultDetachKey = "^]"
 
   func run() throws {
+    if RemoteEndpoint.isRemote(name) { return try runRemote() }
     try liveCommand {
       try SessionName.validate(name)
       try NestingGuard.check(showing: name, attaching: true, force: force)
@@ -83,20 +97,49 @@ struct AttachCommand: ParsableCommand {
       var terminal = AttachedTerminal(client: client, name: name, readOnly: readOnly, detachKey: prefix)
       let outcome = try terminal.run()
       for notice in terminal.notices { Output.print(notice + "\r\n", to: 2) }
+      if case .connectionLost = outcome { throw CLIError("lost the connection to the reel host") }
+      Self.report(outcome, session: name)
+    }
+  }
+  /// `reel attach ws://HOST:PORT/NAME`: the same terminal loop over the network.
+  func runRemote() throws {
+    try liveCommand {
+      let prefix = try Self.controlKey(detachKey)
+      guard isatty(1) == 1 else {
+        throw CLIError("attach draws on a terminal; use `reel tail \(name)` instead")
+      }
+      var request = LiveRequest(.attach)
+      if let command { request.command = ["/bin/sh", "-c", command] }
+      let size = WindowSize.of(fd: 1) ?? WindowSize.of(fd: 0)
+      request.cols = size?.cols ?? 80
+      request.rows = size?.rows ?? 24
+      request.readOnly = readOnly
+      request.scrollbackLines = scrollbackLines
+      let (outcome, notices, link) = try RemoteAttach.run(
+        name, request: request, readOnly: readOnly, tail: false, detachKey: prefix, tokenFile: tokenFile,
+        caFile: caFile)
+      let session = link.endpoint.session ?? name
       switch outcome {
-      case .detached: Output.print("\r\n[reel: detached from \(name)]\r\n", to: 2)
-      case .takenOver: Output.print("\r\nreel: session \(name) taken over by another client\r\n", to: 2)
-      case .exited(let status):
-        Output.print("\r\n[reel: \(name) exited with status \(status)]\r\n", to: 2)
-      case .killed(let status):
-        Output.print("\r\n[reel: \(name) was killed (status \(status))]\r\n", to: 2)
-      case .hostStopped:
-        Output.print("\r\n[reel: the host stopped; \(name) ended]\r\n", to: 2)
-      case .connectionLost:
-        throw CLIError("lost the connection to the reel host")
+      case .connectionLost: throw RemoteAttach.lost(link, notices: notices)
+      default:
+        for notice in notices { Output.print(notice + "\r\n", to: 2) }
+        Self.report(outcome, session: session)
       }
     }
   }
+
+  /// The line that says how an attachment ended.
+  static func report(_ outcome: AttachedTerminal.Outcome, session name: String) {
+    switch outcome {
+    case .detached: Output.print("\r\n[reel: detached from \(name)]\r\n", to: 2)
+    case .takenOver: Output.print("\r\nreel: session \(name) taken over by another client\r\n", to: 2)
+    case .exited(let status): Output.print("\r\n[reel: \(name) exited with status \(status)]\r\n", to: 2)
+    case .killed(let status): Output.print("\r\n[reel: \(name) was killed (status \(status))]\r\n", to: 2)
+    case .hostStopped: Output.print("\r\n[reel: the host stopped; \(name) ended]\r\n", to: 2)
+    case .connectionLost: break
+    }
+  }
+
   /// The control byte "^X", "C-x" or "ctrl-x" names (letters and @ [ \\ ] ^ _ ?), or nil for
   /// "none".
   static func controlKey(_ text: String) throws -> UInt8? {

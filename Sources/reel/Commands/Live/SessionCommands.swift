@@ -3,6 +3,7 @@ import CLISupport
 import Foundation
 import Live
 import LiveProtocol
+import LiveServer
 import Recording
 import TerminalEmulator
 
@@ -21,13 +22,32 @@ struct ListCommand: ParsableCommand {
       "A JSON array of sessions (name, command, pid, cols, rows, clients, created, outputBytes, recording).")
   var json = false
 
+  @Argument(help: "A reel serve to ask instead of the local host: ws[s]://HOST:PORT.")
+  var address: String?
+
+  @Option(
+    name: .customLong("token-file"),
+    help: ArgumentHelp(
+      "For ws:// addresses: a file holding the token (default: $REEL_TOKEN).", valueName: "file"))
+  var tokenFile: String?
+
+  @Option(
+    name: .customLong("ca-file"),
+    help: ArgumentHelp(
+      "For wss:// addresses: the PEM CA that signed the server's certificate.", valueName: "file"))
+  var caFile: String?
+
   func run() throws {
     try liveCommand {
       let sessions: [LiveSessionSummary]
-      do {
-        sessions = try LiveClient.ask(LiveRequest(.list), in: SocketDirectory()).sessions ?? []
-      } catch let e as LiveError where e.message.hasPrefix("no reel host") {
-        sessions = []
+      if let address {
+        sessions = try RemoteAttach.list(address, tokenFile: tokenFile, caFile: caFile)
+      } else {
+        do {
+          sessions = try LiveClient.ask(LiveRequest(.list), in: SocketDirectory()).sessions ?? []
+        } catch let e as LiveError where e.message.hasPrefix("no reel host") {
+          sessions = []
+        }
       }
       if json {
         let encoder = JSONEncoder()
@@ -147,11 +167,36 @@ struct TailCommand: ParsableCommand {
     abstract: "Follow a session's output read-only (q, Ctrl-C or Ctrl-] d to stop).",
     discussion: "On a terminal it first shows the session's screen; into a pipe, the output from now on.")
 
-  @Argument(help: "Session name.")
+  @Argument(help: "Session name, or ws[s]://HOST:PORT/NAME for a reel serve.")
   var name: String
+
+  @Option(
+    name: .customLong("token-file"),
+    help: ArgumentHelp(
+      "For ws:// addresses: a file holding the token (default: $REEL_TOKEN).", valueName: "file"))
+  var tokenFile: String?
+
+  @Option(
+    name: .customLong("ca-file"),
+    help: ArgumentHelp(
+      "For wss:// addresses: the PEM CA that signed the server's certificate.", valueName: "file"))
+  var caFile: String?
 
   func run() throws {
     try liveCommand {
+      if RemoteEndpoint.isRemote(name) {
+        var request = LiveRequest(.tail)
+        if isatty(1) == 1 {
+          request.cols = 0
+          request.rows = 0
+          request.scrollbackLines = 0
+        }
+        let (outcome, notices, link) = try RemoteAttach.run(
+          name, request: request, readOnly: true, tail: true, detachKey: 0x1D, tokenFile: tokenFile,
+          caFile: caFile)
+        if case .connectionLost = outcome { throw RemoteAttach.lost(link, notices: notices) }
+        return
+      }
       try NestingGuard.check(showing: name, attaching: false, force: false)
       var request = LiveRequest(.tail, names: [name])
       if isatty(1) == 1 {

@@ -1,0 +1,394 @@
+import Foundation
+import HTTPTypes
+import HummingbirdWSClient
+import LiveProtocol
+import Logging
+import NIOCore
+import NIOWebSocket
+import TerminalEmulator
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The network client's connection keeper: one end of a socket pair speaks the live protocol
+/// to the terminal loop (`AttachedTerminal`, exactly as with a local host); the link carries
+/// its frames over a WebSocket to `reel serve` and keeps that connection up. When it drops, the
+/// terminal keeps what it shows, the window title says "reconnecting", and the link retries
+/// with exponential backoff and jitter; back, it asks to resume from the offset the terminal
+/// shows — the host sends only what was missed, or a repaint when its buffer no longer holds
+/// it — and the title is given back. Keys typed while disconnected are not sent (the title
+/// says so). A final close code (taken over, token revoked, session ended) ends it.
+public final class RemoteLink: @unchecked Sendable {
+  /// Backoff: 500 ms doubling to 5 s, each delay ±20% (asciinema's schedule, with jitter).
+  public static func delay(attempt: Int, random: Double = Double.random(in: 0.8...1.2)) -> Double {
+    min(0.5 * pow(2, Double(max(0, attempt - 1))), 5) * random
+  }
+
+  public let endpoint: RemoteEndpoint
+  public let credentials: RemoteCredentials
+  private let lock = NSLock()
+  private var outbound: WebSocketOutboundWriter? = nil
+  private var relayFD: Int32 = -1
+  /// The offset just past what the terminal was sent; where a reconnect resumes.
+  private var offset: Int? = nil
+  /// What the terminal shows, for the title to give back after the status.
+  private var mirror = Terminal(cols: 80, rows: 24)
+  private var lastSize: LiveSize? = nil
+  private var detachRequested = false
+  private var terminalGone = false
+  private var droppedKeys = 0
+  private var statusShown = false
+  /// Connection attempts since the last success.
+  private var attempt = 0
+  private let (offlineEvents, offlineEvent) = AsyncStream.makeStream(
+    of: Void.self, bufferingPolicy: .bufferingNewest(1))
+  /// How the link ended when the host closed for good (for the command's exit status).
+  public private(set) var finalClose: (code: CloseCode, reason: String)? = nil
+  /// Reconnects that resumed and that repainted (for tests and `--verbose` users).
+  public private(set) var resumes = 0
+  public private(set) var repaints = 0
+
+  public init(endpoint: RemoteEndpoint, credentials: RemoteCredentials) {
+    self.endpoint = endpoint
+    self.credentials = credentials
+  }
+
+  // MARK: - One request
+
+  /// Sends `request` on a connection of its own and returns the reply (`reel ls ws://…`);
+  /// a refusal is thrown as its message.
+  public func ask(_ request: LiveRequest) throws -> LiveReply {
+    let answer = Answer()
+    let link = self
+    Task {
+      let round = Round()
+      let outcome = await link.connect(request) { frame, _ in
+        if frame.type == .reply { round.reply = try? frame.decode(LiveReply.self) }
+        return frame.type == .reply
+      }
+      answer.give(round.reply, outcome: outcome)
+    }
+    return try answer.wait(endpoint: endpoint)
+  }
+
+  // MARK: - An attachment
+
+  /// Connects and sends `request` (an attach or tail); returns the terminal loop's client and
+  /// the host's reply once it came (a refusal or an unreachable server is thrown as one line).
+  /// From then on the link keeps the connection up until the attachment ends.
+  public func open(_ request: LiveRequest) throws -> (descriptor: Int32, reply: LiveReply) {
+    var pair: [Int32] = [-1, -1]
+    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else {
+      throw LiveError("cannot create a socket pair (\(String(cString: strerror(errno))))")
+    }
+    for fd in pair { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    relayFD = pair[1]
+    lastSize = request.cols.flatMap { cols in request.rows.map { LiveSize(cols: cols, rows: $0) } }
+    mirror = Terminal(cols: request.cols ?? 80, rows: request.rows ?? 24)
+    let answer = Answer()
+    let link = self
+    startReadingTerminal()
+    Task { await link.keep(request, answer: answer) }
+    do {
+      return (pair[0], try answer.wait(endpoint: endpoint))
+    } catch {
+      close(pair[0])
+      throw error
+    }
+  }
+
+  /// Connects again and again until the attachment ends.
+  private func keep(_ request: LiveRequest, answer: Answer) async {
+    var first = true
+    while true {
+      var current = request
+      if !first {
+        current.resumeOffset = lock.withLock { offset }
+        if let size = lock.withLock({ lastSize }) {
+          current.cols = size.cols
+          current.rows = size.rows
+        }
+      }
+      let round = Round()
+      let isFirst = first
+      let outcome = await connect(current) { [self] frame, outbound in
+        switch frame.type {
+        case .reply:
+          let reply = try? frame.decode(LiveReply.self)
+          round.replied = true
+          if isFirst {
+            answer.give(reply, outcome: .lost(nil))
+          } else if reply?.ok == true {
+            lock.withLock {
+              self.attempt = 0
+              if reply?.payload == .resume { resumes += 1 } else { repaints += 1 }
+            }
+            clearStatus()
+          }
+          guard reply?.ok == true else { return true }
+          lock.withLock { self.outbound = outbound }
+        case .output:
+          lock.withLock {
+            offset = (frame.offset ?? 0) + frame.payload.count
+            mirror.feed(frame.payload)
+          }
+          toTerminal(frame)
+        case .repaint:
+          lock.withLock {
+            offset = frame.offset
+            mirror.feed(frame.payload)
+          }
+          toTerminal(frame)
+        case .end:
+          round.ended = true
+          toTerminal(frame)
+        default:
+          toTerminal(frame)
+        }
+        return false
+      }
+      lock.withLock { self.outbound = nil }
+      if first && !round.replied {
+        answer.give(nil, outcome: outcome)
+        closeTerminal()
+        return
+      }
+      first = false
+      if round.ended || lock.withLock({ terminalGone }) {
+        closeTerminal()
+        return
+      }
+      if case .closed(let code, let reason) = outcome, code.isFinal {
+        finalClose = (code, reason)
+        toTerminal(Frame(.notice, Array("reel: \(endpoint.name) closed the connection: \(reason) (\(code.rawValue))".utf8)))
+        clearStatus()
+        closeTerminal()
+        return
+      }
+      let attempt = lock.withLock { () -> Int in
+        self.attempt += 1
+        return self.attempt
+      }
+      let delay = RemoteLink.delay(attempt: attempt)
+      showStatus("reconnecting to \(endpoint.name) — attempt \(attempt), next in \(String(format: "%.1f", delay)) s")
+      await waitOffline(seconds: delay)
+      if lock.withLock({ detachRequested || terminalGone }) {
+        clearStatus()
+        if let frame = try? Frame(.end, json: LiveEnd(.detached)) { toTerminal(frame) }
+        closeTerminal()
+        return
+      }
+    }
+  }
+
+  enum Outcome: Sendable {
+    /// The server closed the WebSocket with this code.
+    case closed(CloseCode, String)
+    /// The connection failed or dropped without a code worth keeping.
+    case lost(String?)
+  }
+
+  /// One WebSocket connection: sends `request`, hands each frame to `take` (which returns
+  /// true to stop), and says how it ended.
+  private func connect(
+    _ request: LiveRequest, _ take: @escaping @Sendable (Frame, WebSocketOutboundWriter) async -> Bool
+  ) async -> Outcome {
+    var headers = HTTPFields()
+    headers[.authorization] = "Bearer \(credentials.token)"
+    headers[.secWebSocketProtocol] = RemoteServer.subprotocol
+    let configuration = WebSocketClientConfiguration(
+      maxFrameSize: 1 << 20, additionalHeaders: headers, autoPing: .enabled(timePeriod: .seconds(20)),
+      sniHostname: endpoint.secure ? endpoint.host : nil)
+    var logger = Logger(label: "reel-remote")
+    logger.logLevel = .critical
+    do {
+      let tls = try credentials.tlsConfiguration(for: endpoint)
+      let close = try await WebSocketClient.connect(
+        url: endpoint.webSocketURL, configuration: configuration, tlsConfiguration: tls, logger: logger
+      ) { inbound, outbound, _ in
+        try await outbound.writeBinaryMessage(ByteBuffer(bytes: try Frame(.request, json: request).encoded))
+        for try await message in inbound.messages(maxSize: FrameFormat.maxPayload + 64) {
+          guard case .binary(var buffer) = message else { continue }
+          var reader = FrameReader()
+          reader.append(buffer.readBytes(length: buffer.readableBytes) ?? [])
+          guard let frame = try reader.next() else { continue }
+          if await take(frame, outbound) {
+            try await outbound.close(.normalClosure, reason: nil)
+            return
+          }
+        }
+      }
+      guard let close else { return .lost(nil) }
+      let number = RemoteLink.number(close.closeCode)
+      guard let code = CloseCode(rawValue: UInt16(clamping: number)) else {
+        return number == 1000 ? .closed(.normal, close.reason ?? "") : .lost("close code \(number)")
+      }
+      return .closed(code, close.reason ?? "")
+    } catch let error as LiveError {
+      return .lost(error.message)
+    } catch {
+      return .lost("\(error)")
+    }
+  }
+
+  static func number(_ code: WebSocketErrorCode) -> Int {
+    switch code {
+    case .normalClosure: return 1000
+    case .goingAway: return 1001
+    case .protocolError: return 1002
+    case .unacceptableData: return 1003
+    case .dataInconsistentWithMessage: return 1007
+    case .policyViolation: return 1008
+    case .messageTooLarge: return 1009
+    case .missingExtension: return 1010
+    case .unexpectedServerError: return 1011
+    case .unknown(let n): return Int(n)
+    }
+  }
+
+  // MARK: - The terminal loop's side
+
+  /// Reads the terminal loop's frames on a thread of its own and passes them on (or, while
+  /// disconnected, keeps the size, drops keys and notes a detach).
+  private func startReadingTerminal() {
+    let fd = relayFD
+    let (frames, feed) = AsyncStream.makeStream(of: Frame.self)
+    let thread = Thread {
+      var reader = FrameReader()
+      var buffer = [UInt8](repeating: 0, count: 64 << 10)
+      reading: while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { break }
+        buffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        while let frame = try? reader.next() { feed.yield(frame) }
+        if reader.bufferedBytes > FrameFormat.maxPayload { break reading }
+      }
+      feed.finish()
+    }
+    thread.name = "reel-remote-terminal"
+    thread.start()
+    let link = self
+    Task {
+      for await frame in frames { await link.fromTerminal(frame) }
+      link.lock.withLock { link.terminalGone = true }
+      if let outbound = link.lock.withLock({ link.outbound }) { try? await outbound.close(.normalClosure, reason: nil) }
+      link.offlineEvent.yield()
+    }
+  }
+
+  private func fromTerminal(_ frame: Frame) async {
+    if frame.type == .resize, let size = try? frame.decode(LiveSize.self) { lock.withLock { lastSize = size } }
+    if let outbound = lock.withLock({ outbound }) {
+      if (try? await outbound.writeBinaryMessage(ByteBuffer(bytes: frame.encoded))) != nil { return }
+    }
+    switch frame.type {
+    case .input:
+      let first = lock.withLock { () -> Bool in
+        droppedKeys += frame.payload.count
+        return droppedKeys == frame.payload.count
+      }
+      if first { showStatus("disconnected from \(endpoint.name); keys typed now are not sent") }
+    case .detach:
+      lock.withLock { detachRequested = true }
+      offlineEvent.yield()
+    default:
+      break
+    }
+  }
+
+  /// Waits `seconds`, or less when the terminal loop asked to detach or ended.
+  private func waitOffline(seconds: Double) async {
+    let events = offlineEvents
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask { try? await Task.sleep(for: .milliseconds(Int(seconds * 1000))) }
+      group.addTask {
+        var iterator = events.makeAsyncIterator()
+        _ = await iterator.next()
+      }
+      await group.next()
+      group.cancelAll()
+    }
+  }
+
+  /// The status in the window title (the session owns every row).
+  private func showStatus(_ text: String) {
+    let note = lock.withLock { droppedKeys > 0 ? "; \(droppedKeys) typed bytes not sent" : "" }
+    lock.withLock { statusShown = true }
+    toTerminal(Frame(.status, Array("\u{1B}]2;reel: \(text)\(note)\u{07}".utf8)))
+  }
+
+  /// Gives the session's title back.
+  private func clearStatus() {
+    let title = lock.withLock { () -> String? in
+      guard statusShown else { return nil }
+      statusShown = false
+      droppedKeys = 0
+      return mirror.title
+    }
+    if let title { toTerminal(Frame(.status, Array("\u{1B}]2;\(title)\u{07}".utf8))) }
+  }
+
+  private func toTerminal(_ frame: Frame) {
+    let bytes = frame.encoded
+    var written = 0
+    while written < bytes.count {
+      let n = bytes[written...].withUnsafeBytes { write(relayFD, $0.baseAddress, $0.count) }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else { return }
+      written += n
+    }
+  }
+
+  private func closeTerminal() {
+    lock.withLock {
+      if relayFD >= 0 { shutdown(relayFD, Int32(SHUT_RDWR)) }
+    }
+  }
+}
+
+/// What one connection saw, read after it ended (its handler runs before).
+final class Round: @unchecked Sendable {
+  var reply: LiveReply? = nil
+  var replied = false
+  var ended = false
+}
+
+/// The first reply of a link, handed from its task to the thread that waits for it.
+final class Answer: @unchecked Sendable {
+  private let condition = NSCondition()
+  private var given = false
+  private var reply: LiveReply? = nil
+  private var outcome: RemoteLink.Outcome? = nil
+
+  func give(_ reply: LiveReply?, outcome: RemoteLink.Outcome) {
+    condition.withLock {
+      guard !given else { return }
+      given = true
+      self.reply = reply
+      self.outcome = outcome
+      condition.broadcast()
+    }
+  }
+
+  func wait(endpoint: RemoteEndpoint) throws -> LiveReply {
+    condition.lock()
+    defer { condition.unlock() }
+    while !given { condition.wait() }
+    if let reply {
+      guard reply.ok else { throw LiveError(reply.error ?? "\(endpoint.name) refused", closeCode: reply.code ?? .badRequest) }
+      return reply
+    }
+    switch outcome {
+    case .closed(let code, let reason):
+      throw LiveError("\(endpoint.name): \(reason.isEmpty ? "closed the connection" : reason) (\(code.rawValue))", closeCode: code)
+    case .lost(let why):
+      throw LiveError("cannot reach reel serve at \(endpoint.name)" + (why.map { ": \($0)" } ?? ""))
+    case nil:
+      throw LiveError("cannot reach reel serve at \(endpoint.name)")
+    }
+  }
+}

@@ -1,0 +1,62 @@
+import CLISupport
+import Foundation
+import Live
+import LiveProtocol
+import LiveServer
+
+/// The network forms of `attach`, `tail` and `ls`: the same terminal loop and listing, over a
+/// `RemoteLink` to `reel serve` instead of the local socket.
+enum RemoteAttach {
+  /// A final close from the server (taken over, token revoked, session ended): its own exit
+  /// status, so that scripts tell it from a lost network.
+  static let finalCloseStatus: Int32 = 3
+
+  /// Attaches (or tails) the session `address` names; returns the outcome after the
+  /// terminal was given back, with the link's final close if there was one.
+  static func run(
+    _ address: String, request: LiveRequest, readOnly: Bool, tail: Bool, detachKey: UInt8?,
+    tokenFile: String?,
+    caFile: String?
+  ) throws -> (AttachedTerminal.Outcome, [String], RemoteLink) {
+    let endpoint = try RemoteEndpoint(address)
+    guard let name = endpoint.session else {
+      throw CLIError("\(address): name a session (ws://HOST:PORT/NAME)")
+    }
+    try SessionName.validate(name)
+    var request = request
+    request.names = [name]
+    // The server decides the program's environment and directory.
+    request.environment = nil
+    request.directory = nil
+    request.terminal = nil
+    let link = RemoteLink(
+      endpoint: endpoint,
+      credentials: RemoteCredentials(token: try RemoteCredentials.token(file: tokenFile), caFile: caFile))
+    let (descriptor, _) = try link.open(request)
+    var terminal = AttachedTerminal(
+      client: LiveClient(descriptor: descriptor), name: name, readOnly: readOnly, tail: tail,
+      detachKey: detachKey)
+    let outcome = try terminal.run()
+    return (outcome, terminal.notices, link)
+  }
+
+  /// `reel ls ws://HOST:PORT`.
+  static func list(_ address: String, tokenFile: String?, caFile: String?) throws -> [LiveSessionSummary] {
+    let endpoint = try RemoteEndpoint(address)
+    let link = RemoteLink(
+      endpoint: endpoint,
+      credentials: RemoteCredentials(token: try RemoteCredentials.token(file: tokenFile), caFile: caFile))
+    return try link.ask(LiveRequest(.list)).sessions ?? []
+  }
+
+  /// The line and status for a connection that ended without an attachment's own end.
+  static func lost(_ link: RemoteLink, notices: [String]) -> CLIError {
+    for notice in notices { Output.print(notice + "\r\n", to: 2) }
+    if let close = link.finalClose {
+      return CLIError(
+        "\(link.endpoint.name) ended the connection: \(close.reason) (\(close.code.rawValue))",
+        exitCode: finalCloseStatus)
+    }
+    return CLIError("lost the connection to \(link.endpoint.name)")
+  }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A TCP proxy on loopback that a test controls: every connection to `port` is carried to
+/// `target`; `cut()` closes every carried connection at once (mid-frame, whatever is in
+/// flight), as a network outage would. Threads with `poll`; stopped by `stop()`.
+final class CuttableProxy: @unchecked Sendable {
+  let port: Int
+  private let target: Int
+  private let listener: Int32
+  private let lock = NSLock()
+  private var pairs: [(Int32, Int32)] = []
+  private var stopped = false
+  private(set) var cuts = 0
+
+  init(to target: Int) throws {
+    self.target = target
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var one: Int32 = 1
+    setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+    var address = CuttableProxy.loopback(port: 0)
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard bound == 0, listen(listener, 16) == 0 else { throw NSError(domain: "proxy", code: Int(errno)) }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+    }
+    port = Int(UInt16(bigEndian: address.sin_port))
+    self.listener = listener
+    let thread = Thread { [self] in acceptLoop() }
+    thread.start()
+  }
+
+  static func loopback(port: Int) -> sockaddr_in {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = UInt16(port).bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return address
+  }
+
+  /// Closes every connection carried now; new ones are carried again.
+  func cut() {
+    let now = lock.withLock { () -> [(Int32, Int32)] in
+      defer { pairs.removeAll() }
+      cuts += 1
+      return pairs
+    }
+    for (a, b) in now {
+      shutdown(a, Int32(SHUT_RDWR))
+      shutdown(b, Int32(SHUT_RDWR))
+    }
+  }
+
+  var connections: Int { lock.withLock { pairs.count } }
+
+  func stop() {
+    lock.withLock { stopped = true }
+    shutdown(listener, Int32(SHUT_RDWR))
+    close(listener)
+    cut()
+  }
+
+  private func acceptLoop() {
+    while true {
+      let client = accept(listener, nil, nil)
+      if client < 0 {
+        if errno == EINTR { continue }
+        return
+      }
+      let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      var address = CuttableProxy.loopback(port: target)
+      let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
+      let keep = lock.withLock { () -> Bool in
+        guard !stopped, connected == 0 else { return false }
+        pairs.append((client, upstream))
+        return true
+      }
+      guard keep else {
+        close(client)
+        close(upstream)
+        continue
+      }
+      let thread = Thread { CuttableProxy.pump(client, upstream) }
+      thread.start()
+    }
+  }
+
+  /// Copies both ways until either side closes (or is cut).
+  private static func pump(_ a: Int32, _ b: Int32) {
+    var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    var fds = [
+      pollfd(fd: a, events: Int16(POLLIN), revents: 0), pollfd(fd: b, events: Int16(POLLIN), revents: 0),
+    ]
+    outer: while true {
+      guard poll(&fds, 2, 1000) >= 0 || errno == EINTR else { break }
+      for (i, from) in [a, b].enumerated() where fds[i].revents != 0 {
+        let to = i == 0 ? b : a
+        let n = buffer.withUnsafeMutableBytes { read(from, $0.baseAddress, $0.count) }
+        guard n > 0 else { break outer }
+        var written = 0
+        while written < n {
+          let m = buffer[written..<n].withUnsafeBytes {
+            send(to, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+          }
+          guard m > 0 else { break outer }
+          written += m
+        }
+      }
+    }
+    close(a)
+    close(b)
+  }
+}
