@@ -6,7 +6,7 @@ import XCTest
 extension LiveSessionTests {
   /// `reel serve` on a free loopback port with a token made for the test; returns the
   /// process, its port, the token and its log file.
-  func startServe() throws -> (process: Process, port: Int, token: String, log: URL) {
+  func startServe(_ extra: [String] = []) throws -> (process: Process, port: Int, token: String, log: URL) {
     environment["REEL_STATE_DIR"] = root.appendingPathComponent("state").path
     // Sessions a remote client starts get the server's environment: the prompt the tests wait for.
     environment["PS1"] = "$ "
@@ -16,7 +16,7 @@ extension LiveSessionTests {
     FileManager.default.createFile(atPath: log.path, contents: nil)
     let process = Process()
     process.executableURL = ReelCLI.executable
-    process.arguments = ["serve", "--listen", "127.0.0.1:0"]
+    process.arguments = ["serve", "--listen", "127.0.0.1:0"] + extra
     process.environment = environment
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = FileHandle.nullDevice
@@ -26,7 +26,8 @@ extension LiveSessionTests {
     XCTAssertTrue(
       eventually(seconds: 30) {
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        guard let range = text.range(of: "listening on ws://127.0.0.1:") else { return false }
+        guard let range = text.range(of: "listening on ws://127.0.0.1:") ?? text.range(of: "listening on wss://127.0.0.1:")
+        else { return false }
         port = Int(text[range.upperBound...].prefix { $0.isNumber }) ?? 0
         return port > 0
       }, "reel serve did not start")
@@ -103,5 +104,45 @@ extension LiveSessionTests {
     XCTAssertTrue(waitForScreen(remote, containing: "taken over"), remote.screen())
     XCTAssertTrue(waitForScreen(remote, containing: "reel-exit=0"), remote.screen())
     try assertPaneMatchesSession(back, "desk", "local again")
+  }
+}
+
+extension LiveSessionTests {
+  func testServeRefusesAnOpenAddressWithoutTLSAndServesTLSWithAPrivateCA() throws {
+    environment["REEL_STATE_DIR"] = root.appendingPathComponent("state").path
+    let open = try reel(["serve", "--listen", "0.0.0.0:0"], status: 1)
+    XCTAssertEqual(
+      open.stderr,
+      "reel: refusing to serve 0.0.0.0 without TLS: give --tls-cert and --tls-key, or --behind-proxy when a TLS-terminating proxy is in front\n"
+    )
+    XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("sock/host.sock").path))
+
+    // A self-signed certificate for localhost, trusted by the client as its CA.
+    let cert = root.appendingPathComponent("cert.pem").path
+    let key = root.appendingPathComponent("key.pem").path
+    let openssl = Process()
+    openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+    openssl.arguments = [
+      "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+      "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", cert,
+    ]
+    openssl.standardOutput = FileHandle.nullDevice
+    openssl.standardError = FileHandle.nullDevice
+    try openssl.run()
+    openssl.waitUntilExit()
+    XCTAssertEqual(openssl.terminationStatus, 0)
+    let serve = try startServe(["--tls-cert", cert, "--tls-key", key])
+    defer { serve.process.terminate() }
+    environment["REEL_TOKEN"] = serve.token
+    let listed = try reel(["ls", "wss://localhost:\(serve.port)", "--ca-file", cert, "--json"])
+    XCTAssertEqual(listed.stdout, "[]\n")
+    // Without the CA the certificate is not trusted: one line, non-zero.
+    let untrusted = try reel(["ls", "wss://localhost:\(serve.port)"], status: 1)
+    XCTAssertTrue(untrusted.stderr.hasPrefix("reel: cannot reach reel serve at localhost:\(serve.port)"), untrusted.stderr)
+    XCTAssertEqual(untrusted.stderr.filter { $0 == "\n" }.count, 1, untrusted.stderr)
+    // A wrong token: refused with its close code.
+    environment["REEL_TOKEN"] = "reel_not-a-token"
+    let refused = try reel(["ls", "wss://localhost:\(serve.port)", "--ca-file", cert], status: 1)
+    XCTAssertEqual(refused.stderr, "reel: localhost:\(serve.port): authentication failed (4003)\n")
   }
 }
