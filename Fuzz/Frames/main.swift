@@ -5,7 +5,8 @@ import LiveProtocol
 /// Fuzz target (f): the live protocol's frame decoder on any bytes from a peer, in chunkings
 /// chosen by the input's first eight bytes. Properties: it never traps; the frames it yields
 /// are the same however the bytes were cut and encode back to exactly the bytes they came
-/// from; a request frame's JSON decodes or throws `LiveError`, never traps.
+/// from; a request frame's JSON decodes or throws `LiveError`, never traps; the bytes as one
+/// WebSocket message are a frame exactly when they hold one whole frame.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   guard var (random, input) = seededInput(data, size) else { return 0 }
@@ -37,6 +38,12 @@ public func fuzzFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   if Array(input.prefix(encoded.count)) != encoded { fuzzFailure("a frame does not encode to its bytes") }
   for frame in whole.frames where frame.type == .request {
     _ = try? frame.decode(LiveRequest.self)
+  }
+  // The same bytes as one WebSocket message: exactly one whole frame, else refused.
+  let message = try? Frame(message: input)
+  let single = whole.frames.count == 1 && !whole.failed && encoded.count == input.count
+  if (message != nil) != single || (single && message != whole.frames[0]) {
+    fuzzFailure("a message is taken as a frame exactly when it holds one whole frame")
   }
   return 0
 }

@@ -109,6 +109,19 @@ public struct Frame: Sendable, Equatable {
   public var encodedCount: Int { FrameFormat.headerBytes + (type.carriesOffset ? 8 : 0) + payload.count }
 }
 
+extension Frame {
+  /// The one frame a message-based transport's message holds (a WebSocket binary message):
+  /// exactly one whole frame, or a `LiveError`.
+  public init(message bytes: [UInt8]) throws {
+    var reader = FrameReader()
+    reader.append(bytes)
+    guard let frame = try reader.next(), reader.bufferedBytes == 0 else {
+      throw LiveError("a message must hold exactly one whole frame")
+    }
+    self = frame
+  }
+}
+
 /// Splits a byte stream into frames; refuses unknown types and oversized lengths (a peer
 /// that sends them is not speaking this protocol).
 public struct FrameReader: Sendable {

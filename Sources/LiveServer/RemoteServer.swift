@@ -153,8 +153,11 @@ public final class RemoteServer: @unchecked Sendable {
         "\(peer) token \(record.label):\(attached) closed \(code.rawValue)"
           + (reason.map { " (\($0))" } ?? ""))
     }
-    let configuration = WebSocketServerConfiguration(
-      maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(options.pingSeconds)))
+    // Plain HTTP connections idle for 30 s are closed; WebSockets are pinged instead.
+    let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
+      http1: .init(idleTimeout: .seconds(30)),
+      ws: WebSocketServerConfiguration(
+        maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(options.pingSeconds))))
     let base = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router, configuration: configuration)
     guard let certificate = options.tlsCertificate, let key = options.tlsKey else { return base }
     let tls: TLSConfiguration

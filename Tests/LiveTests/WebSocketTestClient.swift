@@ -38,9 +38,7 @@ final class WebSocketTestClient: @unchecked Sendable {
           defer { writer.cancel() }
           for try await message in inbound.messages(maxSize: 64 << 20) {
             guard case .binary(var buffer) = message else { continue }
-            var reader = FrameReader()
-            reader.append(buffer.readBytes(length: buffer.readableBytes) ?? [])
-            if let frame = try reader.next() {
+            if let frame = try? Frame(message: buffer.readBytes(length: buffer.readableBytes) ?? []) {
               self.condition.withLock {
                 self.received.append(frame)
                 self.condition.broadcast()

@@ -163,7 +163,10 @@ public final class RemoteLink: @unchecked Sendable {
       }
       if case .closed(let code, let reason) = outcome, code.isFinal {
         finalClose = (code, reason)
-        toTerminal(Frame(.notice, Array("reel: \(endpoint.name) closed the connection: \(reason) (\(code.rawValue))".utf8)))
+        toTerminal(
+          Frame(
+            .notice, Array("reel: \(endpoint.name) closed the connection: \(reason) (\(code.rawValue))".utf8))
+        )
         clearStatus()
         closeTerminal()
         return
@@ -173,7 +176,8 @@ public final class RemoteLink: @unchecked Sendable {
         return self.attempt
       }
       let delay = RemoteLink.delay(attempt: attempt)
-      showStatus("reconnecting to \(endpoint.name) — attempt \(attempt), next in \(String(format: "%.1f", delay)) s")
+      showStatus(
+        "reconnecting to \(endpoint.name) — attempt \(attempt), next in \(String(format: "%.1f", delay)) s")
       await waitOffline(seconds: delay)
       if lock.withLock({ detachRequested || terminalGone }) {
         clearStatus()
@@ -212,9 +216,7 @@ public final class RemoteLink: @unchecked Sendable {
         try await outbound.writeBinaryMessage(ByteBuffer(bytes: try Frame(.request, json: request).encoded))
         for try await message in inbound.messages(maxSize: FrameFormat.maxPayload + 64) {
           guard case .binary(var buffer) = message else { continue }
-          var reader = FrameReader()
-          reader.append(buffer.readBytes(length: buffer.readableBytes) ?? [])
-          guard let frame = try reader.next() else { continue }
+          let frame = try Frame(message: buffer.readBytes(length: buffer.readableBytes) ?? [])
           if await take(frame, outbound) {
             try await outbound.close(.normalClosure, reason: nil)
             return
@@ -275,13 +277,17 @@ public final class RemoteLink: @unchecked Sendable {
     Task {
       for await frame in frames { await link.fromTerminal(frame) }
       link.lock.withLock { link.terminalGone = true }
-      if let outbound = link.lock.withLock({ link.outbound }) { try? await outbound.close(.normalClosure, reason: nil) }
+      if let outbound = link.lock.withLock({ link.outbound }) {
+        try? await outbound.close(.normalClosure, reason: nil)
+      }
       link.offlineEvent.yield()
     }
   }
 
   private func fromTerminal(_ frame: Frame) async {
-    if frame.type == .resize, let size = try? frame.decode(LiveSize.self) { lock.withLock { lastSize = size } }
+    if frame.type == .resize, let size = try? frame.decode(LiveSize.self) {
+      lock.withLock { lastSize = size }
+    }
     if let outbound = lock.withLock({ outbound }) {
       if (try? await outbound.writeBinaryMessage(ByteBuffer(bytes: frame.encoded))) != nil { return }
     }
@@ -379,12 +385,16 @@ final class Answer: @unchecked Sendable {
     defer { condition.unlock() }
     while !given { condition.wait() }
     if let reply {
-      guard reply.ok else { throw LiveError(reply.error ?? "\(endpoint.name) refused", closeCode: reply.code ?? .badRequest) }
+      guard reply.ok else {
+        throw LiveError(reply.error ?? "\(endpoint.name) refused", closeCode: reply.code ?? .badRequest)
+      }
       return reply
     }
     switch outcome {
     case .closed(let code, let reason):
-      throw LiveError("\(endpoint.name): \(reason.isEmpty ? "closed the connection" : reason) (\(code.rawValue))", closeCode: code)
+      throw LiveError(
+        "\(endpoint.name): \(reason.isEmpty ? "closed the connection" : reason) (\(code.rawValue))",
+        closeCode: code)
     case .lost(let why):
       throw LiveError("cannot reach reel serve at \(endpoint.name)" + (why.map { ": \($0)" } ?? ""))
     case nil:

@@ -156,12 +156,7 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
           fail("text messages are not reel frames; send each frame as one binary message")
           return
         }
-        var reader = FrameReader()
-        reader.append(buffer.readBytes(length: buffer.readableBytes) ?? [])
-        guard let frame = try reader.next(), reader.bufferedBytes == 0 else {
-          fail("a message must hold exactly one whole frame")
-          return
-        }
+        let frame = try Frame(message: buffer.readBytes(length: buffer.readableBytes) ?? [])
         await waitForRoom()
         let gone = condition.withLock { () -> Bool in
           guard !closed else { return true }
