@@ -84,7 +84,7 @@ public final class RemoteServer: @unchecked Sendable {
     var logger = Logger(label: "reel-serve")
     logger.logLevel = .critical
     let app = Application(
-      router: Router(),
+      router: httpRouter(),
       server: server,
       configuration: .init(
         address: .hostname(options.host, port: options.port), serverName: nil, reuseAddress: true),
@@ -113,6 +113,62 @@ public final class RemoteServer: @unchecked Sendable {
     Task { await group.triggerGracefulShutdown() }
     _ = finished.wait(timeout: .now() + 10)
   }
+
+  /// The plain HTTP side: the login exchange a browser needs (it cannot set headers on a
+  /// WebSocket). `GET /login` is a page that posts the token from its address's fragment
+  /// (never sent to a server, never in a log) once and removes it from the address bar;
+  /// `POST /login` with the token as its body answers with an HttpOnly, SameSite=Strict cookie
+  /// (Secure under TLS) that the WebSocket upgrade accepts.
+  private func httpRouter() -> Router<RemoteRequestContext> {
+    let router = Router(context: RemoteRequestContext.self)
+    router.get("/login") { _, _ -> Response in
+      var headers = HTTPFields()
+      headers[.contentType] = "text/html; charset=utf-8"
+      headers[.cacheControl] = "no-store"
+      headers[.contentSecurityPolicy] = "default-src 'none'; script-src 'unsafe-inline'; connect-src 'self'"
+      return Response(
+        status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: RemoteServer.loginPage)))
+    }
+    router.post("/login") { [self] request, context -> Response in
+      let peer = context.remoteAddress
+      for origin in request.headers[values: .origin]
+      where !RemoteServer.sameOrigin(origin, authority: request.head.authority) {
+        log("\(peer): login refused: foreign origin \(origin)")
+        throw HTTPError(.forbidden, message: "foreign origin")
+      }
+      guard attempts.allowed(peer) else {
+        throw HTTPError(.tooManyRequests, message: "too many failed attempts")
+      }
+      var request = request
+      let body = try await request.collectBody(upTo: 512)
+      let token = String(buffer: body).trimmingCharacters(in: .whitespacesAndNewlines)
+      guard let record = TokenStore.match(token, in: (try? tokens.records()) ?? []) else {
+        attempts.failed(peer)
+        log("\(peer): login refused: bad token")
+        throw HTTPError(.unauthorized, message: "bad token")
+      }
+      log("\(peer) token \(record.label): logged in")
+      var headers = HTTPFields()
+      let secure = options.tlsCertificate != nil ? "; Secure" : ""
+      headers[.setCookie] = "reel_token=\(token); HttpOnly; SameSite=Strict; Path=/\(secure)"
+      headers[.cacheControl] = "no-store"
+      return Response(status: .noContent, headers: headers)
+    }
+    return router
+  }
+
+  /// The login page: posts the fragment's token once, then forgets it.
+  static let loginPage = """
+    <!doctype html><meta charset="utf-8"><title>reel</title>
+    <p id="m">Logging in…</p>
+    <script>
+    const token = decodeURIComponent(location.hash.slice(1));
+    history.replaceState(null, "", location.pathname);
+    fetch("/login", {method: "POST", body: token, credentials: "same-origin"}).then(r => {
+      document.getElementById("m").textContent = r.ok ? "Logged in." : "That token was not accepted.";
+    });
+    </script>
+    """
 
   private func serverBuilder() throws -> HTTPServerBuilder {
     let router = Router(context: RemoteRequestContext.self)

@@ -4,6 +4,10 @@ import LiveProtocol
 import LiveServer
 import XCTest
 
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
 /// `reel serve`'s WebSocket side on loopback: a real host, a real server, a real WebSocket
 /// client; tokens from a scratch state directory.
 final class RemoteServerTests: XCTestCase {
@@ -177,6 +181,47 @@ final class RemoteServerTests: XCTestCase {
     twoInOne.send(bytes: Frame(.detach).encoded + Frame(.detach).encoded)
     XCTAssertEqual(twoInOne.reply()?.error, "a message must hold exactly one whole frame")
     XCTAssertEqual(twoInOne.waitForEnd()?.code, Int(CloseCode.badRequest.rawValue))
+  }
+}
+
+extension RemoteServerTests {
+  /// POST /login with `body` (and an `Origin` when given): the status and the Set-Cookie.
+  private func login(_ body: String, origin: String? = nil) throws -> (status: Int, cookie: String?) {
+    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/login")!)
+    request.httpMethod = "POST"
+    request.httpBody = Data(body.utf8)
+    if let origin { request.setValue(origin, forHTTPHeaderField: "Origin") }
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var result: (Int, String?) = (0, nil)
+    URLSession.shared.dataTask(with: request) { _, response, _ in
+      let http = response as? HTTPURLResponse
+      result = (http?.statusCode ?? 0, http?.value(forHTTPHeaderField: "Set-Cookie"))
+      done.signal()
+    }.resume()
+    XCTAssertEqual(done.wait(timeout: .now() + 20), .success)
+    return result
+  }
+
+  func testBrowserLoginSetsAnHttpOnlyStrictCookieThatOpensTheWebSocket() throws {
+    let secret = try token("browser")
+    let page = try String(contentsOf: URL(string: "http://127.0.0.1:\(port)/login")!, encoding: .utf8)
+    XCTAssertTrue(page.contains("location.hash") && page.contains("history.replaceState"), page)
+
+    XCTAssertEqual(try login("reel_wrong").status, 401)
+    XCTAssertEqual(try login(secret, origin: "https://evil.example").status, 403)
+    let (status, cookie) = try login(secret, origin: "http://127.0.0.1:\(port)")
+    XCTAssertEqual(status, 204)
+    let setCookie = try XCTUnwrap(cookie)
+    XCTAssertTrue(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict"), setCookie)
+    XCTAssertFalse(setCookie.contains("Secure"), "no TLS here: \(setCookie)")
+    let pair = try XCTUnwrap(setCookie.split(separator: ";").first.map(String.init))
+
+    let browser = WebSocketTestClient(
+      port: port, token: nil, origin: "http://127.0.0.1:\(port)", cookie: pair)
+    try browser.request(LiveRequest(.list))
+    XCTAssertEqual(browser.reply()?.ok, true)
+    XCTAssertTrue(log.contains("token browser: logged in"), log.text)
+    XCTAssertFalse(log.text.contains(secret), "the token is never logged")
   }
 }
 

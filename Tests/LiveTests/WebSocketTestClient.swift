@@ -18,11 +18,14 @@ final class WebSocketTestClient: @unchecked Sendable {
   private let feed: AsyncStream<[UInt8]>.Continuation
 
   /// Connects to `port` on loopback with `token` (nil: none) and, when given, an `Origin`.
-  init(port: Int, token: String?, origin: String? = nil, subprotocol: String = "reel.v2") {
+  init(
+    port: Int, token: String?, origin: String? = nil, subprotocol: String = "reel.v2", cookie: String? = nil
+  ) {
     (outgoing, feed) = AsyncStream.makeStream(of: [UInt8].self)
     var headers = HTTPFields()
     if let token { headers[.authorization] = "Bearer \(token)" }
     if let origin { headers[.origin] = origin }
+    if let cookie { headers[.cookie] = cookie }
     headers[.secWebSocketProtocol] = subprotocol
     let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20, additionalHeaders: headers)
     var logger = Logger(label: "test-client")
