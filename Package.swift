@@ -76,7 +76,7 @@ let package = Package(
       name: "Bench",
       dependencies: [
         "CLISupport", "ReelBase", "TerminalEmulator", "Recording", "Playback", "Capture", "Reconnect",
-        "LiveProtocol", "Live",
+        "LiveProtocol", "Live", "LiveServer",
       ]),
     .executableTarget(
       name: "reel",

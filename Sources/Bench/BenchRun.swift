@@ -17,6 +17,7 @@ package struct BenchOptions: Sendable {
   package var resize = true
   package var resizes = 10_000
   package var live = true
+  package var remote = true
   package var attaches = 40
   package init() {}
 }
@@ -57,10 +58,12 @@ package struct BenchRun {
     let largeSeek = options.replay && options.seekSize > 0 ? try largeSeekSection(names) : .null
     let resize = options.resize ? resizeSection() : .null
     let live = options.live ? try liveSection() : []
+    let remote = options.remote ? try remoteSection() : .null
     if json {
       BenchProgress.line(
         JSONValue.object([
           ("live", .object(live)),
+          ("remote", remote),
           ("largeRecordingSeek", largeSeek),
           ("resize", resize),
           ("reconnect", .array(reconnect)),
@@ -367,6 +370,30 @@ package struct BenchRun {
           f.deferredPerResizeMicros, one, eager))
     }
     return resize
+  }
+
+  /// `cat` through `reel attach ws://` against a local attach to the same server.
+  func remoteSection() throws -> JSONValue {
+    BenchProgress.step("remote: cat through reel attach ws:// and a local attach, interleaved")
+    let f = try RemoteBench.throughput(mib: size, exe: try reelExecutable())
+    let mibs = { (seconds: Double) in Measure.mib(f.bytes) / seconds }
+    if !json {
+      BenchProgress.line(
+        "remote: `cat` of \(size) MiB of real output in a reel serve session on loopback, timed by the shell around it,"
+          + " median of \(f.rounds) interleaved rounds (clients discard what they receive)")
+      BenchProgress.line(
+        String(
+          format: "  local reel attach (baseline) %8.3f s %8.1f MiB/s", f.localSeconds, mibs(f.localSeconds)))
+      BenchProgress.line(
+        String(
+          format: "  reel attach ws://            %8.3f s %8.1f MiB/s   %.0f%% of the local client's speed",
+          f.remoteSeconds, mibs(f.remoteSeconds), 100 * f.remoteOfLocal))
+    }
+    return .object([
+      ("bytes", .int(f.bytes)), ("localSeconds", .double((f.localSeconds * 1000).rounded() / 1000)),
+      ("remoteSeconds", .double((f.remoteSeconds * 1000).rounded() / 1000)),
+      ("remoteOfLocal", .double((f.remoteOfLocal * 100).rounded() / 100)), ("rounds", .int(f.rounds)),
+    ])
   }
 
   /// Attach latency and throughput of live sessions, beside tmux and the direct PTY.

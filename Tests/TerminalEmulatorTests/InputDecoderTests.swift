@@ -190,4 +190,17 @@ import Testing
     #expect(d.decode(endless).first?.kind == .unknown)
     #expect(d.pending.count < InputDecoder.longestSequence)
   }
+
+  /// Found by fuzz-input: a modifyOtherKeys or kitty key code past UInt32 trapped on
+  /// conversion. Codes that name no Unicode scalar are no key; the text around goes on.
+  @Test func keyCodesPastUnicodeAreUnknownNotATrap() {
+    for code in ["9766666666666666", "4294967296", "1114112", "55296"] {
+      #expect(
+        decode(bytes("\u{1B}[27;6;\(code)~x")).map(\.kind) == [.unknown, .key(.character("x"), [])], "\(code)"
+      )
+      #expect(
+        decode(bytes("\u{1B}[\(code);5ux")).map(\.kind) == [.unknown, .key(.character("x"), [])], "\(code)")
+    }
+    #expect(decode(bytes("\u{1B}[27;5;97~")).map(\.kind) == [.key(.character("a"), .control)])
+  }
 }

@@ -303,7 +303,9 @@ public struct InputDecoder: Sendable {
     case 127, 8: return .backspace
     case 27: return .escape
     default:
-      guard code >= 0x20, let scalar = Unicode.Scalar(UInt32(code)) else { return nil }
+      guard code >= 0x20, let value = UInt32(exactly: code), let scalar = Unicode.Scalar(value) else {
+        return nil
+      }
       return .character(scalar)
     }
   }

@@ -51,6 +51,9 @@ struct BenchCommand: ParsableCommand {
   @Flag(name: .customLong("skip-live"), help: "Leave out the live-session section.")
   var skipLive = false
 
+  @Flag(name: .customLong("skip-remote"), help: "Leave out the remote (reel serve) section.")
+  var skipRemote = false
+
   @Option(help: "Attaches measured per size and history in the live section.")
   var attaches = 40
 
@@ -84,6 +87,7 @@ struct BenchCommand: ParsableCommand {
     options.resize = !skipResize
     options.resizes = resizes
     options.live = !skipLive
+    options.remote = !skipRemote
     options.attaches = attaches
     try BenchRun(options).run()
   }

@@ -69,6 +69,12 @@ final class BenchCommandTests: XCTestCase {
     let throughput = try XCTUnwrap(live["throughput"] as? [String: Any])
     XCTAssertGreaterThan(throughput["reelSeconds"] as? Double ?? 0, 0)
     XCTAssertGreaterThan(throughput["directSeconds"] as? Double ?? 0, 0)
+    // Remote: the same cat through reel attach ws:// beside a local attach to the same server.
+    let remote = try XCTUnwrap(obj["remote"] as? [String: Any])
+    XCTAssertGreaterThan(remote["bytes"] as? Int ?? 0, 1 << 19, "\(remote)")
+    for key in ["localSeconds", "remoteSeconds", "remoteOfLocal"] {
+      XCTAssertGreaterThan(remote[key] as? Double ?? 0, 0, key)
+    }
   }
 
   /// The table: headers with units, the recording ratio worded for a reader, progress on
@@ -76,7 +82,7 @@ final class BenchCommandTests: XCTestCase {
   func testTableHasHeadersAndProgressGoesToStderr() throws {
     let r = try ReelCLI.run([
       "bench", "--size", "1", "--workloads", "ascii", "--repeats", "1", "--skip-live", "--skip-reconnect",
-      "--seek-size", "0", "--resizes", "100",
+      "--skip-remote", "--seek-size", "0", "--resizes", "100",
     ])
     XCTAssertEqual(r.status, 0, r.stderr)
     for header in [
@@ -106,7 +112,7 @@ final class BenchCommandTests: XCTestCase {
   func testPeersAreMeasuredOnTheSameBytes() throws {
     let r = try ReelCLI.run([
       "bench", "--size", "1", "--workloads", "unicode_b", "--repeats", "1", "--peers", "--json",
-      "--skip-live",
+      "--skip-live", "--skip-remote",
       "--skip-reconnect", "--skip-recording", "--skip-replay", "--skip-resize",
     ])
     XCTAssertEqual(r.status, 0, r.stderr)

@@ -1,0 +1,129 @@
+import CLISupport
+import Foundation
+import Live
+import LiveProtocol
+import LiveServer
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `reel bench`'s remote section: the same timed `cat` as the live section, in a session of a
+/// `reel serve` started for the bench on loopback, with the attached client local (its Unix
+/// socket) or remote (`reel attach ws://`'s `RemoteLink`), interleaved round by round.
+enum RemoteBench {
+  struct ThroughputFigure {
+    var bytes: Int
+    var localSeconds: Double
+    var remoteSeconds: Double
+    /// Median over rounds of local time / remote time: the remote client's share of the
+    /// local client's speed.
+    var remoteOfLocal: Double
+    var rounds: Int
+  }
+
+  static func throughput(mib: Int, exe: String, rounds: Int = 7) throws -> ThroughputFigure {
+    let dir = NSTemporaryDirectory() + "rb-\(getpid())"
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let sockets = SocketDirectory(path: dir + "/sock")
+    let state = StateDirectory(path: dir + "/state")
+    let token = try TokenStore(directory: state).create(TokenRecord(label: "bench", create: true))
+    let (serve, port) = try startServe(exe: exe, dir: dir, sockets: sockets, state: state)
+    defer {
+      serve.terminate()
+      serve.waitUntilExit()
+    }
+    let file = dir + "/real.txt"
+    let real = Workloads.make("real", size: mib << 20).filter { $0 != 0x0D }
+    try Data(real).write(to: URL(fileURLWithPath: file))
+    let elapsedFile = dir + "/elapsed"
+    let command = "read x; " + LiveBench.timedCat(file, elapsedFile)
+    func elapsed() throws -> Double {
+      guard let text = try? String(contentsOfFile: elapsedFile, encoding: .utf8),
+        let ns = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+      else { throw CLIError("the timed cat did not finish") }
+      unlink(elapsedFile)
+      return ns / 1e9
+    }
+    var local: [Double] = []
+    var remote: [Double] = []
+    let endpoint = try RemoteEndpoint("ws://127.0.0.1:\(port)/throughput")
+    for round in 0..<rounds {
+      _ = try LiveBench.throughSession(round: round, command: command, exe: exe, directory: sockets)
+      local.append(try elapsed())
+      try throughRemote(command: command, exe: exe, directory: sockets, endpoint: endpoint, token: token)
+      remote.append(try elapsed())
+    }
+    return ThroughputFigure(
+      bytes: real.count, localSeconds: RecordingBench.median(local),
+      remoteSeconds: RecordingBench.median(remote),
+      remoteOfLocal: RecordingBench.median(zip(local, remote).map { $0 / $1 }), rounds: rounds)
+  }
+
+  /// `reel serve --listen 127.0.0.1:0` for the bench; its port once it listens.
+  static func startServe(exe: String, dir: String, sockets: SocketDirectory, state: StateDirectory) throws
+    -> (Process, Int)
+  {
+    let log = dir + "/serve.log"
+    FileManager.default.createFile(atPath: log, contents: nil)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: exe)
+    process.arguments = ["serve", "--listen", "127.0.0.1:0"]
+    var environment = ProcessInfo.processInfo.environment
+    environment["REEL_SOCKET_DIR"] = sockets.path
+    environment["REEL_STATE_DIR"] = state.path
+    process.environment = environment
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle(forWritingAtPath: log)
+    try process.run()
+    let deadline = Date(timeIntervalSinceNow: 20)
+    while Date() < deadline {
+      let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+      if let range = text.range(of: "listening on ws://127.0.0.1:"),
+        let port = Int(text[range.upperBound...].prefix { $0.isNumber })
+      {
+        return (process, port)
+      }
+      guard process.isRunning else { break }
+      usleep(20_000)
+    }
+    process.terminate()
+    throw CLIError(
+      "reel serve did not start for the bench: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+  }
+
+  /// One round with the client on the WebSocket: a fresh session, `RemoteLink` attached, its
+  /// terminal side read and discarded until the end marker.
+  static func throughRemote(
+    command: String, exe: String, directory: SocketDirectory, endpoint: RemoteEndpoint, token: String
+  ) throws {
+    try LiveBench.startSession(
+      "throughput", command: command, cols: 80, rows: 24, exe: exe, directory: directory)
+    defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["throughput"]), in: directory) }
+    let link = RemoteLink(endpoint: endpoint, credentials: RemoteCredentials(token: token))
+    var request = LiveRequest(.attach, names: ["throughput"])
+    request.cols = 80
+    request.rows = 24
+    let (descriptor, _) = try link.open(request)
+    let client = LiveClient(descriptor: descriptor)
+    _ = try client.next()  // the repaint
+    try client.send(Frame(.input, [0x0D]))
+    let sink = open("/dev/null", O_WRONLY)
+    defer { close(sink) }
+    var tail: [UInt8] = []
+    while let frame = try client.next() {
+      guard frame.type == .output else { continue }
+      _ = frame.payload.withUnsafeBytes { write(sink, $0.baseAddress, $0.count) }
+      tail = Array((tail + frame.payload.suffix(64)).suffix(64))
+      if LiveBench.contains(tail, LiveBench.endMarker)
+        || LiveBench.contains(frame.payload, LiveBench.endMarker)
+      {
+        break
+      }
+    }
+  }
+}
