@@ -69,14 +69,7 @@ final class LiveHostTests: XCTestCase {
     try watcher.request(request)
     XCTAssertEqual(try watcher.reply()?.ok, true)
     // Keys from a connection without `type` never reach the program; the owner's do.
-    watcher.send(Frame(.input, Array("intruder\r".utf8)))
-    owner.send(Frame(.input, Array("owner\r".utf8)))
-    let seen = try XCTUnwrap(
-      watcher.wait { frames, _ in
-        let screen = Screen(frames)
-        return screen.lines.contains("owner") ? screen : nil
-      })
-    XCTAssertFalse(seen.lines.contains { $0.contains("intruder") }, "\(seen.lines)")
+    try assertOnlyOwnerTypes(watcher: watcher, owner: owner)
   }
 
   func testClientThatFellBehindIsRepaintedOnceItDrained() throws {
@@ -203,6 +196,29 @@ extension MemoryTransport {
   /// The host's reply to the request (the first reply frame), waited for.
   func reply() throws -> LiveReply? {
     try wait { frames, closed in frames.first { $0.type == .reply } }?.decode(LiveReply.self)
+  }
+}
+
+/// A client of the host in a test, whatever carries it.
+protocol TestClient {
+  func send(_ frame: Frame)
+  func wait<T>(timeout: Double, _ check: (_ frames: [Frame], _ ended: Bool) -> T?) -> T?
+}
+
+extension MemoryTransport: TestClient {}
+
+extension XCTestCase {
+  /// `watcher` (without `type`) and `owner` both type a line into a `cat` session: the
+  /// watcher sees the owner's line and never its own.
+  func assertOnlyOwnerTypes(watcher: some TestClient, owner: some TestClient) throws {
+    watcher.send(Frame(.input, Array("intruder\r".utf8)))
+    owner.send(Frame(.input, Array("owner\r".utf8)))
+    let seen = try XCTUnwrap(
+      watcher.wait(timeout: 20) { frames, _ in
+        let screen = Screen(frames)
+        return screen.lines.contains("owner") ? screen : nil
+      })
+    XCTAssertFalse(seen.lines.contains { $0.contains("intruder") }, "\(seen.lines)")
   }
 }
 

@@ -127,14 +127,7 @@ final class RemoteServerTests: XCTestCase {
     let watcher = WebSocketTestClient(port: port, token: watcherToken)
     try watcher.request(attach("shared", readOnly: true))
     XCTAssertEqual(watcher.reply()?.ok, true)
-    watcher.send(Frame(.input, Array("intruder\r".utf8)))
-    owner.send(Frame(.input, Array("owner\r".utf8)))
-    let seen = try XCTUnwrap(
-      watcher.wait { frames, _ in
-        let screen = Screen(frames)
-        return screen.lines.contains("owner") ? screen : nil
-      })
-    XCTAssertFalse(seen.lines.contains { $0.contains("intruder") }, "\(seen.lines)")
+    try assertOnlyOwnerTypes(watcher: watcher, owner: owner)
   }
 
   func testRemoteSessionsGetTheServersEnvironmentNotTheRequests() throws {

@@ -2,13 +2,14 @@ import Foundation
 import HTTPTypes
 import HummingbirdWSClient
 import LiveProtocol
+import LiveServer
 import Logging
 import NIOCore
 import NIOWebSocket
 
 /// A WebSocket client of `reel serve` for tests: frames out as binary messages, frames in
 /// collected, the close code kept; every wait on a condition, with a time-out.
-final class WebSocketTestClient: @unchecked Sendable {
+final class WebSocketTestClient: TestClient, @unchecked Sendable {
   private let condition = NSCondition()
   private var received: [Frame] = []
   private var closeCode: Int? = nil
@@ -49,7 +50,7 @@ final class WebSocketTestClient: @unchecked Sendable {
             }
           }
         }
-        finish(code: close.map { WebSocketTestClient.number($0.closeCode) }, failure: nil)
+        finish(code: close.map { RemoteLink.number($0.closeCode) }, failure: nil)
       } catch {
         finish(code: nil, failure: "\(error)")
       }
@@ -62,21 +63,6 @@ final class WebSocketTestClient: @unchecked Sendable {
       self.failure = failure
       ended = true
       condition.broadcast()
-    }
-  }
-
-  static func number(_ code: WebSocketErrorCode) -> Int {
-    switch code {
-    case .normalClosure: return 1000
-    case .goingAway: return 1001
-    case .protocolError: return 1002
-    case .unacceptableData: return 1003
-    case .dataInconsistentWithMessage: return 1007
-    case .policyViolation: return 1008
-    case .messageTooLarge: return 1009
-    case .missingExtension: return 1010
-    case .unexpectedServerError: return 1011
-    case .unknown(let n): return Int(n)
     }
   }
 

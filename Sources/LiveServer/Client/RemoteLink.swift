@@ -236,7 +236,8 @@ public final class RemoteLink: @unchecked Sendable {
     }
   }
 
-  static func number(_ code: WebSocketErrorCode) -> Int {
+  /// The number of a WebSocket close code.
+  public static func number(_ code: WebSocketErrorCode) -> Int {
     switch code {
     case .normalClosure: return 1000
     case .goingAway: return 1001

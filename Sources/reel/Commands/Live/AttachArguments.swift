@@ -80,8 +80,10 @@ enum AttachArguments {
     parsed.ringSize = ringSize ?? AttachCommand.defaultRingSize
     parsed.detachKey = detachKey ?? AttachCommand.defaultDetachKey
     // Every property is set: ArgumentParser traps on reading one that was neither parsed nor set.
-    parsed.tokenFile = nil
-    parsed.caFile = nil
+    var remote = RemoteOptions()
+    remote.tokenFile = nil
+    remote.caFile = nil
+    parsed.remote = remote
     return parsed
   }
 }

@@ -50,17 +50,7 @@ struct AttachCommand: ParsableCommand {
     help: "The key that, followed by d, detaches: ^X or C-x for Ctrl-X (default ^]), or none.")
   var detachKey = AttachCommand.defaultDetachKey
 
-  @Option(
-    name: .customLong("token-file"),
-    help: ArgumentHelp(
-      "For ws:// addresses: a file holding the token (default: $REEL_TOKEN).", valueName: "file"))
-  var tokenFile: String?
-
-  @Option(
-    name: .customLong("ca-file"),
-    help: ArgumentHelp(
-      "For wss:// addresses: the PEM CA that signed the server's certificate.", valueName: "file"))
-  var caFile: String?
+  @OptionGroup var remote: RemoteOptions
 
   static let defaultScrollbackLines = 1000
   static let defaultRingSize = "64M"
@@ -116,8 +106,9 @@ struct AttachCommand: ParsableCommand {
       request.readOnly = readOnly
       request.scrollbackLines = scrollbackLines
       let (outcome, notices, link) = try RemoteAttach.run(
-        name, request: request, readOnly: readOnly, tail: false, detachKey: prefix, tokenFile: tokenFile,
-        caFile: caFile)
+        name, request: request, readOnly: readOnly, tail: false, detachKey: prefix,
+        tokenFile: remote.tokenFile,
+        caFile: remote.caFile)
       let session = link.endpoint.session ?? name
       switch outcome {
       case .connectionLost: throw RemoteAttach.lost(link, notices: notices)

@@ -25,23 +25,13 @@ struct ListCommand: ParsableCommand {
   @Argument(help: "A reel serve to ask instead of the local host: ws[s]://HOST:PORT.")
   var address: String?
 
-  @Option(
-    name: .customLong("token-file"),
-    help: ArgumentHelp(
-      "For ws:// addresses: a file holding the token (default: $REEL_TOKEN).", valueName: "file"))
-  var tokenFile: String?
-
-  @Option(
-    name: .customLong("ca-file"),
-    help: ArgumentHelp(
-      "For wss:// addresses: the PEM CA that signed the server's certificate.", valueName: "file"))
-  var caFile: String?
+  @OptionGroup var remote: RemoteOptions
 
   func run() throws {
     try liveCommand {
       let sessions: [LiveSessionSummary]
       if let address {
-        sessions = try RemoteAttach.list(address, tokenFile: tokenFile, caFile: caFile)
+        sessions = try RemoteAttach.list(address, tokenFile: remote.tokenFile, caFile: remote.caFile)
       } else {
         do {
           sessions = try LiveClient.ask(LiveRequest(.list), in: SocketDirectory()).sessions ?? []
@@ -170,17 +160,7 @@ struct TailCommand: ParsableCommand {
   @Argument(help: "Session name, or ws[s]://HOST:PORT/NAME for a reel serve.")
   var name: String
 
-  @Option(
-    name: .customLong("token-file"),
-    help: ArgumentHelp(
-      "For ws:// addresses: a file holding the token (default: $REEL_TOKEN).", valueName: "file"))
-  var tokenFile: String?
-
-  @Option(
-    name: .customLong("ca-file"),
-    help: ArgumentHelp(
-      "For wss:// addresses: the PEM CA that signed the server's certificate.", valueName: "file"))
-  var caFile: String?
+  @OptionGroup var remote: RemoteOptions
 
   func run() throws {
     try liveCommand {
@@ -192,8 +172,8 @@ struct TailCommand: ParsableCommand {
           request.scrollbackLines = 0
         }
         let (outcome, notices, link) = try RemoteAttach.run(
-          name, request: request, readOnly: true, tail: true, detachKey: 0x1D, tokenFile: tokenFile,
-          caFile: caFile)
+          name, request: request, readOnly: true, tail: true, detachKey: 0x1D, tokenFile: remote.tokenFile,
+          caFile: remote.caFile)
         if case .connectionLost = outcome { throw RemoteAttach.lost(link, notices: notices) }
         return
       }

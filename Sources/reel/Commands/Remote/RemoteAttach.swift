@@ -1,3 +1,4 @@
+import ArgumentParser
 import CLISupport
 import Foundation
 import Live
@@ -59,4 +60,19 @@ enum RemoteAttach {
     }
     return CLIError("lost the connection to \(link.endpoint.name)")
   }
+}
+
+/// How a command reaches a `reel serve`: the token and the CA, never on the command line.
+struct RemoteOptions: ParsableArguments {
+  @Option(
+    name: .customLong("token-file"),
+    help: ArgumentHelp(
+      "For ws:// addresses: a file holding the token (default: $REEL_TOKEN).", valueName: "file"))
+  var tokenFile: String?
+
+  @Option(
+    name: .customLong("ca-file"),
+    help: ArgumentHelp(
+      "For wss:// addresses: the PEM CA that signed the server's certificate.", valueName: "file"))
+  var caFile: String?
 }
