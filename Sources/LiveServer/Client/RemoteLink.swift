@@ -27,6 +27,11 @@ public final class RemoteLink: @unchecked Sendable {
     min(0.5 * pow(2, Double(max(0, attempt - 1))), 5) * random
   }
 
+  /// Seconds between the client's pings: a connection that died without a word (a cut that
+  /// reached this side as nothing at all, a stalled network) is noticed within two of these,
+  /// and the client reconnects.
+  public static let pingSeconds: Int64 = 4
+
   public let endpoint: RemoteEndpoint
   public let credentials: RemoteCredentials
   private let lock = NSLock()
@@ -43,8 +48,6 @@ public final class RemoteLink: @unchecked Sendable {
   private var statusShown = false
   /// Connection attempts since the last success.
   private var attempt = 0
-  private let (offlineEvents, offlineEvent) = AsyncStream.makeStream(
-    of: Void.self, bufferingPolicy: .bufferingNewest(1))
   /// How the link ended when the host closed for good (for the command's exit status).
   public private(set) var finalClose: (code: CloseCode, reason: String)? = nil
   /// Reconnects that resumed and that repainted (for tests and `--verbose` users).
@@ -204,7 +207,8 @@ public final class RemoteLink: @unchecked Sendable {
     headers[.authorization] = "Bearer \(credentials.token)"
     headers[.secWebSocketProtocol] = RemoteServer.subprotocol
     let configuration = WebSocketClientConfiguration(
-      maxFrameSize: 1 << 20, additionalHeaders: headers, autoPing: .enabled(timePeriod: .seconds(20)),
+      maxFrameSize: 1 << 20, additionalHeaders: headers,
+      autoPing: .enabled(timePeriod: .seconds(RemoteLink.pingSeconds)),
       sniHostname: endpoint.secure ? endpoint.host : nil)
     var logger = Logger(label: "reel-remote")
     logger.logLevel = .critical
@@ -281,7 +285,6 @@ public final class RemoteLink: @unchecked Sendable {
       if let outbound = link.lock.withLock({ link.outbound }) {
         try? await outbound.close(.normalClosure, reason: nil)
       }
-      link.offlineEvent.yield()
     }
   }
 
@@ -301,23 +304,18 @@ public final class RemoteLink: @unchecked Sendable {
       if first { showStatus("disconnected from \(endpoint.name); keys typed now are not sent") }
     case .detach:
       lock.withLock { detachRequested = true }
-      offlineEvent.yield()
     default:
       break
     }
   }
 
-  /// Waits `seconds`, or less when the terminal loop asked to detach or ended.
+  /// Waits `seconds`, or less when the terminal loop asked to detach or ended (looked at
+  /// every 50 ms: a stream's iterator, cancelled once, would end for good).
   private func waitOffline(seconds: Double) async {
-    let events = offlineEvents
-    await withTaskGroup(of: Void.self) { group in
-      group.addTask { try? await Task.sleep(for: .milliseconds(Int(seconds * 1000))) }
-      group.addTask {
-        var iterator = events.makeAsyncIterator()
-        _ = await iterator.next()
-      }
-      await group.next()
-      group.cancelAll()
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+      if lock.withLock({ detachRequested || terminalGone }) { return }
+      try? await Task.sleep(for: .milliseconds(50))
     }
   }
 

@@ -26,7 +26,9 @@ extension LiveSessionTests {
     XCTAssertTrue(
       eventually(seconds: 30) {
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        guard let range = text.range(of: "listening on ws://127.0.0.1:") ?? text.range(of: "listening on wss://127.0.0.1:")
+        guard
+          let range = text.range(of: "listening on ws://127.0.0.1:")
+            ?? text.range(of: "listening on wss://127.0.0.1:")
         else { return false }
         port = Int(text[range.upperBound...].prefix { $0.isNumber }) ?? 0
         return port > 0
@@ -60,9 +62,11 @@ extension LiveSessionTests {
           }
           return (shown.max() ?? 0) >= threshold || pane.screen().contains("finished")
         }, "cut \(cut): output stalled:\n\(pane.screen())")
+      let before = proxy.accepted
       proxy.cut()
       XCTAssertTrue(
-        eventually(seconds: 30) { proxy.connections > 0 }, "cut \(cut): the client did not come back")
+        eventually(seconds: 30) { proxy.accepted > before && proxy.connections > 0 },
+        "cut \(cut): the client did not come back")
     }
     XCTAssertTrue(pane.wait(seconds: 60) { pane.screen().contains("finished") }, pane.screen())
     try assertPaneMatchesSession(pane, "net", "after five cuts during output")
@@ -70,8 +74,9 @@ extension LiveSessionTests {
     // The alternate screen across a cut: vim, cut, back; then out of it.
     pane.send("vim -u NONE -N", "Enter")
     XCTAssertTrue(pane.wait(for: "#{alternate_on}", toBe: "1"))
+    let beforeVim = proxy.accepted
     proxy.cut()
-    XCTAssertTrue(eventually(seconds: 30) { proxy.connections > 0 })
+    XCTAssertTrue(eventually(seconds: 30) { proxy.accepted > beforeVim && proxy.connections > 0 })
     pane.send("ihello from vim", "Escape")
     try assertPaneMatchesSession(pane, "net", "in vim after a cut")
     pane.send(":q!", "Enter")
@@ -124,7 +129,8 @@ extension LiveSessionTests {
     openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
     openssl.arguments = [
       "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-      "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", cert,
+      "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key,
+      "-out", cert,
     ]
     openssl.standardOutput = FileHandle.nullDevice
     openssl.standardError = FileHandle.nullDevice
@@ -138,7 +144,9 @@ extension LiveSessionTests {
     XCTAssertEqual(listed.stdout, "[]\n")
     // Without the CA the certificate is not trusted: one line, non-zero.
     let untrusted = try reel(["ls", "wss://localhost:\(serve.port)"], status: 1)
-    XCTAssertTrue(untrusted.stderr.hasPrefix("reel: cannot reach reel serve at localhost:\(serve.port)"), untrusted.stderr)
+    XCTAssertTrue(
+      untrusted.stderr.hasPrefix("reel: cannot reach reel serve at localhost:\(serve.port)"), untrusted.stderr
+    )
     XCTAssertEqual(untrusted.stderr.filter { $0 == "\n" }.count, 1, untrusted.stderr)
     // A wrong token: refused with its close code.
     environment["REEL_TOKEN"] = "reel_not-a-token"

@@ -16,7 +16,11 @@ final class CuttableProxy: @unchecked Sendable {
   private let lock = NSLock()
   private var pairs: [(Int32, Int32)] = []
   private var stopped = false
-  private(set) var cuts = 0
+  private var cutCount = 0
+  private var acceptedCount = 0
+  /// Connections carried so far (a client that came back after a cut is one more).
+  var accepted: Int { lock.withLock { acceptedCount } }
+  var cuts: Int { lock.withLock { cutCount } }
 
   init(to target: Int) throws {
     self.target = target
@@ -50,23 +54,23 @@ final class CuttableProxy: @unchecked Sendable {
 
   /// Closes every connection carried now; new ones are carried again.
   func cut() {
-    let now = lock.withLock { () -> [(Int32, Int32)] in
-      defer { pairs.removeAll() }
-      cuts += 1
-      return pairs
-    }
-    for (a, b) in now {
-      shutdown(a, Int32(SHUT_RDWR))
-      shutdown(b, Int32(SHUT_RDWR))
+    lock.withLock {
+      cutCount += 1
+      // Shut down, not closed: each pump thread closes its own descriptors (after taking them
+      // off the list), so no number here can have been reused by another connection.
+      for (a, b) in pairs {
+        shutdown(a, Int32(SHUT_RDWR))
+        shutdown(b, Int32(SHUT_RDWR))
+      }
     }
   }
 
+  /// Connections being carried.
   var connections: Int { lock.withLock { pairs.count } }
 
   func stop() {
     lock.withLock { stopped = true }
     shutdown(listener, Int32(SHUT_RDWR))
-    close(listener)
     cut()
   }
 
@@ -74,8 +78,9 @@ final class CuttableProxy: @unchecked Sendable {
     while true {
       let client = accept(listener, nil, nil)
       if client < 0 {
-        if errno == EINTR { continue }
-        return
+        if lock.withLock({ stopped }) { return }
+        usleep(1000)
+        continue
       }
       let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
       var address = CuttableProxy.loopback(port: target)
@@ -87,6 +92,7 @@ final class CuttableProxy: @unchecked Sendable {
       let keep = lock.withLock { () -> Bool in
         guard !stopped, connected == 0 else { return false }
         pairs.append((client, upstream))
+        acceptedCount += 1
         return true
       }
       guard keep else {
@@ -94,7 +100,12 @@ final class CuttableProxy: @unchecked Sendable {
         close(upstream)
         continue
       }
-      let thread = Thread { CuttableProxy.pump(client, upstream) }
+      let thread = Thread { [self] in
+        CuttableProxy.pump(client, upstream)
+        lock.withLock { pairs.removeAll { $0.0 == client && $0.1 == upstream } }
+        close(client)
+        close(upstream)
+      }
       thread.start()
     }
   }
