@@ -309,16 +309,12 @@ public final class RemoteServer: @unchecked Sendable {
 
   /// Every second, the token file again: connections whose token was revoked or expired end.
   private func watchRevocations() async {
-    var lastChange: Date? = nil
     while !Task.isCancelled {
       try? await Task.sleep(for: .seconds(1))
-      let attributes = try? FileManager.default.attributesOfItem(atPath: tokens.path)
-      let changed = attributes?[.modificationDate] as? Date
       let live = connections.labels
+      // Read again every second while anyone is connected: a revocation changes the file,
+      // an expiry does not.
       guard !live.isEmpty else { continue }
-      // Expiry needs no file change; a revocation does.
-      if changed == lastChange && !connections.anyMayExpire { continue }
-      lastChange = changed
       let records = (try? tokens.records()) ?? []
       let now = Date()
       for label in live {
@@ -354,7 +350,6 @@ final class ConnectionRegistry: @unchecked Sendable {
 
   var count: Int { lock.withLock { byLabel.values.reduce(0) { $0 + $1.count } } }
   var labels: [String] { lock.withLock { Array(byLabel.keys) } }
-  var anyMayExpire: Bool { true }
 
   func add(_ transport: WebSocketTransport, label: String) {
     lock.withLock { byLabel[label, default: [:]][ObjectIdentifier(transport)] = transport }

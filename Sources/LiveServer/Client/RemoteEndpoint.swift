@@ -89,7 +89,9 @@ public struct RemoteCredentials: Sendable {
     guard endpoint.secure else { return nil }
     var tls = TLSConfiguration.makeClientConfiguration()
     if let caFile {
-      guard FileManager.default.isReadableFile(atPath: caFile) else { throw LiveError("\(caFile): cannot read") }
+      guard FileManager.default.isReadableFile(atPath: caFile) else {
+        throw LiveError("\(caFile): cannot read")
+      }
       tls.trustRoots = .file(caFile)
     }
     return tls

@@ -240,21 +240,8 @@ public final class RemoteLink: @unchecked Sendable {
     }
   }
 
-  /// The number of a WebSocket close code.
-  public static func number(_ code: WebSocketErrorCode) -> Int {
-    switch code {
-    case .normalClosure: return 1000
-    case .goingAway: return 1001
-    case .protocolError: return 1002
-    case .unacceptableData: return 1003
-    case .dataInconsistentWithMessage: return 1007
-    case .policyViolation: return 1008
-    case .messageTooLarge: return 1009
-    case .missingExtension: return 1010
-    case .unexpectedServerError: return 1011
-    case .unknown(let n): return Int(n)
-    }
-  }
+  /// The number of a WebSocket close code (NIO's own conversion).
+  public static func number(_ code: WebSocketErrorCode) -> Int { Int(UInt16(webSocketErrorCode: code)) }
 
   // MARK: - The terminal loop's side
 

@@ -5,8 +5,10 @@ import LiveProtocol
 
 #if canImport(Glibc)
   import Glibc
+  private let systemWrite = Glibc.write
 #elseif canImport(Darwin)
   import Darwin
+  private let systemWrite = Darwin.write
 #endif
 
 /// One access token as stored: never the token, only its SHA-256, with what it allows.
@@ -183,7 +185,7 @@ public struct TokenStore: Sendable {
     guard fd >= 0 else {
       throw LiveError("\(temporary): cannot create (\(String(cString: strerror(errno))))")
     }
-    let written = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    let written = data.withUnsafeBytes { systemWrite(fd, $0.baseAddress, $0.count) }
     let synced = fsync(fd) == 0
     close(fd)
     guard written == data.count, synced, rename(temporary, path) == 0 else {
