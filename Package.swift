@@ -107,7 +107,7 @@ let package = Package(
     .testTarget(
       name: "LiveTests",
       dependencies: [
-        "LiveProtocol", "Live", "LiveServer", "TerminalEmulator",
+        "ReelBase", "LiveProtocol", "Live", "LiveServer", "TerminalEmulator",
         .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOWebSocket", package: "swift-nio"),

@@ -24,6 +24,11 @@ public struct ServeOptions: Sendable {
   public var maxConnections = 256
   /// Seconds between pings; a peer that answers none within that time again is gone.
   public var pingSeconds = 20
+  /// Seconds a new connection has to finish its TLS and HTTP handshake.
+  public var handshakeSeconds = 10
+  /// Connections in their handshake at once; past it a new one is closed at once (a flood of
+  /// half-open connections costs a bounded number of descriptors).
+  public var maxPendingHandshakes = 128
   public init() {}
 
   /// Whether `host` names this machine only.
@@ -57,6 +62,7 @@ public final class RemoteServer: @unchecked Sendable {
   let grantDefaults: (environment: [String], directory: String?)
   let connections = ConnectionRegistry()
   let attempts = FailedAttempts()
+  let handshakes: HandshakeGate
 
   private var group: ServiceGroup? = nil
   private let finished = DispatchSemaphore(value: 0)
@@ -73,6 +79,8 @@ public final class RemoteServer: @unchecked Sendable {
     self.options = options
     self.grantDefaults = (environment, directory)
     self.log = log
+    handshakes = HandshakeGate(
+      maxPending: options.maxPendingHandshakes, deadline: .seconds(Int64(options.handshakeSeconds)))
   }
 
   /// Binds and starts serving; returns the port (useful with port 0). Throws a one-line
@@ -87,7 +95,11 @@ public final class RemoteServer: @unchecked Sendable {
       router: httpRouter(),
       server: server,
       configuration: .init(
-        address: .hostname(options.host, port: options.port), serverName: nil, reuseAddress: true),
+        address: .hostname(options.host, port: options.port), serverName: nil, reuseAddress: true,
+        // Past this many connections the server stops accepting; the rest wait in the
+        // kernel's backlog and cost the process nothing.
+        availableConnectionsDelegate: .maximum(
+          options.maxConnections + options.maxPendingHandshakes, logger: logger)),
       onServerRunning: { channel in bound.set(channel.localAddress?.port ?? -1) },
       logger: logger)
     let group = ServiceGroup(
@@ -201,30 +213,47 @@ public final class RemoteServer: @unchecked Sendable {
       connections.add(transport, label: record.label)
       log("\(peer) token \(record.label): connected")
       inbox.admit(transport, grant: grant)
-      await transport.run(inbound: inbound, outbound: outbound)
-      connections.remove(transport)
+      defer { connections.remove(transport) }
+      let attached = { transport.attachPayloads.map { " attached with \($0.rawValue)" }.joined() }
+      do {
+        try await transport.run(inbound: inbound, outbound: outbound)
+      } catch {
+        log("\(peer) token \(record.label):\(attached()) closed: \(error)")
+        throw error
+      }
       let (code, reason) = transport.endedWith
-      let attached = transport.attachPayloads.map { " attached with \($0.rawValue)" }.joined()
       log(
-        "\(peer) token \(record.label):\(attached) closed \(code.rawValue)"
+        "\(peer) token \(record.label):\(attached()) closed \(code.rawValue)"
           + (reason.map { " (\($0))" } ?? ""))
     }
     // Plain HTTP connections idle for 30 s are closed; WebSockets are pinged instead.
     let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
       http1: .init(idleTimeout: .seconds(30)),
       ws: WebSocketServerConfiguration(
-        maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(options.pingSeconds))))
-    let base = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router, configuration: configuration)
-    guard let certificate = options.tlsCertificate, let key = options.tlsKey else { return base }
-    let tls: TLSConfiguration
+        maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(options.pingSeconds)),
+        validateUTF8: true))
+    let tls = try tlsConfiguration()
+    let webSocketResponder = router.buildResponder()
+    let gate = handshakes
+    return HTTPServerBuilder { responder in
+      let http = HTTP1WebSocketUpgradeChannel(
+        responder: responder, webSocketResponder: webSocketResponder, configuration: configuration)
+      let gated = GatedChannel(base: http, gate: gate)
+      guard let tls else { return gated }
+      return try TLSChannel(gated, tlsConfiguration: tls)
+    }
+  }
+
+  /// The TLS configuration from `--tls-cert` and `--tls-key`, or nil without them.
+  private func tlsConfiguration() throws -> TLSConfiguration? {
+    guard let certificate = options.tlsCertificate, let key = options.tlsKey else { return nil }
     do {
-      tls = TLSConfiguration.makeServerConfiguration(
+      return TLSConfiguration.makeServerConfiguration(
         certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
         privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
     } catch {
       throw LiveError("cannot load the TLS certificate or key (\(certificate), \(key)): \(error)")
     }
-    return try .tls(base, tlsConfiguration: tls)
   }
 
   /// Checks every upgrade passes before the handshake: a foreign `Origin` is refused

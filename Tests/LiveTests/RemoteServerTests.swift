@@ -162,19 +162,6 @@ final class RemoteServerTests: XCTestCase {
     XCTAssertEqual(watcher.waitForEnd()?.code, Int(CloseCode.notAllowed.rawValue))
     XCTAssertNotNil(second.wait { _, ended in ended ? nil : true }, "the other clients stay")
   }
-
-  func testTextAndMalformedMessagesEndTheConnectionAsBadRequests() throws {
-    let secret = try token("fuzzy")
-    let garbage = WebSocketTestClient(port: port, token: secret)
-    garbage.send(bytes: [0xEE, 1, 0, 0, 0, 0])
-    XCTAssertEqual(garbage.reply()?.error, "unknown message type 238 (not a reel 2 peer?)")
-    XCTAssertEqual(garbage.waitForEnd()?.code, Int(CloseCode.badRequest.rawValue))
-
-    let twoInOne = WebSocketTestClient(port: port, token: secret)
-    twoInOne.send(bytes: Frame(.detach).encoded + Frame(.detach).encoded)
-    XCTAssertEqual(twoInOne.reply()?.error, "a message must hold exactly one whole frame")
-    XCTAssertEqual(twoInOne.waitForEnd()?.code, Int(CloseCode.badRequest.rawValue))
-  }
 }
 
 extension RemoteServerTests {

@@ -28,6 +28,8 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
   private var finishing = false
   private var closeCode: CloseCode = .normal
   private var closeReason: String? = nil
+  /// The WebSocket protocol error that ended the connection (the library closes with its code).
+  private var breach: (any Error)? = nil
   /// How the host brought the client's screen up to date (the attach reply's payload).
   private var payloads: [AttachPayload] = []
   private var readerWaiting: CheckedContinuation<Void, Never>? = nil
@@ -140,13 +142,16 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
 
   // MARK: - The connection's task
 
-  /// Reads and writes until either side ends the connection.
-  func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+  /// Reads and writes until either side ends the connection. Throws the WebSocket protocol
+  /// error a client committed (an oversized message, broken UTF-8 in text, a stray
+  /// continuation): the WebSocket library closes with that error's code (1009, 1007, 1002).
+  func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
     await withTaskGroup(of: Void.self) { group in
       group.addTask { await self.read(inbound) }
       await self.write(outbound)
       group.cancelAll()
     }
+    if let breach = condition.withLock({ breach }) { throw breach }
   }
 
   private func read(_ inbound: WebSocketInboundStream) async {
@@ -171,7 +176,9 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
       fail(error.message)
       return
     } catch {
-      // The peer went away (or broke the WebSocket protocol): the attachment ends.
+      // The peer went away or broke the WebSocket protocol: the attachment ends, and the
+      // library closes with the error's code.
+      condition.withLock { breach = error }
     }
     condition.withLock { closed = true }
     writerWake.yield()
@@ -200,12 +207,14 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
     case send([UInt8])
     case close(CloseCode, String?)
     case wait
+    case stop
   }
 
   private func write(_ outbound: WebSocketOutboundWriter) async {
     var wakes = writerWakes.makeAsyncIterator()
     while true {
       let step = condition.withLock { () -> Step in
+        if breach != nil { return .stop }
         if closed { return .close(closeCode, closeReason) }
         if let bytes = outgoing.popFrame() {
           inFlight = bytes.count
@@ -240,6 +249,10 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
         return
       case .wait:
         guard await wakes.next() != nil else { return }
+      case .stop:
+        condition.withLock { condition.broadcast() }
+        inbox.wake()
+        return
       }
     }
   }
