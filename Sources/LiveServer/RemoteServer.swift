@@ -206,7 +206,9 @@ public final class RemoteServer: @unchecked Sendable {
         try await outbound.close(.unknown(CloseCode.overloaded.rawValue), reason: "too many connections")
         return
       }
-      let transport = WebSocketTransport(inbox: inbox)
+      let transport = WebSocketTransport(inbox: inbox) { [log] payload in
+        log("\(peer) token \(record.label): attached with \(payload.rawValue)")
+      }
       let grant = LiveGrant(
         capabilities: record.capabilities, sessions: record.sessionScope,
         sessionEnvironment: grantDefaults.environment, sessionDirectory: grantDefaults.directory)
@@ -214,17 +216,14 @@ public final class RemoteServer: @unchecked Sendable {
       log("\(peer) token \(record.label): connected")
       inbox.admit(transport, grant: grant)
       defer { connections.remove(transport) }
-      let attached = { transport.attachPayloads.map { " attached with \($0.rawValue)" }.joined() }
       do {
         try await transport.run(inbound: inbound, outbound: outbound)
       } catch {
-        log("\(peer) token \(record.label):\(attached()) closed: \(error)")
+        log("\(peer) token \(record.label): closed: \(error)")
         throw error
       }
       let (code, reason) = transport.endedWith
-      log(
-        "\(peer) token \(record.label):\(attached()) closed \(code.rawValue)"
-          + (reason.map { " (\($0))" } ?? ""))
+      log("\(peer) token \(record.label): closed \(code.rawValue)" + (reason.map { " (\($0))" } ?? ""))
     }
     // Plain HTTP connections idle for 30 s are closed; WebSockets are pinged instead.
     let configuration = HTTP1WebSocketUpgradeChannel.Configuration(

@@ -30,32 +30,34 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
   private var closeReason: String? = nil
   /// The WebSocket protocol error that ended the connection (the library closes with its code).
   private var breach: (any Error)? = nil
-  /// How the host brought the client's screen up to date (the attach reply's payload).
-  private var payloads: [AttachPayload] = []
   private var readerWaiting: CheckedContinuation<Void, Never>? = nil
   private let writerWakes: AsyncStream<Void>
   private let writerWake: AsyncStream<Void>.Continuation
 
-  init(inbox: LiveHost.Inbox) {
+  /// Called (on the host's thread) each time the host attaches this client, with how it
+  /// brought the client's screen up to date.
+  private let onAttached: @Sendable (AttachPayload) -> Void
+
+  init(inbox: LiveHost.Inbox, onAttached: @escaping @Sendable (AttachPayload) -> Void = { _ in }) {
     self.inbox = inbox
+    self.onAttached = onAttached
     (writerWakes, writerWake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
   }
 
   /// How the connection ended (for the server's log line).
   var endedWith: (code: CloseCode, reason: String?) { condition.withLock { (closeCode, closeReason) } }
 
-  /// The attach replies' payloads (resume or repaint), for the log.
-  var attachPayloads: [AttachPayload] { condition.withLock { payloads } }
-
   // MARK: - The host's side
 
   func enqueue(_ frame: Frame, limit: Int) -> Bool {
+    var attached: AttachPayload? = nil
     let taken = condition.withLock { () -> Bool in
       guard !closed else { return false }
-      noteLastWord(frame)
+      attached = noteLastWord(frame)
       return outgoing.append(frame, limit: limit)
     }
     writerWake.yield()
+    if let attached { onAttached(attached) }
     return taken
   }
 
@@ -123,21 +125,22 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
 
   func serviceReady(_ revents: Int16) {}
 
-  /// Remembers how the host's last word ends the WebSocket. Locked.
-  private func noteLastWord(_ frame: Frame) {
+  /// Remembers how the host's last word ends the WebSocket; an attach reply's payload. Locked.
+  private func noteLastWord(_ frame: Frame) -> AttachPayload? {
     switch frame.type {
     case .end:
       if let end = try? frame.decode(LiveEnd.self) { closeCode = CloseCode(end.reason) }
     case .reply:
       guard let reply = try? frame.decode(LiveReply.self) else { break }
-      if let payload = reply.payload { payloads.append(payload) }
       if !reply.ok {
         closeCode = reply.code ?? .badRequest
         closeReason = reply.error.map { String($0.utf8.prefix(120)) ?? "" }
       }
+      return reply.payload
     default:
       break
     }
+    return nil
   }
 
   // MARK: - The connection's task

@@ -8,7 +8,10 @@ import Foundation
 
 /// A TCP proxy on loopback that a test controls: every connection to `port` is carried to
 /// `target`; `cut()` closes every carried connection at once (mid-frame, whatever is in
-/// flight), as a network outage would. Threads with `poll`; stopped by `stop()`.
+/// flight), as a network outage would; `armCut(afterDownstreamBytes:)` cuts at an exact byte
+/// of what the server sends (inside a WebSocket frame, almost always); `stall()` stops
+/// carrying the connections of now without closing them (a network that drops everything:
+/// only a ping notices). Threads with `poll`; stopped by `stop()`.
 final class CuttableProxy: @unchecked Sendable {
   let port: Int
   private let target: Int
@@ -18,6 +21,11 @@ final class CuttableProxy: @unchecked Sendable {
   private var stopped = false
   private var cutCount = 0
   private var acceptedCount = 0
+  /// Bytes from the server still to carry before the armed cut (nil: none armed).
+  private var cutAfter: Int? = nil
+  /// Client descriptors of the connections stalled.
+  private var stalled = Set<Int32>()
+  private var down = false
   /// Connections carried so far (a client that came back after a cut is one more).
   var accepted: Int { lock.withLock { acceptedCount } }
   var cuts: Int { lock.withLock { cutCount } }
@@ -53,15 +61,35 @@ final class CuttableProxy: @unchecked Sendable {
   }
 
   /// Closes every connection carried now; new ones are carried again.
-  func cut() {
+  func cut() { lock.withLock { cutLocked() } }
+
+  /// Cuts once `bytes` more bytes went from the server to the client, right after the last
+  /// of them (the next chunk is carried only up to there).
+  func armCut(afterDownstreamBytes bytes: Int) { lock.withLock { cutAfter = bytes } }
+
+  /// Whether a cut is armed and has not happened yet.
+  var cutPending: Bool { lock.withLock { cutAfter != nil } }
+
+  /// The network goes down: the connections of now are carried no more, both ways, but not
+  /// closed (only a ping notices); new ones are closed at once until `restore()`.
+  func stall() {
     lock.withLock {
-      cutCount += 1
-      // Shut down, not closed: each pump thread closes its own descriptors (after taking them
-      // off the list), so no number here can have been reused by another connection.
-      for (a, b) in pairs {
-        shutdown(a, Int32(SHUT_RDWR))
-        shutdown(b, Int32(SHUT_RDWR))
-      }
+      stalled.formUnion(pairs.map(\.0))
+      down = true
+    }
+  }
+
+  /// The network is back for new connections (stalled ones stay stalled until cut).
+  func restore() { lock.withLock { down = false } }
+
+  private func cutLocked() {
+    cutAfter = nil
+    cutCount += 1
+    // Shut down, not closed: each pump thread closes its own descriptors (after taking them
+    // off the list), so no number here can have been reused by another connection.
+    for (a, b) in pairs {
+      shutdown(a, Int32(SHUT_RDWR))
+      shutdown(b, Int32(SHUT_RDWR))
     }
   }
 
@@ -90,7 +118,7 @@ final class CuttableProxy: @unchecked Sendable {
         }
       }
       let keep = lock.withLock { () -> Bool in
-        guard !stopped, connected == 0 else { return false }
+        guard !stopped, !down, connected == 0 else { return false }
         pairs.append((client, upstream))
         acceptedCount += 1
         return true
@@ -101,8 +129,11 @@ final class CuttableProxy: @unchecked Sendable {
         continue
       }
       let thread = Thread { [self] in
-        CuttableProxy.pump(client, upstream)
-        lock.withLock { pairs.removeAll { $0.0 == client && $0.1 == upstream } }
+        pump(client, upstream)
+        lock.withLock {
+          pairs.removeAll { $0.0 == client && $0.1 == upstream }
+          stalled.remove(client)
+        }
         close(client)
         close(upstream)
       }
@@ -110,18 +141,39 @@ final class CuttableProxy: @unchecked Sendable {
     }
   }
 
-  /// Copies both ways until either side closes (or is cut).
-  private static func pump(_ a: Int32, _ b: Int32) {
+  /// Copies both ways until either side closes (or is cut); the caller closes both.
+  private func pump(_ a: Int32, _ b: Int32) {
     var buffer = [UInt8](repeating: 0, count: 64 << 10)
     var fds = [
       pollfd(fd: a, events: Int16(POLLIN), revents: 0), pollfd(fd: b, events: Int16(POLLIN), revents: 0),
     ]
     outer: while true {
-      guard poll(&fds, 2, 1000) >= 0 || errno == EINTR else { break }
+      // A stalled pair is read no more: its data waits in the kernel, as on a dead network.
+      let isStalled = lock.withLock { stalled.contains(a) }
+      guard poll(&fds, isStalled ? 0 : 2, isStalled ? 50 : 1000) >= 0 || errno == EINTR else { break }
+      if isStalled {
+        // Until it is cut: shutdown makes the sockets readable with EOF.
+        var probe = pollfd(fd: a, events: Int16(POLLIN), revents: 0)
+        if poll(&probe, 1, 0) > 0, recv(a, &buffer, 1, Int32(MSG_PEEK)) <= 0 { break }
+        continue
+      }
       for (i, from) in [a, b].enumerated() where fds[i].revents != 0 {
         let to = i == 0 ? b : a
-        let n = buffer.withUnsafeMutableBytes { read(from, $0.baseAddress, $0.count) }
+        var n = buffer.withUnsafeMutableBytes { read(from, $0.baseAddress, $0.count) }
         guard n > 0 else { break outer }
+        // Downstream (server to client): an armed cut carries up to its byte, then cuts.
+        var cutNow = false
+        if from == b {
+          lock.withLock {
+            guard let remaining = cutAfter else { return }
+            if n >= remaining {
+              n = remaining
+              cutNow = true
+            } else {
+              cutAfter = remaining - n
+            }
+          }
+        }
         var written = 0
         while written < n {
           let m = buffer[written..<n].withUnsafeBytes {
@@ -130,9 +182,11 @@ final class CuttableProxy: @unchecked Sendable {
           guard m > 0 else { break outer }
           written += m
         }
+        if cutNow {
+          lock.withLock { cutLocked() }
+          break outer
+        }
       }
     }
-    close(a)
-    close(b)
   }
 }
