@@ -77,6 +77,9 @@ let package = Package(
       dependencies: [
         "CLISupport", "ReelBase", "TerminalEmulator", "Recording", "Playback", "Capture", "Reconnect",
         "LiveProtocol", "Live", "LiveServer",
+        .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "Logging", package: "swift-log"),
       ]),
     .executableTarget(
       name: "reel",

@@ -19,6 +19,10 @@ package struct BenchOptions: Sendable {
   package var live = true
   package var remote = true
   package var attaches = 40
+  /// Read-only WebSocket viewers in the remote section's many-viewers figure.
+  package var viewers = 100
+  /// The long outage of the remote section's catch-up figure, in seconds.
+  package var outageSeconds = 30.0
   package init() {}
 }
 
@@ -373,29 +377,6 @@ package struct BenchRun {
   }
 
   /// `cat` through `reel attach ws://` against a local attach to the same server.
-  func remoteSection() throws -> JSONValue {
-    BenchProgress.step("remote: cat through reel attach ws:// and a local attach, interleaved")
-    let f = try RemoteBench.throughput(mib: size, exe: try reelExecutable())
-    let mibs = { (seconds: Double) in Measure.mib(f.bytes) / seconds }
-    if !json {
-      BenchProgress.line(
-        "remote: `cat` of \(size) MiB of real output in a reel serve session on loopback, timed by the shell around it,"
-          + " median of \(f.rounds) interleaved rounds (clients discard what they receive)")
-      BenchProgress.line(
-        String(
-          format: "  local reel attach (baseline) %8.3f s %8.1f MiB/s", f.localSeconds, mibs(f.localSeconds)))
-      BenchProgress.line(
-        String(
-          format: "  reel attach ws://            %8.3f s %8.1f MiB/s   %.0f%% of the local client's speed",
-          f.remoteSeconds, mibs(f.remoteSeconds), 100 * f.remoteOfLocal))
-    }
-    return .object([
-      ("bytes", .int(f.bytes)), ("localSeconds", .double((f.localSeconds * 1000).rounded() / 1000)),
-      ("remoteSeconds", .double((f.remoteSeconds * 1000).rounded() / 1000)),
-      ("remoteOfLocal", .double((f.remoteOfLocal * 100).rounded() / 100)), ("rounds", .int(f.rounds)),
-    ])
-  }
-
   /// Attach latency and throughput of live sessions, beside tmux and the direct PTY.
   func liveSection() throws -> [(String, JSONValue)] {
     BenchProgress.step("live: \(max(4, options.attaches)) attaches per size and history, then throughput")

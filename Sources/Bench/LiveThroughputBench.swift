@@ -116,8 +116,14 @@ extension LiveBench {
   {
     try startSession("throughput", command: command, cols: 80, rows: 24, exe: exe, directory: directory)
     defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["throughput"]), in: directory) }
+    return try timeAttached("throughput", directory: directory)
+  }
+
+  /// Attaches to session `name` (waiting at its `read x`), starts it with a newline and reads
+  /// (and discards) until the end marker; the seconds that took.
+  static func timeAttached(_ name: String, directory: SocketDirectory) throws -> Double {
     let client = try LiveClient.connect(directory)
-    var request = LiveRequest(.attach, names: ["throughput"])
+    var request = LiveRequest(.attach, names: [name])
     request.cols = 80
     request.rows = 24
     _ = try client.ask(request)

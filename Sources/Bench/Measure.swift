@@ -37,8 +37,10 @@ enum Measure {
     return 0
   }
 
-  static func currentRSS() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+  /// Resident set size now, in bytes, of this process or of `pid`.
+  static func currentRSS(pid: Int32? = nil) -> Int {
+    let path = pid.map { "/proc/\($0)/status" } ?? "/proc/self/status"
+    guard let status = try? String(contentsOfFile: path, encoding: .utf8) else { return 0 }
     for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
       return (line.split(separator: " ").compactMap { Int($0) }.first ?? 0) * 1024
     }

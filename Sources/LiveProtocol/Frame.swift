@@ -93,8 +93,28 @@ public struct Frame: Sendable, Equatable {
 
   /// Appends header and payload to `out` (a write queue: no copy of the frame of its own).
   public func append(to out: inout [UInt8]) {
+    Frame.appendHeader(type: type, payloadCount: payload.count, offset: offset, to: &out)
+    out.append(contentsOf: payload)
+  }
+
+  /// The header of one output frame holding the payloads of `run` (consecutive output frames,
+  /// each starting where the one before ended) one after another: what a message transport
+  /// writes before those payloads to send them as one frame (`FrameQueue.popMessage`).
+  public static func header(forOutput run: [Frame]) -> [UInt8] {
+    var out: [UInt8] = []
+    if run.count == 1 {
+      appendHeader(type: run[0].type, payloadCount: run[0].payload.count, offset: run[0].offset, to: &out)
+    } else {
+      appendHeader(
+        type: .output, payloadCount: run.reduce(0) { $0 + $1.payload.count }, offset: run.first?.offset,
+        to: &out)
+    }
+    return out
+  }
+
+  private static func appendHeader(type: FrameType, payloadCount: Int, offset: Int?, to out: inout [UInt8]) {
     out.append(type.rawValue)
-    let n = UInt32(payload.count + (type.carriesOffset ? 8 : 0))
+    let n = UInt32(payloadCount + (type.carriesOffset ? 8 : 0))
     for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(truncatingIfNeeded: n >> UInt32(shift))) }
     if type.carriesOffset {
       let offset = UInt64(max(0, offset ?? 0))
@@ -102,7 +122,6 @@ public struct Frame: Sendable, Equatable {
         out.append(UInt8(truncatingIfNeeded: offset >> UInt64(shift)))
       }
     }
-    out.append(contentsOf: payload)
   }
 
   /// Bytes the frame takes on the wire.

@@ -28,13 +28,53 @@ final class FrameQueueTests: XCTestCase {
     XCTAssertTrue(queue.append(Frame(.notice, Array(repeating: 0x6E, count: 500)), limit: 400))
   }
 
-  func testPopFrameHandsOverWholeFramesInOrder() {
+  func testMessagesAreWholeFramesAndConsecutiveOutputIsMerged() throws {
     var queue = FrameQueue()
-    let frames = [Frame(.notice, Array("a".utf8)), Frame(.output, [1, 2, 3], offset: 7), Frame(.end, [])]
+    let frames = [
+      Frame(.notice, Array("a".utf8)), Frame(.output, [1, 2, 3], offset: 7),
+      Frame(.output, [4, 5], offset: 10),
+      Frame(.output, [6], offset: 20), Frame(.end, []),
+    ]
     for frame in frames { XCTAssertTrue(queue.append(frame, limit: .max)) }
-    var popped: [[UInt8]] = []
-    while let bytes = queue.popFrame() { popped.append(bytes) }
-    XCTAssertEqual(popped, frames.map(\.encoded))
+    var messages: [[UInt8]] = []
+    while case let run = queue.popMessage(), !run.isEmpty {
+      messages.append(Frame.header(forOutput: run) + run.flatMap(\.payload))
+    }
+    // The two outputs that continue each other are one frame; the one after a gap is not.
+    XCTAssertEqual(
+      try messages.map { try Frame(message: $0) },
+      [frames[0], Frame(.output, [1, 2, 3, 4, 5], offset: 7), frames[3], frames[4]])
     XCTAssertEqual(queue.count, 0)
+  }
+
+  func testMergedMessagesStayUnderTheirSize() {
+    var queue = FrameQueue()
+    for index in 0..<10 {
+      XCTAssertTrue(
+        queue.append(Frame(.output, [UInt8](repeating: 1, count: 100), offset: index * 100), limit: .max))
+    }
+    XCTAssertEqual(queue.popMessage(maxBytes: 350).count, 3)
+    XCTAssertEqual(queue.popMessage(maxBytes: 1000).count, 7)
+    XCTAssertTrue(queue.isEmpty)
+  }
+
+  func testWritesCarryOnInsideAFrameAcrossCalls() {
+    var queue = FrameQueue()
+    let frames = (0..<50).map {
+      Frame(.output, [UInt8](repeating: UInt8($0), count: 3000), offset: $0 * 3000)
+    }
+    for frame in frames { XCTAssertTrue(queue.append(frame, limit: .max)) }
+    var wire: [UInt8] = []
+    var step = 1
+    while !queue.isEmpty {
+      // Odd sizes: every write ends inside some frame.
+      step = step * 7 % 9973 + 1
+      _ = queue.write { bytes in
+        let n = min(bytes.count, step)
+        wire += bytes.prefix(n)
+        return n
+      }
+    }
+    XCTAssertEqual(wire, frames.flatMap(\.encoded))
   }
 }

@@ -68,10 +68,13 @@ final class MemoryTransport: LiveTransport, @unchecked Sendable {
   /// Moves every queued frame to `delivered` (the client read them). Locked.
   private func deliver() {
     var reader = FrameReader()
-    while let bytes = outgoing.popFrame() {
-      reader.append(bytes)
-      if let frame = try? reader.next() { delivered.append(frame) }
+    while !outgoing.isEmpty {
+      _ = outgoing.write { bytes in
+        reader.append(Array(bytes))
+        return bytes.count
+      }
     }
+    while let frame = try? reader.next() { delivered.append(frame) }
     if finishing { closeLocked() }
     condition.broadcast()
   }

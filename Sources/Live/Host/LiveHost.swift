@@ -48,6 +48,10 @@ public final class LiveHost {
 
   /// Bytes a client may have queued before it is dropped from the stream (and repainted).
   static let clientQueueLimit = 8 << 20
+  /// The same for a read-only viewer: less, since a watcher that lags is better served by a
+  /// repaint (the screen and its scrollback, tens of KiB) than by megabytes of backlog, and a
+  /// hundred of them must not cost the host a hundred backlogs (mosh: never a backlog).
+  static let viewerQueueLimit = 1 << 20
 
   /// What other threads hand this host (connections, wake-ups, a stop).
   public let inbox: Inbox
@@ -291,7 +295,8 @@ public final class LiveHost {
   private func broadcast(_ session: LiveSession, _ frame: Frame) {
     for id in session.readOnlyClients.union(session.keyboardHolder.map { [$0] } ?? []) {
       guard let c = connections[id], c.streaming else { continue }
-      if !c.send(frame, limit: LiveHost.clientQueueLimit) {
+      let limit = id == session.keyboardHolder ? LiveHost.clientQueueLimit : LiveHost.viewerQueueLimit
+      if !c.send(frame, limit: limit) {
         // Too far behind: drop what it has queued; it gets a repaint when it drained.
         c.fellBehind = true
         catchUp(c)

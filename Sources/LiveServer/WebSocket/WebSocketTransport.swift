@@ -207,7 +207,7 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
   }
 
   private enum Step {
-    case send([UInt8])
+    case send([Frame])
     case close(CloseCode, String?)
     case wait
     case stop
@@ -219,9 +219,10 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
       let step = condition.withLock { () -> Step in
         if breach != nil { return .stop }
         if closed { return .close(closeCode, closeReason) }
-        if let bytes = outgoing.popFrame() {
-          inFlight = bytes.count
-          return .send(bytes)
+        let run = outgoing.popMessage()
+        if !run.isEmpty {
+          inFlight = run.reduce(0) { $0 + $1.encodedCount }
+          return .send(run)
         }
         if finishing {
           closed = true
@@ -230,10 +231,16 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
         return .wait
       }
       switch step {
-      case .send(let bytes):
+      case .send(let run):
         var failed = false
+        // One message: the header, then the payloads (one copy, into the message's buffer).
+        let header = Frame.header(forOutput: run)
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(header.count + run.reduce(0) { $0 + $1.payload.count })
+        buffer.writeBytes(header)
+        for frame in run { buffer.writeBytes(frame.payload) }
         do {
-          try await outbound.writeBinaryMessage(ByteBuffer(bytes: bytes))
+          try await outbound.writeBinaryMessage(buffer)
         } catch {
           failed = true
         }

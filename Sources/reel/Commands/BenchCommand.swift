@@ -57,6 +57,14 @@ struct BenchCommand: ParsableCommand {
   @Option(help: "Attaches measured per size and history in the live section.")
   var attaches = 40
 
+  @Option(help: "Read-only WebSocket viewers in the remote section's many-viewers figure.")
+  var viewers = 100
+
+  @Option(
+    name: .customLong("outage-seconds"),
+    help: "The longest outage in the remote section's catch-up figure (seconds).")
+  var outageSeconds = 30.0
+
   @Option(
     name: .customLong("save-workloads"),
     help: ArgumentHelp(
@@ -66,6 +74,10 @@ struct BenchCommand: ParsableCommand {
 
   func run() throws {
     guard size >= 1 && size <= 1024 else { throw CLIError("--size must be 1...1024 MiB") }
+    guard viewers >= 1 && viewers <= 1000 else { throw CLIError("--viewers must be 1...1000") }
+    guard outageSeconds >= 1 && outageSeconds <= 600 else {
+      throw CLIError("--outage-seconds must be 1...600")
+    }
     let names = workloads.split(separator: ",").map(String.init)
     for n in names where !Workloads.names.contains(n) {
       throw CLIError("unknown workload '\(n)' (use \(Workloads.names.joined(separator: ", ")))")
@@ -89,6 +101,8 @@ struct BenchCommand: ParsableCommand {
     options.live = !skipLive
     options.remote = !skipRemote
     options.attaches = attaches
+    options.viewers = viewers
+    options.outageSeconds = outageSeconds
     try BenchRun(options).run()
   }
 }

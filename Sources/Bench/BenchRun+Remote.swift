@@ -1,0 +1,133 @@
+import CLISupport
+import Foundation
+import LiveProtocol
+import ReelBase
+
+extension BenchRun {
+  /// `reel serve` on loopback: throughput through `reel attach ws://` beside a local attach,
+  /// catch-up after outages beside what the program printed meanwhile, and many read-only
+  /// viewers beside none.
+  func remoteSection() throws -> JSONValue {
+    let exe = try reelExecutable()
+    BenchProgress.step("remote: cat through reel attach ws:// and a local attach, interleaved")
+    let f = try RemoteBench.throughput(mib: size, exe: exe)
+    let mibs = { (seconds: Double) in Measure.mib(f.bytes) / seconds }
+    if !json {
+      BenchProgress.line(
+        "remote: `cat` of \(size) MiB of real output in a reel serve session on loopback, timed by the shell around it,"
+          + " median of \(f.rounds) interleaved rounds (clients discard what they receive)")
+      BenchProgress.line(
+        String(
+          format: "  local reel attach (baseline) %8.3f s %8.1f MiB/s", f.localSeconds, mibs(f.localSeconds)))
+      BenchProgress.line(
+        String(
+          format: "  reel attach ws://            %8.3f s %8.1f MiB/s   %.0f%% of the local client's speed",
+          f.remoteSeconds, mibs(f.remoteSeconds), 100 * f.remoteOfLocal))
+    }
+    let latency = try latencyFigures(exe: exe)
+    let catchUp = try catchUpFigures(exe: exe)
+    let viewers = try viewersFigure(exe: exe)
+    return .object([
+      ("bytes", .int(f.bytes)), ("localSeconds", .double((f.localSeconds * 1000).rounded() / 1000)),
+      ("remoteSeconds", .double((f.remoteSeconds * 1000).rounded() / 1000)),
+      ("remoteOfLocal", .double((f.remoteOfLocal * 100).rounded() / 100)), ("rounds", .int(f.rounds)),
+      ("keystrokeLatency", latency), ("catchUp", catchUp), ("viewers", viewers),
+    ])
+  }
+
+  private func latencyFigures(exe: String) throws -> JSONValue {
+    BenchProgress.step(
+      "remote: keystroke-to-echo latency, reel attach local and ws://, ssh + tmux, mosh + tmux")
+    let (rows, notes) = try RemoteLatencyBench.run(exe: exe)
+    func percentile(_ values: [Double], _ p: Double) -> Double {
+      let sorted = values.sorted()
+      return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+    }
+    if !json {
+      BenchProgress.line(
+        "remote latency: one key at a time into `cat`, from the key written to the client's PTY until the client draws"
+          + " its echo, interleaved rounds (ssh and mosh to this machine through a bench sshd; mosh --predict=never)"
+      )
+      BenchProgress.line("  client                       p50 ms    p95 ms   keys")
+      for row in rows {
+        BenchProgress.line(
+          String(
+            format: "  %-26@ %8.2f  %8.2f  %5d", row.name as NSString, percentile(row.milliseconds, 0.5),
+            percentile(row.milliseconds, 0.95), row.milliseconds.count))
+      }
+      for note in notes { BenchProgress.line("  (\(note))") }
+    }
+    return .array(
+      rows.map { row in
+        .object([
+          ("client", .string(row.name)),
+          ("p50", .double((percentile(row.milliseconds, 0.5) * 100).rounded() / 100)),
+          ("p95", .double((percentile(row.milliseconds, 0.95) * 100).rounded() / 100)),
+          ("keys", .int(row.milliseconds.count)),
+        ])
+      })
+  }
+
+  private func catchUpFigures(exe: String) throws -> JSONValue {
+    let outages = [1, 1, 1, options.outageSeconds / 3, options.outageSeconds]
+    BenchProgress.step(
+      "remote: catch-up after outages of \(outages.map { String(format: "%g", $0) }.joined(separator: ", ")) s"
+    )
+    let figures = try RemoteCatchUpBench.run(exe: exe, outages: outages)
+    if !json {
+      BenchProgress.line(
+        "remote catch-up: a read-only ws:// client of a session printing ~1.2 MiB/s comes back after an outage,"
+          + " asking to resume from its last byte")
+      BenchProgress.line(
+        "  outage s   printed meanwhile (baseline)   reel sent        how      ms to caught-up screen")
+      for figure in figures {
+        BenchProgress.line(
+          String(
+            format: "  %8.1f   %18.0f KiB        %8.0f KiB   %-7@  %8.1f", figure.outageSeconds,
+            Double(figure.missedBytes) / 1024, Double(figure.sentBytes) / 1024,
+            figure.payload.rawValue as NSString, figure.milliseconds))
+      }
+    }
+    return .array(
+      figures.map { figure in
+        .object([
+          ("outageSeconds", .double(figure.outageSeconds)), ("printedBytes", .int(figure.missedBytes)),
+          ("sentBytes", .int(figure.sentBytes)), ("payload", .string(figure.payload.rawValue)),
+          ("milliseconds", .double((figure.milliseconds * 100).rounded() / 100)),
+        ])
+      })
+  }
+
+  private func viewersFigure(exe: String) throws -> JSONValue {
+    let mib = max(1, size / 4)
+    BenchProgress.step("remote: \(options.viewers) read-only viewers beside none")
+    let v = try RemoteViewersBench.run(viewers: options.viewers, mib: mib, exe: exe)
+    let mibs = { (seconds: Double) in Measure.mib(v.bytes) / seconds }
+    if !json {
+      BenchProgress.line(
+        "remote viewers: `cat` of \(mib) MiB in a session with its keyboard holder attached locally, alone and with"
+          + " \(v.viewers) read-only ws:// viewers, median of \(v.rounds) interleaved rounds")
+      BenchProgress.line(
+        String(
+          format: "  no viewers (baseline)        %8.3f s %8.1f MiB/s", v.aloneSeconds, mibs(v.aloneSeconds)))
+      BenchProgress.line(
+        String(
+          format: "  %3d viewers                  %8.3f s %8.1f MiB/s   %.0f%% slower", v.viewers,
+          v.watchedSeconds,
+          mibs(v.watchedSeconds), 100 * (v.slowdown - 1)))
+      BenchProgress.line(
+        String(
+          format: "  host memory per viewer: %.0f KiB attached, %.0f KiB after the output",
+          v.idleBytesPerViewer / 1024,
+          v.streamedBytesPerViewer / 1024))
+    }
+    return .object([
+      ("viewers", .int(v.viewers)), ("bytes", .int(v.bytes)),
+      ("aloneSeconds", .double((v.aloneSeconds * 1000).rounded() / 1000)),
+      ("watchedSeconds", .double((v.watchedSeconds * 1000).rounded() / 1000)),
+      ("slowdown", .double((v.slowdown * 100).rounded() / 100)),
+      ("idleBytesPerViewer", .int(Int(v.idleBytesPerViewer))),
+      ("streamedBytesPerViewer", .int(Int(v.streamedBytesPerViewer))), ("rounds", .int(v.rounds)),
+    ])
+  }
+}

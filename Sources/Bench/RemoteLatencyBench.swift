@@ -1,0 +1,225 @@
+import CLISupport
+import Capture
+import Foundation
+import Live
+import LiveProtocol
+import LiveServer
+import ReelBase
+import TerminalEmulator
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `reel bench`'s keystroke-to-echo latency: a client in a PTY this process drives types one
+/// key at a time into `cat` (whose terminal echoes it); the time from writing the key to the
+/// client's PTY until reel's emulator, fed what the client draws, shows it. Clients: `reel
+/// attach` (local socket), `reel attach ws://` (through `reel serve`), `ssh` to this machine
+/// running `tmux attach`, and `mosh` (prediction off: the round trip, not a local guess) running
+/// `tmux attach`; ssh and mosh through an sshd the bench starts on loopback. Interleaved
+/// round by round.
+enum RemoteLatencyBench {
+  struct Row {
+    var name: String
+    var milliseconds: [Double]
+  }
+
+  static func run(exe: String, rounds: Int = 3, keysPerRound: Int = 40) throws -> (
+    rows: [Row], notes: [String]
+  ) {
+    let dir = NSTemporaryDirectory() + "rl-\(getpid())"
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let sockets = SocketDirectory(path: dir + "/sock")
+    let state = StateDirectory(path: dir + "/state")
+    let token = try TokenStore(directory: state).create(TokenRecord(label: "bench", create: true))
+    let (serve, port) = try RemoteBench.startServe(exe: exe, dir: dir, sockets: sockets, state: state)
+    defer {
+      serve.terminate()
+      serve.waitUntilExit()
+    }
+    try LiveBench.startSession(
+      "latency", command: "exec cat", cols: 80, rows: 24, exe: exe, directory: sockets)
+    defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["latency"]), in: sockets) }
+
+    var environment = ProcessInfo.processInfo.environment
+    environment["REEL_SOCKET_DIR"] = sockets.path
+    environment["REEL_TOKEN"] = token
+    environment["TERM"] = "xterm-256color"
+    environment["LANG"] = "C.UTF-8"
+    var clients: [(name: String, arguments: [String])] = [
+      ("reel attach (local)", [exe, "attach", "latency"]),
+      ("reel attach ws://", [exe, "attach", "ws://127.0.0.1:\(port)/latency"]),
+    ]
+    var notes: [String] = []
+    let tmux = RecordingBench.which("tmux") ? TmuxServer(socket: "reel-latency-\(getpid())") : nil
+    defer { _ = tmux?.run(["kill-server"]) }
+    var sshd: Process? = nil
+    defer {
+      sshd?.terminate()
+      sshd?.waitUntilExit()
+    }
+    if let tmux, FileManager.default.isExecutableFile(atPath: "/usr/sbin/sshd"), RecordingBench.which("ssh") {
+      try tmux.newSession("latency", cols: 80, rows: 24, command: "exec cat")
+      let (daemon, ssh) = try startSSHD(dir: dir)
+      sshd = daemon
+      let attach = "tmux -L \(tmux.socket) attach -t latency"
+      clients.append(("ssh + tmux attach", ssh + ["-t", "root@127.0.0.1", attach]))
+      if RecordingBench.which("mosh") {
+        let sshCommand = ssh.map { "'\($0)'" }.joined(separator: " ")
+        clients.append(
+          (
+            "mosh + tmux attach",
+            ["mosh", "--predict=never", "--ssh=\(sshCommand)", "root@127.0.0.1", "--", "sh", "-c", attach]
+          ))
+      } else {
+        notes.append("mosh left out: not installed (Debian's mosh)")
+      }
+    } else {
+      notes.append("ssh and mosh left out: needs tmux, ssh and sshd (Debian's openssh-server)")
+    }
+
+    var rows = clients.map { Row(name: $0.name, milliseconds: []) }
+    var random = SplitMix64(seed: 7340)
+    for _ in 0..<rounds {
+      for (index, client) in clients.enumerated() {
+        do {
+          rows[index].milliseconds += try typeAndTime(
+            client.arguments, environment: environment, keys: keysPerRound, random: &random)
+        } catch {
+          notes.append("\(client.name): \(error)")
+        }
+      }
+    }
+    return (rows.filter { !$0.milliseconds.isEmpty }, notes)
+  }
+
+  /// An sshd on a free loopback port that lets this user in with a key made for it; the
+  /// daemon and the `ssh` command line (without the destination) that uses it.
+  private static func startSSHD(dir: String) throws -> (Process, [String]) {
+    let keys = dir + "/ssh"
+    try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+    for name in ["host", "client"] {
+      guard
+        RecordingBench.wallTime(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", "\(keys)/\(name)"])
+          != nil
+      else { throw CLIError("ssh-keygen failed") }
+    }
+    try FileManager.default.copyItem(atPath: "\(keys)/client.pub", toPath: "\(keys)/authorized_keys")
+    try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
+    let port = try freePort()
+    let config = """
+      Port \(port)
+      ListenAddress 127.0.0.1
+      HostKey \(keys)/host
+      AuthorizedKeysFile \(keys)/authorized_keys
+      PidFile \(keys)/sshd.pid
+      StrictModes no
+      UsePAM no
+      PermitRootLogin prohibit-password
+      PasswordAuthentication no
+      AcceptEnv LANG
+      """
+    try config.write(toFile: "\(keys)/sshd_config", atomically: true, encoding: .utf8)
+    let daemon = Process()
+    daemon.executableURL = URL(fileURLWithPath: "/usr/sbin/sshd")
+    daemon.arguments = ["-D", "-e", "-f", "\(keys)/sshd_config"]
+    daemon.standardError = FileHandle(forWritingAtPath: "/dev/null")
+    try daemon.run()
+    let ssh = [
+      "ssh", "-p", "\(port)", "-i", "\(keys)/client", "-o", "StrictHostKeyChecking=no", "-o",
+      "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-o", "BatchMode=yes",
+    ]
+    // Ready once a command goes through.
+    let deadline = Measure.now() + 20_000_000_000
+    while Measure.now() < deadline {
+      if RecordingBench.wallTime(ssh + ["root@127.0.0.1", "true"]) != nil { return (daemon, ssh) }
+      usleep(50_000)
+    }
+    daemon.terminate()
+    throw CLIError("the bench's sshd did not let ssh in")
+  }
+
+  private static func freePort() throws -> Int {
+    let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(probe) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(probe, $0, length) == 0 && getsockname(probe, $0, &length) == 0
+      }
+    }
+    guard bound else { throw CLIError("no free port") }
+    return Int(UInt16(bigEndian: address.sin_port))
+  }
+
+  /// Starts `arguments` in a PTY, waits until a first key echoes, then types `keys` more one
+  /// at a time (a line of them, then Enter), timing each until it shows.
+  private static func typeAndTime(
+    _ arguments: [String], environment: [String: String], keys: Int, random: inout SplitMix64
+  ) throws -> [Double] {
+    let pty = try PseudoTerminal(size: WindowSize(cols: 80, rows: 24))
+    let child = try ChildProcess(
+      arguments: arguments, environment: environment.map { "\($0.key)=\($0.value)" }, terminal: pty)
+    defer {
+      child.signal(SIGKILL)
+      _ = child.wait()
+    }
+    var screen = Terminal(cols: 80, rows: 24)
+    var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    /// Reads what the client draws until `done` holds for the screen (or 20 s).
+    func readUntil(_ done: (String) -> Bool) throws {
+      let deadline = Measure.now() + 20_000_000_000
+      while Measure.now() < deadline {
+        var p = pollfd(fd: pty.controller, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, 100) > 0 else { continue }
+        let n = buffer.withUnsafeMutableBytes { read(pty.controller, $0.baseAddress, $0.count) }
+        guard n > 0 else { throw CLIError("the client ended") }
+        screen.feed(Array(buffer[0..<n]))
+        let replies = screen.takeReplies()
+        if !replies.isEmpty {
+          _ = replies.withUnsafeBytes { write(pty.controller, $0.baseAddress, $0.count) }
+        }
+        if done(screen.textDump(includeScrollback: false)) { return }
+      }
+      throw CLIError("the client did not show the key within 20 s")
+    }
+    func type(_ bytes: [UInt8]) {
+      _ = bytes.withUnsafeBytes { write(pty.controller, $0.baseAddress, $0.count) }
+    }
+    /// Rows of the screen that hold exactly `text` (trailing blanks aside).
+    func rows(_ screen: String, _ text: String) -> Int {
+      screen.split(separator: "\n", omittingEmptySubsequences: false).filter {
+        $0.reversed().drop(while: { $0 == " " }).reversed().elementsEqual(text)
+      }.count
+    }
+    let letters = Array("abcdefghijklmnopqrstuvwxyz".utf8)
+    var line: [UInt8] = []
+    func key() -> UInt8 { letters[Int(random.next() % UInt64(letters.count))] }
+    // Ready: a first key echoes (a whole connection and repaint may come before it).
+    line.append(key())
+    type([line[0]])
+    try readUntil { rows($0, String(decoding: line, as: UTF8.self)) > 0 }
+    var times: [Double] = []
+    for _ in 0..<keys {
+      if line.count >= 30 {
+        // Enter: cat prints the line back under it; then a fresh line.
+        let text = String(decoding: line, as: UTF8.self)
+        type([0x0D])
+        try readUntil { rows($0, text) >= 2 }
+        line = []
+      }
+      let next = key()
+      line.append(next)
+      let text = String(decoding: line, as: UTF8.self)
+      let start = Measure.now()
+      type([next])
+      try readUntil { rows($0, text) > 0 }
+      times.append(Double(Measure.now() - start) / 1e6)
+    }
+    return times
+  }
+}

@@ -1,0 +1,207 @@
+import CLISupport
+import Foundation
+import HTTPTypes
+import HummingbirdWSClient
+import Live
+import LiveProtocol
+import LiveServer
+import Logging
+import NIOCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `reel bench`'s many-viewers figure: the timed `cat` of the throughput figure in a session
+/// with its keyboard holder attached locally, alone and with `count` read-only WebSocket
+/// viewers (each a real WebSocket client that reads and discards), interleaved round by
+/// round; and the host's resident memory per attached viewer. The viewers run in a process of
+/// their own at the lowest priority (`nice -n 19 reel bench-viewers`): viewers on other
+/// machines cost the host no CPU of theirs, so here they get only what the host and the
+/// program leave; a viewer that cannot keep up falls behind and is repainted, as designed.
+package enum RemoteViewersBench {
+  struct Figure {
+    var viewers: Int
+    var bytes: Int
+    var aloneSeconds: Double
+    var watchedSeconds: Double
+    /// Median over rounds of watched time / alone time.
+    var slowdown: Double
+    /// Host resident growth per viewer, attached before any output, and after the output.
+    var idleBytesPerViewer: Double
+    var streamedBytesPerViewer: Double
+    var rounds: Int
+  }
+
+  static func run(viewers count: Int, mib: Int, exe: String, rounds: Int = 5) throws -> Figure {
+    let dir = NSTemporaryDirectory() + "rv-\(getpid())"
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let sockets = SocketDirectory(path: dir + "/sock")
+    let state = StateDirectory(path: dir + "/state")
+    let token = try TokenStore(directory: state).create(
+      TokenRecord(label: "viewers", readOnly: true, create: false))
+    let (serve, port) = try RemoteBench.startServe(exe: exe, dir: dir, sockets: sockets, state: state)
+    defer {
+      serve.terminate()
+      serve.waitUntilExit()
+    }
+    let file = dir + "/real.txt"
+    let real = Workloads.make("real", size: mib << 20).filter { $0 != 0x0D }
+    try Data(real).write(to: URL(fileURLWithPath: file))
+    let elapsedFile = dir + "/elapsed"
+    let command = "read x; " + LiveBench.timedCat(file, elapsedFile)
+    func elapsed() throws -> Double {
+      guard let text = try? String(contentsOfFile: elapsedFile, encoding: .utf8),
+        let ns = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+      else { throw CLIError("the timed cat did not finish") }
+      unlink(elapsedFile)
+      return ns / 1e9
+    }
+    var alone: [Double] = []
+    var watched: [Double] = []
+    var idle: [Double] = []
+    var streamed: [Double] = []
+    for round in 0..<rounds {
+      _ = try LiveBench.throughSession(round: round, command: command, exe: exe, directory: sockets)
+      alone.append(try elapsed())
+
+      try LiveBench.startSession(
+        "throughput", command: command, cols: 80, rows: 24, exe: exe, directory: sockets)
+      let before = Measure.currentRSS(pid: serve.processIdentifier)
+      let crowd = try Crowd(exe: exe, port: port, token: token, session: "throughput", count: count)
+      defer { crowd.stop() }
+      let attached = Measure.currentRSS(pid: serve.processIdentifier)
+      idle.append(Double(attached - before) / Double(count))
+      _ = try LiveBench.timeAttached("throughput", directory: sockets)
+      watched.append(try elapsed())
+      streamed.append(Double(Measure.currentRSS(pid: serve.processIdentifier) - before) / Double(count))
+      _ = try? LiveClient.ask(LiveRequest(.kill, names: ["throughput"]), in: sockets)
+    }
+    return Figure(
+      viewers: count, bytes: real.count, aloneSeconds: RecordingBench.median(alone),
+      watchedSeconds: RecordingBench.median(watched),
+      slowdown: RecordingBench.median(zip(watched, alone).map { $0 / $1 }),
+      idleBytesPerViewer: RecordingBench.median(idle),
+      streamedBytesPerViewer: RecordingBench.median(streamed),
+      rounds: rounds)
+  }
+
+  /// The viewers' process: started, waited for until every viewer attached, ended.
+  final class Crowd {
+    private let process = Process()
+    private let input = Pipe()
+
+    init(exe: String, port: Int, token: String, session: String, count: Int) throws {
+      let output = Pipe()
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
+      process.arguments = [
+        "-n", "19", exe, "bench-viewers", "--port", "\(port)", "--session", session, "--count", "\(count)",
+      ]
+      var environment = ProcessInfo.processInfo.environment
+      environment["REEL_TOKEN"] = token
+      process.environment = environment
+      process.standardInput = input
+      process.standardOutput = output
+      try process.run()
+      // One line once every viewer attached (or why not).
+      var line: [UInt8] = []
+      while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0A {
+        line.append(byte)
+      }
+      let said = String(decoding: line, as: UTF8.self)
+      guard said.hasPrefix("attached") else {
+        stop()
+        throw CLIError("the bench's viewers did not attach: \(said.isEmpty ? "no word" : said)")
+      }
+    }
+
+    func stop() {
+      try? input.fileHandleForWriting.close()
+      if process.isRunning { process.terminate() }
+      process.waitUntilExit()
+    }
+  }
+
+  /// `reel bench-viewers`: `count` viewers of `session` on 127.0.0.1:`port`; says "attached"
+  /// on a line once all are, and ends when its standard input does.
+  package static func runViewers(port: Int, token: String, session: String, count: Int) throws {
+    let crowd = (0..<count).map { _ in Viewer(port: port, token: token, session: session) }
+    do {
+      for viewer in crowd { try viewer.waitAttached() }
+    } catch {
+      FileHandle.standardOutput.write(Data("failed: \(error)\n".utf8))
+      throw error
+    }
+    FileHandle.standardOutput.write(Data("attached \(count)\n".utf8))
+    while (try? FileHandle.standardInput.read(upToCount: 4096))?.isEmpty == false {}
+    crowd.forEach { $0.stop() }
+  }
+
+  /// A read-only WebSocket viewer: attaches and reads (and discards) until stopped.
+  final class Viewer: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var attached = false
+    private var failure: String? = nil
+    private var task: Task<Void, Never>? = nil
+
+    init(port: Int, token: String, session: String) {
+      var headers = HTTPFields()
+      headers[.authorization] = "Bearer \(token)"
+      headers[.secWebSocketProtocol] = RemoteServer.subprotocol
+      let configuration = WebSocketClientConfiguration(maxFrameSize: 8 << 20, additionalHeaders: headers)
+      var logger = Logger(label: "bench-viewer")
+      logger.logLevel = .critical
+      var request = LiveRequest(.attach, names: [session])
+      request.readOnly = true
+      request.cols = 80
+      request.rows = 24
+      let requestBytes = (try? Frame(.request, json: request).encoded) ?? []
+      task = Task { [self] in
+        do {
+          _ = try await WebSocketClient.connect(
+            url: "ws://127.0.0.1:\(port)/ws", configuration: configuration, logger: logger
+          ) { inbound, outbound, _ in
+            try await outbound.writeBinaryMessage(ByteBuffer(bytes: requestBytes))
+            var replied = false
+            for try await message in inbound.messages(maxSize: 64 << 20) {
+              // Past the reply, a viewer on another machine would draw; this one only
+              // discards, so the bench's own work stays out of the host's figure.
+              guard !replied, case .binary(var buffer) = message else { continue }
+              guard let frame = try? Frame(message: buffer.readBytes(length: buffer.readableBytes) ?? []),
+                frame.type == .reply
+              else { continue }
+              replied = true
+              let reply = try? frame.decode(LiveReply.self)
+              self.settle(reply?.ok == true ? nil : reply?.error ?? "no reply")
+            }
+          }
+        } catch {
+          settle("\(error)")
+        }
+      }
+    }
+
+    private func settle(_ failure: String?) {
+      condition.withLock {
+        if !attached && self.failure == nil {
+          if let failure { self.failure = failure } else { attached = true }
+        }
+        condition.broadcast()
+      }
+    }
+
+    func waitAttached() throws {
+      let deadline = Date(timeIntervalSinceNow: 30)
+      condition.lock()
+      defer { condition.unlock() }
+      while !attached && failure == nil {
+        guard condition.wait(until: deadline) else { break }
+      }
+      if let failure { throw CLIError("a bench viewer was refused: \(failure)") }
+      if !attached { throw CLIError("a bench viewer did not attach within 30 s") }
+    }
+
+    func stop() { task?.cancel() }
+  }
+}

@@ -1,0 +1,26 @@
+import ArgumentParser
+import Bench
+import CLISupport
+import Foundation
+
+/// `reel bench-viewers`: the read-only WebSocket viewers of `reel bench`'s remote section, in a
+/// process of their own so the bench can run them at the lowest priority. Not for users: hidden
+/// from help. The token comes from `$REEL_TOKEN` (never an argument).
+struct BenchViewersCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "bench-viewers", abstract: "Viewers for reel bench (internal).", shouldDisplay: false)
+
+  @Option var port: Int
+  @Option var session: String
+  @Option var count: Int
+
+  func run() throws {
+    guard let token = ProcessInfo.processInfo.environment["REEL_TOKEN"], !token.isEmpty else {
+      throw CLIError("set REEL_TOKEN")
+    }
+    guard (1...65535).contains(port), (1...1000).contains(count) else {
+      throw CLIError("bad --port or --count")
+    }
+    try RemoteViewersBench.runViewers(port: port, token: token, session: session, count: count)
+  }
+}
