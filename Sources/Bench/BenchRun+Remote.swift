@@ -52,7 +52,9 @@ extension BenchRun {
       for row in rows {
         BenchProgress.line(
           String(
-            format: "  %-26@ %8.2f  %8.2f  %5d", row.name as NSString, percentile(row.milliseconds, 0.5),
+            format: "  %@ %8.2f  %8.2f  %5d",
+            row.name.padding(toLength: 26, withPad: " ", startingAt: 0) as NSString,
+            percentile(row.milliseconds, 0.5),
             percentile(row.milliseconds, 0.95), row.milliseconds.count))
       }
       for note in notes { BenchProgress.line("  (\(note))") }

@@ -162,6 +162,16 @@ enum RemoteLatencyBench {
     _ arguments: [String], environment: [String: String], keys: Int, random: inout SplitMix64
   ) throws -> [Double] {
     let pty = try PseudoTerminal(size: WindowSize(cols: 80, rows: 24))
+    // Raw from the start: no key is echoed by this PTY itself before the client takes it over.
+    let device = open(pty.devicePath, O_RDWR | O_NOCTTY)
+    if device >= 0 {
+      var settings = termios()
+      if tcgetattr(device, &settings) == 0 {
+        cfmakeraw(&settings)
+        _ = tcsetattr(device, TCSANOW, &settings)
+      }
+      close(device)
+    }
     let child = try ChildProcess(
       arguments: arguments, environment: environment.map { "\($0.key)=\($0.value)" }, terminal: pty)
     defer {
@@ -170,9 +180,9 @@ enum RemoteLatencyBench {
     }
     var screen = Terminal(cols: 80, rows: 24)
     var buffer = [UInt8](repeating: 0, count: 64 << 10)
-    /// Reads what the client draws until `done` holds for the screen (or 20 s).
-    func readUntil(_ done: (String) -> Bool) throws {
-      let deadline = Measure.now() + 20_000_000_000
+    /// Reads what the client draws until `done` holds for the screen (or `seconds`).
+    func readUntil(seconds: Double = 20, _ done: (String) -> Bool) throws {
+      let deadline = Measure.now() + UInt64(seconds * 1e9)
       while Measure.now() < deadline {
         var p = pollfd(fd: pty.controller, events: Int16(POLLIN), revents: 0)
         guard poll(&p, 1, 100) > 0 else { continue }
@@ -185,7 +195,9 @@ enum RemoteLatencyBench {
         }
         if done(screen.textDump(includeScrollback: false)) { return }
       }
-      throw CLIError("the client did not show the key within 20 s")
+      throw CLIError(
+        "the client did not show the key within \(seconds) s; it shows:\n\(screen.textDump(includeScrollback: false))"
+      )
     }
     func type(_ bytes: [UInt8]) {
       _ = bytes.withUnsafeBytes { write(pty.controller, $0.baseAddress, $0.count) }
@@ -199,10 +211,19 @@ enum RemoteLatencyBench {
     let letters = Array("abcdefghijklmnopqrstuvwxyz".utf8)
     var line: [UInt8] = []
     func key() -> UInt8 { letters[Int(random.next() % UInt64(letters.count))] }
-    // Ready: a first key echoes (a whole connection and repaint may come before it).
-    line.append(key())
-    type([line[0]])
-    try readUntil { rows($0, String(decoding: line, as: UTF8.self)) > 0 }
+    // Ready: a first key echoes (a whole connection and repaint may come before it), on a
+    // line of its own (Ctrl-U kills what an earlier round left on cat's line, and erases it).
+    // A client still starting may lose keys (mosh while its ssh runs): again until one shows.
+    for attempt in 1...10 {
+      line = [key()]
+      type([0x15, line[0]])
+      do {
+        try readUntil(seconds: 2) { rows($0, String(decoding: line, as: UTF8.self)) > 0 }
+        break
+      } catch  where attempt < 10 {
+        continue
+      }
+    }
     var times: [Double] = []
     for _ in 0..<keys {
       if line.count >= 30 {

@@ -20,7 +20,9 @@ public enum TerminalMode {
     saved = t
     savedFD = fd
     cfmakeraw(&t)
-    guard tcsetattr(fd, TCSAFLUSH, &t) == 0 else { throw CaptureError.system("tcsetattr") }
+    // TCSADRAIN, not TCSAFLUSH: keys typed before reel was ready (typeahead) are kept for it,
+    // as ssh and tmux keep them.
+    guard tcsetattr(fd, TCSADRAIN, &t) == 0 else { throw CaptureError.system("tcsetattr") }
     for sig in [SIGTERM, SIGHUP, SIGINT, SIGQUIT] {
       signal(sig) { sig in
         TerminalMode.restoreFromSignal()
@@ -33,7 +35,7 @@ public enum TerminalMode {
   /// Restores the settings saved by `enterRaw` (idempotent).
   public static func restore() {
     guard savedFD >= 0 else { return }
-    tcsetattr(savedFD, TCSAFLUSH, &saved)
+    tcsetattr(savedFD, TCSADRAIN, &saved)
     savedFD = -1
   }
 

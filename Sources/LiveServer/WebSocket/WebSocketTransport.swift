@@ -190,6 +190,8 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
 
   /// Suspends while the host holds `incomingLimit` bytes of this client's frames.
   private func waitForRoom() async {
+    // Almost always there is room: no suspension (each is a hop through the executor).
+    if condition.withLock({ closed || incomingBytes < WebSocketTransport.incomingLimit }) { return }
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       let ready = condition.withLock { () -> Bool in
         if closed || incomingBytes < WebSocketTransport.incomingLimit { return true }

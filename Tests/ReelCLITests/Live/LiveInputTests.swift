@@ -81,3 +81,29 @@ extension LiveSessionTests {
     try reel(["kill", "stalled", "echo"])
   }
 }
+
+extension LiveSessionTests {
+  /// Keys typed before `reel attach` is ready (while it starts or connects) are kept for the
+  /// session, as ssh and tmux keep them: entering raw mode drains output, it does not flush
+  /// the keys waiting to be read.
+  func testKeysTypedBeforeAttachIsReadyReachTheSession() throws {
+    let gate = root.appendingPathComponent("gate").path
+    let pane = try TmuxPane(
+      command:
+        "\(exports) while [ ! -e '\(gate)' ]; do sleep 0.05; done;"
+        + " '\(ReelCLI.executable.path)' attach early -c cat; echo \"reel-exit=$?\"; exec sleep 600",
+      cols: 80, rows: 24)
+    // Typed while the pane's shell still waits: the terminal (cooked) echoes and keeps them.
+    pane.send("typed-ahead", "Enter")
+    XCTAssertTrue(waitForScreen(pane, containing: "typed-ahead"), pane.screen())
+    FileManager.default.createFile(atPath: gate, contents: nil)
+    // The session's terminal echoed the line reel read from the terminal's queue, and cat
+    // printed it back: twice on the session's screen.
+    XCTAssertTrue(
+      pane.wait(seconds: 15) { pane.screen().components(separatedBy: "typed-ahead").count == 3 },
+      "the session never got the keys typed ahead:\n\(pane.screen())")
+    XCTAssertEqual(try history("early").components(separatedBy: "typed-ahead").count, 3)
+    pane.send("C-]", "d")
+    XCTAssertTrue(waitForScreen(pane, containing: "reel-exit=0"), pane.screen())
+  }
+}

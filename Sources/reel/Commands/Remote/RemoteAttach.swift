@@ -19,6 +19,7 @@ enum RemoteAttach {
     tokenFile: String?,
     caFile: String?
   ) throws -> (AttachedTerminal.Outcome, [String], RemoteLink) {
+    TaskThreads.runOnEventLoops()
     let endpoint = try RemoteEndpoint(address)
     guard let name = endpoint.session else {
       throw CLIError("\(address): name a session (ws://HOST:PORT/NAME)")
@@ -43,6 +44,7 @@ enum RemoteAttach {
 
   /// `reel ls ws://HOST:PORT`.
   static func list(_ address: String, tokenFile: String?, caFile: String?) throws -> [LiveSessionSummary] {
+    TaskThreads.runOnEventLoops()
     let endpoint = try RemoteEndpoint(address)
     let link = RemoteLink(
       endpoint: endpoint,

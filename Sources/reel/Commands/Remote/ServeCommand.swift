@@ -21,7 +21,8 @@ struct ServeCommand: ParsableCommand {
   @Option(help: "Address and port to listen on.")
   var listen = "127.0.0.1:\(ServeOptions.defaultPort)"
 
-  @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain for TLS.", valueName: "file"))
+  @Option(
+    name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain for TLS.", valueName: "file"))
   var tlsCertificate: String?
 
   @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key for TLS.", valueName: "file"))
@@ -34,6 +35,7 @@ struct ServeCommand: ParsableCommand {
   var maxSessions = -1
 
   func run() throws {
+    TaskThreads.runOnEventLoops()
     try liveCommand {
       var serve = ServeOptions()
       (serve.host, serve.port) = try ServeCommand.address(listen)
@@ -51,7 +53,8 @@ struct ServeCommand: ParsableCommand {
       let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
       let server = RemoteServer(
         inbox: host.inbox, tokens: tokens, options: serve, environment: environment,
-        directory: ProcessInfo.processInfo.environment["HOME"], log: { Output.print("reel serve: \($0)\n", to: 2) })
+        directory: ProcessInfo.processInfo.environment["HOME"],
+        log: { Output.print("reel serve: \($0)\n", to: 2) })
       let port = try server.start()
       let scheme = serve.tlsCertificate == nil ? "ws" : "wss"
       let shownHost = serve.host.contains(":") && !serve.host.hasPrefix("[") ? "[\(serve.host)]" : serve.host
@@ -77,7 +80,8 @@ struct ServeCommand: ParsableCommand {
     guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
       (0...65535).contains(port)
     else {
-      throw CLIError("--listen takes HOST:PORT (for example 127.0.0.1:\(ServeOptions.defaultPort)), not '\(text)'")
+      throw CLIError(
+        "--listen takes HOST:PORT (for example 127.0.0.1:\(ServeOptions.defaultPort)), not '\(text)'")
     }
     var host = String(text[..<colon])
     if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }

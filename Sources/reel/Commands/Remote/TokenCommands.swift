@@ -50,7 +50,9 @@ struct TokenCreateCommand: ParsableCommand {
     let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
     guard let unit = text.last, let factor = units[unit], let count = Double(text.dropLast()), count > 0,
       count.isFinite, count * factor < 1e10
-    else { throw CLIError("--expires takes a positive number and s, m, h or d (for example 12h), not '\(text)'") }
+    else {
+      throw CLIError("--expires takes a positive number and s, m, h or d (for example 12h), not '\(text)'")
+    }
     return count * factor
   }
 }
@@ -69,7 +71,8 @@ struct TokenListCommand: ParsableCommand {
       if json {
         let rows = records.map { r -> [String: Any] in
           var row: [String: Any] = [
-            "label": r.label, "readOnly": r.readOnly, "create": r.create, "created": format.string(from: r.created),
+            "label": r.label, "readOnly": r.readOnly, "create": r.create,
+            "created": format.string(from: r.created),
           ]
           row["sessions"] = r.sessions
           row["expires"] = r.expires.map(format.string)
@@ -80,7 +83,8 @@ struct TokenListCommand: ParsableCommand {
         Output.line(String(decoding: data, as: UTF8.self))
         return
       }
-      Output.line("LABEL            ACCESS       SESSIONS      CREATED               LAST USED             EXPIRES")
+      Output.line(
+        "LABEL            ACCESS       SESSIONS      CREATED               LAST USED             EXPIRES")
       for r in records {
         let access = r.readOnly ? "read-only" : (r.create ? "create" : "interactive")
         let columns = [
