@@ -71,7 +71,7 @@ extension BenchRun {
   }
 
   private func catchUpFigures(exe: String) throws -> JSONValue {
-    let outages = [1, 1, 1, options.outageSeconds / 3, options.outageSeconds]
+    let outages = [1, 1, 1, max(1, options.outageSeconds / 3), options.outageSeconds]
     BenchProgress.step(
       "remote: catch-up after outages of \(outages.map { String(format: "%g", $0) }.joined(separator: ", ")) s"
     )

@@ -7,7 +7,8 @@ final class BenchCommandTests: XCTestCase {
   func testJSONReportHasEveryFigure() throws {
     let r = try ReelCLI.run([
       "bench", "--size", "1", "--workloads", "ascii,dense_cells", "--repeats", "1", "--json",
-      "--skip-reconnect", "--attaches", "4", "--seek-size", "2", "--resizes", "300",
+      "--skip-reconnect", "--attaches", "4", "--seek-size", "2", "--resizes", "300", "--viewers", "5",
+      "--outage-seconds", "3",
     ])
     XCTAssertEqual(r.status, 0, r.stderr)
     let obj = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
@@ -74,6 +75,33 @@ final class BenchCommandTests: XCTestCase {
     XCTAssertGreaterThan(remote["bytes"] as? Int ?? 0, 1 << 19, "\(remote)")
     for key in ["localSeconds", "remoteSeconds", "remoteOfLocal"] {
       XCTAssertGreaterThan(remote[key] as? Double ?? 0, 0, key)
+    }
+    // Keystroke latency: at least reel's own two clients (ssh and mosh when installed).
+    let latency = try XCTUnwrap(remote["keystrokeLatency"] as? [[String: Any]])
+    let clients = latency.compactMap { $0["client"] as? String }
+    XCTAssertTrue(
+      clients.contains("reel attach (local)") && clients.contains("reel attach ws://"), "\(latency)")
+    for row in latency {
+      XCTAssertGreaterThan(row["p50"] as? Double ?? 0, 0, "\(row)")
+      XCTAssertGreaterThanOrEqual(row["p95"] as? Double ?? 0, row["p50"] as? Double ?? 0, "\(row)")
+    }
+    // Catch-up: a resume sends exactly what was missed; a repaint less than that.
+    let catchUp = try XCTUnwrap(remote["catchUp"] as? [[String: Any]])
+    XCTAssertEqual(catchUp.map { $0["outageSeconds"] as? Double }, [1, 1, 1, 1, 3])
+    for row in catchUp {
+      let printed = try XCTUnwrap(row["printedBytes"] as? Int)
+      let sent = try XCTUnwrap(row["sentBytes"] as? Int)
+      XCTAssertGreaterThan(printed, 0, "\(row)")
+      switch row["payload"] as? String {
+      case "resume": XCTAssertEqual(sent, printed, "\(row)")
+      case "repaint": XCTAssertLessThan(sent, printed, "\(row)")
+      default: XCTFail("\(row)")
+      }
+    }
+    let viewers = try XCTUnwrap(remote["viewers"] as? [String: Any])
+    XCTAssertEqual(viewers["viewers"] as? Int, 5)
+    for key in ["aloneSeconds", "watchedSeconds", "slowdown"] {
+      XCTAssertGreaterThan(viewers[key] as? Double ?? 0, 0, key)
     }
   }
 
