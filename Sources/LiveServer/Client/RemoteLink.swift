@@ -36,7 +36,8 @@ public final class RemoteLink: @unchecked Sendable {
   public let credentials: RemoteCredentials
   private let lock = NSLock()
   private var outbound: WebSocketOutboundWriter? = nil
-  private var relayFD: Int32 = -1
+  /// The socket pair's end towards the terminal loop.
+  private var relay: TerminalRelay? = nil
   /// The offset just past what the terminal was sent; where a reconnect resumes.
   private var offset: Int? = nil
   /// What the terminal shows, for the title to give back after the status.
@@ -88,7 +89,13 @@ public final class RemoteLink: @unchecked Sendable {
       throw LiveError("cannot create a socket pair (\(String(cString: strerror(errno))))")
     }
     for fd in pair { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-    relayFD = pair[1]
+    do {
+      relay = try TerminalRelay(descriptor: pair[1])
+    } catch {
+      close(pair[0])
+      close(pair[1])
+      throw LiveError("cannot relay to the terminal (\(error))")
+    }
     lastSize = request.cols.flatMap { cols in request.rows.map { LiveSize(cols: cols, rows: $0) } }
     mirror = Terminal(cols: request.cols ?? 80, rows: request.rows ?? 24)
     let answer = Answer()
@@ -129,7 +136,7 @@ public final class RemoteLink: @unchecked Sendable {
               self.attempt = 0
               if reply?.payload == .resume { resumes += 1 } else { repaints += 1 }
             }
-            clearStatus()
+            await clearStatus()
           }
           guard reply?.ok == true else { return true }
           lock.withLock { self.outbound = outbound }
@@ -138,18 +145,18 @@ public final class RemoteLink: @unchecked Sendable {
             offset = (frame.offset ?? 0) + frame.payload.count
             mirror.feed(frame.payload)
           }
-          toTerminal(frame)
+          await toTerminal(frame)
         case .repaint:
           lock.withLock {
             offset = frame.offset
             mirror.feed(frame.payload)
           }
-          toTerminal(frame)
+          await toTerminal(frame)
         case .end:
           round.ended = true
-          toTerminal(frame)
+          await toTerminal(frame)
         default:
-          toTerminal(frame)
+          await toTerminal(frame)
         }
         return false
       }
@@ -166,11 +173,11 @@ public final class RemoteLink: @unchecked Sendable {
       }
       if case .closed(let code, let reason) = outcome, code.isFinal {
         finalClose = (code, reason)
-        toTerminal(
+        await toTerminal(
           Frame(
             .notice, Array("reel: \(endpoint.name) closed the connection: \(reason) (\(code.rawValue))".utf8))
         )
-        clearStatus()
+        await clearStatus()
         closeTerminal()
         return
       }
@@ -179,12 +186,12 @@ public final class RemoteLink: @unchecked Sendable {
         return self.attempt
       }
       let delay = RemoteLink.delay(attempt: attempt)
-      showStatus(
+      await showStatus(
         "reconnecting to \(endpoint.name) — attempt \(attempt), next in \(String(format: "%.1f", delay)) s")
       await waitOffline(seconds: delay)
       if lock.withLock({ detachRequested || terminalGone }) {
-        clearStatus()
-        if let frame = try? Frame(.end, json: LiveEnd(.detached)) { toTerminal(frame) }
+        await clearStatus()
+        if let frame = try? Frame(.end, json: LiveEnd(.detached)) { await toTerminal(frame) }
         closeTerminal()
         return
       }
@@ -245,29 +252,13 @@ public final class RemoteLink: @unchecked Sendable {
 
   // MARK: - The terminal loop's side
 
-  /// Reads the terminal loop's frames on a thread of its own and passes them on (or, while
-  /// disconnected, keeps the size, drops keys and notes a detach).
+  /// Passes the terminal loop's frames on (or, while disconnected, keeps the size, drops
+  /// keys and notes a detach), in order, as the relay reads them.
   private func startReadingTerminal() {
-    let fd = relayFD
-    let (frames, feed) = AsyncStream.makeStream(of: Frame.self)
-    let thread = Thread {
-      var reader = FrameReader()
-      var buffer = [UInt8](repeating: 0, count: 64 << 10)
-      reading: while true {
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { break }
-        buffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-        while let frame = try? reader.next() { feed.yield(frame) }
-        if reader.bufferedBytes > FrameFormat.maxPayload { break reading }
-      }
-      feed.finish()
-    }
-    thread.name = "reel-remote-terminal"
-    thread.start()
+    guard let relay else { return }
     let link = self
     Task {
-      for await frame in frames { await link.fromTerminal(frame) }
+      for await frame in relay.frames { await link.fromTerminal(frame) }
       link.lock.withLock { link.terminalGone = true }
       if let outbound = link.lock.withLock({ link.outbound }) {
         try? await outbound.close(.normalClosure, reason: nil)
@@ -288,7 +279,7 @@ public final class RemoteLink: @unchecked Sendable {
         droppedKeys += frame.payload.count
         return droppedKeys == frame.payload.count
       }
-      if first { showStatus("disconnected from \(endpoint.name); keys typed now are not sent") }
+      if first { await showStatus("disconnected from \(endpoint.name); keys typed now are not sent") }
     case .detach:
       lock.withLock { detachRequested = true }
     default:
@@ -307,39 +298,28 @@ public final class RemoteLink: @unchecked Sendable {
   }
 
   /// The status in the window title (the session owns every row).
-  private func showStatus(_ text: String) {
+  private func showStatus(_ text: String) async {
     let note = lock.withLock { droppedKeys > 0 ? "; \(droppedKeys) typed bytes not sent" : "" }
     lock.withLock { statusShown = true }
-    toTerminal(Frame(.status, Array("\u{1B}]2;reel: \(text)\(note)\u{07}".utf8)))
+    await toTerminal(Frame(.status, Array("\u{1B}]2;reel: \(text)\(note)\u{07}".utf8)))
   }
 
   /// Gives the session's title back.
-  private func clearStatus() {
+  private func clearStatus() async {
     let title = lock.withLock { () -> String? in
       guard statusShown else { return nil }
       statusShown = false
       droppedKeys = 0
       return mirror.title
     }
-    if let title { toTerminal(Frame(.status, Array("\u{1B}]2;\(title)\u{07}".utf8))) }
+    if let title { await toTerminal(Frame(.status, Array("\u{1B}]2;\(title)\u{07}".utf8))) }
   }
 
-  private func toTerminal(_ frame: Frame) {
-    let bytes = frame.encoded
-    var written = 0
-    while written < bytes.count {
-      let n = bytes[written...].withUnsafeBytes { write(relayFD, $0.baseAddress, $0.count) }
-      if n < 0 && errno == EINTR { continue }
-      guard n > 0 else { return }
-      written += n
-    }
+  private func toTerminal(_ frame: Frame) async {
+    await relay?.write(frame)
   }
 
-  private func closeTerminal() {
-    lock.withLock {
-      if relayFD >= 0 { shutdown(relayFD, Int32(SHUT_RDWR)) }
-    }
-  }
+  private func closeTerminal() { relay?.close() }
 }
 
 /// What one connection saw, read after it ended (its handler runs before).

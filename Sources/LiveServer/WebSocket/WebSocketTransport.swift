@@ -28,6 +28,9 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
   private var finishing = false
   private var closeCode: CloseCode = .normal
   private var closeReason: String? = nil
+  /// The queue refused output since it last drained: the host wants to hear when it has (to
+  /// repaint the client that fell behind); otherwise a drained queue is no news.
+  private var overflowed = false
   /// The WebSocket protocol error that ended the connection (the library closes with its code).
   private var breach: (any Error)? = nil
   private var readerWaiting: CheckedContinuation<Void, Never>? = nil
@@ -54,7 +57,9 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
     let taken = condition.withLock { () -> Bool in
       guard !closed else { return false }
       attached = noteLastWord(frame)
-      return outgoing.append(frame, limit: limit)
+      let taken = outgoing.append(frame, limit: limit)
+      if !taken { overflowed = true }
+      return taken
     }
     writerWake.yield()
     if let attached { onAttached(attached) }
@@ -250,7 +255,9 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
           inFlight = 0
           if failed { closed = true }
           condition.broadcast()
-          return outgoing.isEmpty
+          guard outgoing.isEmpty && overflowed else { return false }
+          overflowed = false
+          return true
         }
         // The host repaints a client that fell behind once its queue drained.
         if drained || failed { inbox.wake() }
