@@ -240,12 +240,8 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
       switch step {
       case .send(let run):
         var failed = false
-        // One message: the header, then the payloads (one copy, into the message's buffer).
-        let header = Frame.header(forOutput: run)
-        var buffer = ByteBuffer()
-        buffer.reserveCapacity(header.count + run.reduce(0) { $0 + $1.payload.count })
-        buffer.writeBytes(header)
-        for frame in run { buffer.writeBytes(frame.payload) }
+        // One frame: the message every client of the session sends; a merged run: its own.
+        let buffer = run.count == 1 ? SharedMessages.shared.message(for: run[0]) : SharedMessages.encode(run)
         do {
           try await outbound.writeBinaryMessage(buffer)
         } catch {
