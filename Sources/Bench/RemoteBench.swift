@@ -25,22 +25,73 @@ enum RemoteBench {
   }
 
   static func throughput(mib: Int, exe: String, rounds: Int = 7) throws -> ThroughputFigure {
-    let dir = NSTemporaryDirectory() + "rb-\(getpid())"
-    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: dir) }
-    let sockets = SocketDirectory(path: dir + "/sock")
-    let state = StateDirectory(path: dir + "/state")
-    let token = try TokenStore(directory: state).create(TokenRecord(label: "bench", create: true))
-    let (serve, port) = try startServe(exe: exe, dir: dir, sockets: sockets, state: state)
-    defer {
-      serve.terminate()
-      serve.waitUntilExit()
+    let served = try Served(exe: exe, token: TokenRecord(label: "bench", create: true))
+    defer { served.stop() }
+    let cat = try TimedCat(mib: mib, in: served.dir)
+    var local: [Double] = []
+    var remote: [Double] = []
+    let endpoint = try RemoteEndpoint("ws://127.0.0.1:\(served.port)/throughput")
+    for round in 0..<rounds {
+      _ = try LiveBench.throughSession(
+        round: round, command: cat.command, exe: exe, directory: served.sockets)
+      local.append(try cat.elapsed())
+      try throughRemote(
+        command: cat.command, exe: exe, directory: served.sockets, endpoint: endpoint, token: served.token)
+      remote.append(try cat.elapsed())
     }
-    let file = dir + "/real.txt"
-    let real = Workloads.make("real", size: mib << 20).filter { $0 != 0x0D }
-    try Data(real).write(to: URL(fileURLWithPath: file))
-    let elapsedFile = dir + "/elapsed"
-    let command = "read x; " + LiveBench.timedCat(file, elapsedFile)
+    return ThroughputFigure(
+      bytes: cat.bytes, localSeconds: RecordingBench.median(local),
+      remoteSeconds: RecordingBench.median(remote),
+      remoteOfLocal: RecordingBench.median(zip(local, remote).map { $0 / $1 }), rounds: rounds)
+  }
+
+  /// A `reel serve` on loopback for one figure: a scratch directory (removed by `stop`) holding
+  /// its socket and state directories, and a token of its own.
+  final class Served {
+    let dir: String
+    let sockets: SocketDirectory
+    let token: String
+    let process: Process
+    let port: Int
+
+    init(exe: String, token record: TokenRecord) throws {
+      dir = NSTemporaryDirectory() + "reel-bench-serve-\(getpid())-\(UUID().uuidString.prefix(8))"
+      try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+      sockets = SocketDirectory(path: dir + "/sock")
+      let state = StateDirectory(path: dir + "/state")
+      do {
+        token = try TokenStore(directory: state).create(record)
+        (process, port) = try RemoteBench.startServe(exe: exe, dir: dir, sockets: sockets, state: state)
+      } catch {
+        try? FileManager.default.removeItem(atPath: dir)
+        throw error
+      }
+    }
+
+    func stop() {
+      process.terminate()
+      process.waitUntilExit()
+      try? FileManager.default.removeItem(atPath: dir)
+    }
+  }
+
+  /// The timed `cat` of `mib` MiB of real output (a session runs `command`, waiting for a
+  /// newline), and the seconds the shell measured around it.
+  struct TimedCat {
+    let command: String
+    let bytes: Int
+    private let elapsedFile: String
+
+    init(mib: Int, in dir: String) throws {
+      let file = dir + "/real.txt"
+      let real = Workloads.make("real", size: mib << 20).filter { $0 != 0x0D }
+      try Data(real).write(to: URL(fileURLWithPath: file))
+      bytes = real.count
+      elapsedFile = dir + "/elapsed"
+      command = "read x; " + LiveBench.timedCat(file, elapsedFile)
+    }
+
+    /// The last round's time (and forgets it).
     func elapsed() throws -> Double {
       guard let text = try? String(contentsOfFile: elapsedFile, encoding: .utf8),
         let ns = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -48,19 +99,6 @@ enum RemoteBench {
       unlink(elapsedFile)
       return ns / 1e9
     }
-    var local: [Double] = []
-    var remote: [Double] = []
-    let endpoint = try RemoteEndpoint("ws://127.0.0.1:\(port)/throughput")
-    for round in 0..<rounds {
-      _ = try LiveBench.throughSession(round: round, command: command, exe: exe, directory: sockets)
-      local.append(try elapsed())
-      try throughRemote(command: command, exe: exe, directory: sockets, endpoint: endpoint, token: token)
-      remote.append(try elapsed())
-    }
-    return ThroughputFigure(
-      bytes: real.count, localSeconds: RecordingBench.median(local),
-      remoteSeconds: RecordingBench.median(remote),
-      remoteOfLocal: RecordingBench.median(zip(local, remote).map { $0 / $1 }), rounds: rounds)
   }
 
   /// `reel serve --listen 127.0.0.1:0` for the bench; its port once it listens.

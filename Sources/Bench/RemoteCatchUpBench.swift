@@ -24,17 +24,9 @@ enum RemoteCatchUpBench {
 
   /// The session prints about 1.2 MiB/s of real output (64 KiB every 50 ms).
   static func run(exe: String, outages: [Double]) throws -> [Figure] {
-    let dir = NSTemporaryDirectory() + "rc-\(getpid())"
-    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: dir) }
-    let sockets = SocketDirectory(path: dir + "/sock")
-    let state = StateDirectory(path: dir + "/state")
-    let token = try TokenStore(directory: state).create(TokenRecord(label: "bench", create: true))
-    let (serve, port) = try RemoteBench.startServe(exe: exe, dir: dir, sockets: sockets, state: state)
-    defer {
-      serve.terminate()
-      serve.waitUntilExit()
-    }
+    let served = try RemoteBench.Served(exe: exe, token: TokenRecord(label: "bench", create: true))
+    defer { served.stop() }
+    let (dir, sockets, port, token) = (served.dir, served.sockets, served.port, served.token)
     let file = dir + "/real.txt"
     try Data(Workloads.make("real", size: 64 << 10).filter { $0 != 0x0D }).write(
       to: URL(fileURLWithPath: file))

@@ -27,17 +27,9 @@ enum RemoteLatencyBench {
   static func run(exe: String, rounds: Int = 3, keysPerRound: Int = 40) throws -> (
     rows: [Row], notes: [String]
   ) {
-    let dir = NSTemporaryDirectory() + "rl-\(getpid())"
-    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: dir) }
-    let sockets = SocketDirectory(path: dir + "/sock")
-    let state = StateDirectory(path: dir + "/state")
-    let token = try TokenStore(directory: state).create(TokenRecord(label: "bench", create: true))
-    let (serve, port) = try RemoteBench.startServe(exe: exe, dir: dir, sockets: sockets, state: state)
-    defer {
-      serve.terminate()
-      serve.waitUntilExit()
-    }
+    let served = try RemoteBench.Served(exe: exe, token: TokenRecord(label: "bench", create: true))
+    defer { served.stop() }
+    let (dir, sockets, port, token) = (served.dir, served.sockets, served.port, served.token)
     try LiveBench.startSession(
       "latency", command: "exec cat", cols: 80, rows: 24, exe: exe, directory: sockets)
     defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["latency"]), in: sockets) }

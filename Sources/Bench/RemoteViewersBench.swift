@@ -34,52 +34,34 @@ package enum RemoteViewersBench {
   }
 
   static func run(viewers count: Int, mib: Int, exe: String, rounds: Int = 5) throws -> Figure {
-    let dir = NSTemporaryDirectory() + "rv-\(getpid())"
-    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: dir) }
-    let sockets = SocketDirectory(path: dir + "/sock")
-    let state = StateDirectory(path: dir + "/state")
-    let token = try TokenStore(directory: state).create(
-      TokenRecord(label: "viewers", readOnly: true, create: false))
-    let (serve, port) = try RemoteBench.startServe(exe: exe, dir: dir, sockets: sockets, state: state)
-    defer {
-      serve.terminate()
-      serve.waitUntilExit()
-    }
-    let file = dir + "/real.txt"
-    let real = Workloads.make("real", size: mib << 20).filter { $0 != 0x0D }
-    try Data(real).write(to: URL(fileURLWithPath: file))
-    let elapsedFile = dir + "/elapsed"
-    let command = "read x; " + LiveBench.timedCat(file, elapsedFile)
-    func elapsed() throws -> Double {
-      guard let text = try? String(contentsOfFile: elapsedFile, encoding: .utf8),
-        let ns = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
-      else { throw CLIError("the timed cat did not finish") }
-      unlink(elapsedFile)
-      return ns / 1e9
-    }
+    let served = try RemoteBench.Served(
+      exe: exe, token: TokenRecord(label: "viewers", readOnly: true, create: false))
+    defer { served.stop() }
+    let cat = try RemoteBench.TimedCat(mib: mib, in: served.dir)
+    let (sockets, serve) = (served.sockets, served.process)
     var alone: [Double] = []
     var watched: [Double] = []
     var idle: [Double] = []
     var streamed: [Double] = []
     for round in 0..<rounds {
-      _ = try LiveBench.throughSession(round: round, command: command, exe: exe, directory: sockets)
-      alone.append(try elapsed())
+      _ = try LiveBench.throughSession(round: round, command: cat.command, exe: exe, directory: sockets)
+      alone.append(try cat.elapsed())
 
       try LiveBench.startSession(
-        "throughput", command: command, cols: 80, rows: 24, exe: exe, directory: sockets)
+        "throughput", command: cat.command, cols: 80, rows: 24, exe: exe, directory: sockets)
       let before = Measure.currentRSS(pid: serve.processIdentifier)
-      let crowd = try Crowd(exe: exe, port: port, token: token, session: "throughput", count: count)
+      let crowd = try Crowd(
+        exe: exe, port: served.port, token: served.token, session: "throughput", count: count)
       defer { crowd.stop() }
       let attached = Measure.currentRSS(pid: serve.processIdentifier)
       idle.append(Double(attached - before) / Double(count))
       _ = try LiveBench.timeAttached("throughput", directory: sockets)
-      watched.append(try elapsed())
+      watched.append(try cat.elapsed())
       streamed.append(Double(Measure.currentRSS(pid: serve.processIdentifier) - before) / Double(count))
       _ = try? LiveClient.ask(LiveRequest(.kill, names: ["throughput"]), in: sockets)
     }
     return Figure(
-      viewers: count, bytes: real.count, aloneSeconds: RecordingBench.median(alone),
+      viewers: count, bytes: cat.bytes, aloneSeconds: RecordingBench.median(alone),
       watchedSeconds: RecordingBench.median(watched),
       slowdown: RecordingBench.median(zip(watched, alone).map { $0 / $1 }),
       idleBytesPerViewer: RecordingBench.median(idle),

@@ -36,16 +36,23 @@ extension LiveSessionTests {
     return (process, port, token, log)
   }
 
+  /// `reel attach ws://127.0.0.1:PORT/ARGUMENTS` with `token` in a tmux pane; the pane shows
+  /// "reel-exit=STATUS" once reel ended.
+  func remoteAttachPane(port: Int, token: String, _ arguments: String, cols: Int = 80) throws -> TmuxPane {
+    try TmuxPane(
+      command:
+        "\(exports) export REEL_TOKEN='\(token)'; '\(ReelCLI.executable.path)' attach"
+        + " ws://127.0.0.1:\(port)/\(arguments); echo \"reel-exit=$?\"; exec sleep 600",
+      cols: cols, rows: 24)
+  }
+
   func testRemoteAttachThroughCutsShowsTheExactScreenAfterEveryReconnect() throws {
     let serve = try startServe()
     defer { serve.process.terminate() }
     let proxy = try CuttableProxy(to: serve.port)
     defer { proxy.stop() }
-    let pane = try TmuxPane(
-      command:
-        "\(exports) export REEL_TOKEN='\(serve.token)'; '\(ReelCLI.executable.path)' attach"
-        + " ws://127.0.0.1:\(proxy.port)/net -c 'bash --norc --noprofile'; echo \"reel-exit=$?\"; exec sleep 600",
-      cols: 90, rows: 24)
+    let pane = try remoteAttachPane(
+      port: proxy.port, token: serve.token, "net -c 'bash --norc --noprofile'", cols: 90)
     XCTAssertTrue(waitForScreen(pane, containing: "$"), "no prompt:\n\(pane.screen())")
 
     // Heavy coloured output; the connection is cut five times while it runs.
@@ -96,10 +103,7 @@ extension LiveSessionTests {
     defer { serve.process.terminate() }
     let local = try attachPane("desk -c 'bash --norc --noprofile'")
     XCTAssertTrue(waitForScreen(local, containing: "$"))
-    let remote = try TmuxPane(
-      command:
-        "\(exports) export REEL_TOKEN='\(serve.token)'; '\(ReelCLI.executable.path)' attach"
-        + " ws://127.0.0.1:\(serve.port)/desk; echo \"reel-exit=$?\"; exec sleep 600")
+    let remote = try remoteAttachPane(port: serve.port, token: serve.token, "desk")
     XCTAssertTrue(waitForScreen(local, containing: "taken over"), local.screen())
     try assertPaneMatchesSession(remote, "desk", "remote after taking over")
     remote.send("echo typed-remotely", "Enter")

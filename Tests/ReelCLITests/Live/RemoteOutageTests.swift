@@ -28,11 +28,8 @@ extension LiveSessionTests {
     let long = root.appendingPathComponent("long.txt")
     try (1...3000).map { "line \($0) of a file vim scrolls through, long enough to wrap a bit" }
       .joined(separator: "\n").write(to: long, atomically: true, encoding: .utf8)
-    let pane = try TmuxPane(
-      command:
-        "\(exports) export REEL_TOKEN='\(serve.token)'; '\(ReelCLI.executable.path)' attach"
-        + " ws://127.0.0.1:\(proxy.port)/storm -c 'bash --norc --noprofile'; echo \"reel-exit=$?\"; exec sleep 600",
-      cols: 80, rows: 24)
+    let pane = try remoteAttachPane(
+      port: proxy.port, token: serve.token, "storm -c 'bash --norc --noprofile'")
     XCTAssertTrue(waitForScreen(pane, containing: "$"), "no prompt:\n\(pane.screen())")
 
     func serveLog() -> String { (try? String(contentsOf: serve.log, encoding: .utf8)) ?? "" }
