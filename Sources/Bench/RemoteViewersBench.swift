@@ -27,7 +27,8 @@ package enum RemoteViewersBench {
     var watchedSeconds: Double
     /// Median over rounds of watched time / alone time.
     var slowdown: Double
-    /// Host resident growth per viewer, attached before any output, and after the output.
+    /// Host resident growth per viewer, attached before any output, and after the output: the
+    /// largest over the rounds (later rounds reuse heap the first one grew).
     var idleBytesPerViewer: Double
     var streamedBytesPerViewer: Double
     var rounds: Int
@@ -64,8 +65,7 @@ package enum RemoteViewersBench {
       viewers: count, bytes: cat.bytes, aloneSeconds: RecordingBench.median(alone),
       watchedSeconds: RecordingBench.median(watched),
       slowdown: RecordingBench.median(zip(watched, alone).map { $0 / $1 }),
-      idleBytesPerViewer: RecordingBench.median(idle),
-      streamedBytesPerViewer: RecordingBench.median(streamed),
+      idleBytesPerViewer: idle.max() ?? 0, streamedBytesPerViewer: streamed.max() ?? 0,
       rounds: rounds)
   }
 
