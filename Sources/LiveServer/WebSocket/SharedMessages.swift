@@ -15,11 +15,15 @@ final class SharedMessages: @unchecked Sendable {
   private var recent: [(payload: [UInt8], type: FrameType, offset: Int?, message: ByteBuffer)] = []
   /// Entries kept: about one per session with clients in step.
   private let capacity = 16
+  /// Frames shared: from a few hundred bytes (smaller ones cost less to encode than to look
+  /// up) to 256 KiB (so the entries never hold more than 4 MiB between them).
+  static let sharedSizes = 256...(256 << 10)
 
   /// The message for `frame`: the one already encoded for the same frame, or a new one.
   func message(for frame: Frame) -> ByteBuffer {
     let address = frame.payload.withUnsafeBufferPointer { $0.baseAddress }
-    if frame.payload.count >= 256, let address {
+    let sharable = SharedMessages.sharedSizes.contains(frame.payload.count)
+    if sharable, let address {
       let found = lock.withLock {
         recent.first {
           $0.type == frame.type && $0.offset == frame.offset && $0.payload.count == frame.payload.count
@@ -29,7 +33,7 @@ final class SharedMessages: @unchecked Sendable {
       if let found { return found }
     }
     let message = SharedMessages.encode([frame])
-    if frame.payload.count >= 256 {
+    if sharable {
       lock.withLock {
         recent.append((frame.payload, frame.type, frame.offset, message))
         if recent.count > capacity { recent.removeFirst() }
