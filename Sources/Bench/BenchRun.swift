@@ -376,7 +376,6 @@ package struct BenchRun {
     return resize
   }
 
-  /// `cat` through `reel attach ws://` against a local attach to the same server.
   /// Attach latency and throughput of live sessions, beside tmux and the direct PTY.
   func liveSection() throws -> [(String, JSONValue)] {
     BenchProgress.step("live: \(max(4, options.attaches)) attaches per size and history, then throughput")

@@ -41,13 +41,12 @@ enum RemoteCatchUpBench {
     for outage in outages {
       // Attached for a moment: the client's screen and the offset just past it.
       var screen = Terminal(cols: 80, rows: 24)
-      var offset = try watch(endpoint, credentials, resumeFrom: nil, screen: &screen, seconds: 0.5).offset
+      let offset = try watch(endpoint, credentials, resumeFrom: nil, screen: &screen, seconds: 0.5).offset
       // Away. (The outage's length is what is measured against, not a wait for a condition.)
       usleep(UInt32(outage * 1_000_000))
       let start = Measure.now()
       let back = try watch(endpoint, credentials, resumeFrom: offset, screen: &screen, seconds: 0)
       let milliseconds = Double(Measure.now() - start) / 1e6
-      offset = back.offset
       figures.append(
         Figure(
           outageSeconds: outage, missedBytes: back.caughtUpTo - back.resumedFrom, sentBytes: back.sentBytes,

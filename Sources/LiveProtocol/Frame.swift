@@ -97,10 +97,10 @@ public struct Frame: Sendable, Equatable {
     out.append(contentsOf: payload)
   }
 
-  /// The header of one output frame holding the payloads of `run` (consecutive output frames,
-  /// each starting where the one before ended) one after another: what a message transport
-  /// writes before those payloads to send them as one frame (`FrameQueue.popMessage`).
-  public static func header(forOutput run: [Frame]) -> [UInt8] {
+  /// The header of the one frame a message transport sends for `run` (`FrameQueue.popMessage`):
+  /// a single frame's own header, or for consecutive output frames (each starting where the one
+  /// before ended) the header of one output frame holding their payloads one after another.
+  public static func messageHeader(_ run: [Frame]) -> [UInt8] {
     var out: [UInt8] = []
     if run.count == 1 {
       appendHeader(type: run[0].type, payloadCount: run[0].payload.count, offset: run[0].offset, to: &out)

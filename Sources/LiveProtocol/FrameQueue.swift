@@ -72,7 +72,7 @@ public struct FrameQueue: Sendable {
   /// The next message for a transport that sends whole frames as messages (a WebSocket):
   /// the head frame alone, or — when it is output — it and the output frames right after it
   /// that continue it (each starting where the one before ended), up to `maxBytes` of payload
-  /// in all, to be sent as one output frame (`Frame.header(forOutput:)`). A client that lags
+  /// in all, to be sent as one output frame (`Frame.messageHeader(_:)`). A client that lags
   /// gets its backlog in a few large messages, not one per read of the program's output, and
   /// no payload is copied here.
   public mutating func popMessage(maxBytes: Int = 256 << 10) -> [Frame] {

@@ -38,7 +38,7 @@ final class FrameQueueTests: XCTestCase {
     for frame in frames { XCTAssertTrue(queue.append(frame, limit: .max)) }
     var messages: [[UInt8]] = []
     while case let run = queue.popMessage(), !run.isEmpty {
-      messages.append(Frame.header(forOutput: run) + run.flatMap(\.payload))
+      messages.append(Frame.messageHeader(run) + run.flatMap(\.payload))
     }
     // The two outputs that continue each other are one frame; the one after a gap is not.
     XCTAssertEqual(

@@ -18,22 +18,26 @@ final class RawWebSocketPeer {
   init(port: Int) throws {
     descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard descriptor >= 0 else { throw RawPeerError("socket: errno \(errno)") }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    guard connected == 0 else {
+    guard RawWebSocketPeer.connect(descriptor, toLoopbackPort: port) == 0 else {
       Glibc.close(descriptor)
       throw RawPeerError("connect: errno \(errno)")
     }
   }
 
   deinit { Glibc.close(descriptor) }
+
+  /// `connect(2)` of `descriptor` to 127.0.0.1:`port` (blocking or not, as the socket is).
+  static func connect(_ descriptor: Int32, toLoopbackPort port: Int) -> Int32 {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+  }
 
   /// Writes all of `bytes` (false when the server already closed).
   @discardableResult

@@ -29,15 +29,8 @@ final class RemoteHostileClientTests: XCTestCase {
   }
 
   private func serve(_ adjust: (inout ServeOptions) -> Void = { _ in }) throws {
-    var options = ServeOptions()
-    options.port = 0
-    adjust(&options)
-    let lines = log
-    let server = RemoteServer(
-      inbox: running.host.inbox, tokens: tokens, options: options, environment: ["PATH=/usr/bin:/bin"],
-      directory: running.root, log: { lines.append($0) })
-    port = try server.start()
-    self.server = server
+    let (server, port) = try running.serve(tokens: tokens, log: log, adjust)
+    (self.server, self.port) = (server, port)
   }
 
   /// A raw peer past the upgrade.
@@ -177,15 +170,7 @@ final class RemoteHostileClientTests: XCTestCase {
     for _ in 0..<1000 {
       let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
       guard descriptor >= 0 else { break }
-      var address = sockaddr_in()
-      address.sin_family = sa_family_t(AF_INET)
-      address.sin_port = in_port_t(UInt16(port).bigEndian)
-      address.sin_addr.s_addr = inet_addr("127.0.0.1")
-      _ = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-      }
+      _ = RawWebSocketPeer.connect(descriptor, toLoopbackPort: port)
       flood.append(descriptor)
     }
     XCTAssertEqual(flood.count, 1000)

@@ -21,14 +21,9 @@ final class RemoteServerTests: XCTestCase {
     running = try RunningHost()
     tokens = TokenStore(path: running.root + "/state/tokens.json")
     log = LogLines()
-    var options = ServeOptions()
-    options.port = 0
-    let lines = log!
-    server = RemoteServer(
-      inbox: running.host.inbox, tokens: tokens, options: options,
-      environment: ["TERM=xterm-256color", "PATH=/usr/bin:/bin", "REMOTE_MARK=server-side"],
-      directory: running.root, log: { lines.append($0) })
-    port = try server.start()
+    (server, port) = try running.serve(
+      tokens: tokens, log: log,
+      environment: ["TERM=xterm-256color", "PATH=/usr/bin:/bin", "REMOTE_MARK=server-side"])
   }
 
   override func tearDown() {
@@ -202,6 +197,23 @@ extension RemoteServerTests {
     XCTAssertEqual(browser.reply()?.ok, true)
     XCTAssertTrue(log.contains("token browser: logged in"), log.text)
     XCTAssertFalse(log.text.contains(secret), "the token is never logged")
+  }
+}
+
+extension RunningHost {
+  /// `reel serve`'s server over this host on a free loopback port (its log into `log`,
+  /// `adjust` for other limits); the server and its port.
+  func serve(
+    tokens: TokenStore, log: LogLines, environment: [String] = ["PATH=/usr/bin:/bin"],
+    _ adjust: (inout ServeOptions) -> Void = { _ in }
+  ) throws -> (RemoteServer, Int) {
+    var options = ServeOptions()
+    options.port = 0
+    adjust(&options)
+    let server = RemoteServer(
+      inbox: host.inbox, tokens: tokens, options: options, environment: environment, directory: root,
+      log: { log.append($0) })
+    return (server, try server.start())
   }
 }
 

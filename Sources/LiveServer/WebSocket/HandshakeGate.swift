@@ -16,24 +16,16 @@ final class HandshakeGate: @unchecked Sendable {
   let deadline: TimeAmount
   private let lock = NSLock()
   private var pending = 0
-  private var refused = 0
 
   init(maxPending: Int, deadline: TimeAmount) {
     self.maxPending = maxPending
     self.deadline = deadline
   }
 
-  /// Connections accepted and not yet answered.
-  var pendingCount: Int { lock.withLock { pending } }
-  /// Connections closed at once because `maxPending` were already waiting.
-  var refusedCount: Int { lock.withLock { refused } }
-
+  /// Counts a new connection in; false when `maxPending` are already waiting.
   func enter() -> Bool {
     lock.withLock {
-      guard pending < maxPending else {
-        refused += 1
-        return false
-      }
+      guard pending < maxPending else { return false }
       pending += 1
       return true
     }

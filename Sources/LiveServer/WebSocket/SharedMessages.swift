@@ -44,7 +44,7 @@ final class SharedMessages: @unchecked Sendable {
 
   /// One message holding `run` (see `FrameQueue.popMessage`): the header, then the payloads.
   static func encode(_ run: [Frame]) -> ByteBuffer {
-    let header = Frame.header(forOutput: run)
+    let header = Frame.messageHeader(run)
     var buffer = ByteBuffer()
     buffer.reserveCapacity(header.count + run.reduce(0) { $0 + $1.payload.count })
     buffer.writeBytes(header)

@@ -193,13 +193,16 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
     inbox.wake()
   }
 
+  /// Whether the client may be read on (closed: nothing will wait). Locked.
+  private var hasRoom: Bool { closed || incomingBytes < WebSocketTransport.incomingLimit }
+
   /// Suspends while the host holds `incomingLimit` bytes of this client's frames.
   private func waitForRoom() async {
     // Almost always there is room: no suspension (each is a hop through the executor).
-    if condition.withLock({ closed || incomingBytes < WebSocketTransport.incomingLimit }) { return }
+    if condition.withLock({ hasRoom }) { return }
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       let ready = condition.withLock { () -> Bool in
-        if closed || incomingBytes < WebSocketTransport.incomingLimit { return true }
+        if hasRoom { return true }
         readerWaiting = continuation
         return false
       }
