@@ -9,6 +9,16 @@ extension BenchRun {
   /// viewers beside none.
   func remoteSection() throws -> JSONValue {
     let exe = try reelExecutable()
+    let figures = options.remoteFigures
+    var fields: [(String, JSONValue)] = []
+    if figures.contains("throughput") { fields += try throughputFigure(exe: exe) }
+    if figures.contains("latency") { fields.append(("keystrokeLatency", try latencyFigures(exe: exe))) }
+    if figures.contains("catch-up") { fields.append(("catchUp", try catchUpFigures(exe: exe))) }
+    if figures.contains("viewers") { fields.append(("viewers", try viewersFigure(exe: exe))) }
+    return .object(fields)
+  }
+
+  private func throughputFigure(exe: String) throws -> [(String, JSONValue)] {
     BenchProgress.step("remote: cat through reel attach ws:// and a local attach, interleaved")
     let f = try RemoteBench.throughput(mib: size, exe: exe)
     let mibs = { (seconds: Double) in Measure.mib(f.bytes) / seconds }
@@ -24,15 +34,11 @@ extension BenchRun {
           format: "  reel attach ws://            %8.3f s %8.1f MiB/s   %.0f%% of the local client's speed",
           f.remoteSeconds, mibs(f.remoteSeconds), 100 * f.remoteOfLocal))
     }
-    let latency = try latencyFigures(exe: exe)
-    let catchUp = try catchUpFigures(exe: exe)
-    let viewers = try viewersFigure(exe: exe)
-    return .object([
+    return [
       ("bytes", .int(f.bytes)), ("localSeconds", .double((f.localSeconds * 1000).rounded() / 1000)),
       ("remoteSeconds", .double((f.remoteSeconds * 1000).rounded() / 1000)),
       ("remoteOfLocal", .double((f.remoteOfLocal * 100).rounded() / 100)), ("rounds", .int(f.rounds)),
-      ("keystrokeLatency", latency), ("catchUp", catchUp), ("viewers", viewers),
-    ])
+    ]
   }
 
   private func latencyFigures(exe: String) throws -> JSONValue {
@@ -119,6 +125,10 @@ extension BenchRun {
           mibs(v.watchedSeconds), 100 * (v.slowdown - 1)))
       BenchProgress.line(
         String(
+          format: "  host CPU over the output: %.3f s alone, %.3f s watched (%.0f%% more)", v.aloneHostCPU,
+          v.watchedHostCPU, 100 * (v.watchedHostCPU / max(v.aloneHostCPU, 0.001) - 1)))
+      BenchProgress.line(
+        String(
           format: "  host memory per viewer: %.0f KiB attached, %.0f KiB after the output",
           v.idleBytesPerViewer / 1024,
           v.streamedBytesPerViewer / 1024))
@@ -128,6 +138,8 @@ extension BenchRun {
       ("aloneSeconds", .double((v.aloneSeconds * 1000).rounded() / 1000)),
       ("watchedSeconds", .double((v.watchedSeconds * 1000).rounded() / 1000)),
       ("slowdown", .double((v.slowdown * 100).rounded() / 100)),
+      ("aloneHostCPUSeconds", .double((v.aloneHostCPU * 1000).rounded() / 1000)),
+      ("watchedHostCPUSeconds", .double((v.watchedHostCPU * 1000).rounded() / 1000)),
       ("idleBytesPerViewer", .int(Int(v.idleBytesPerViewer))),
       ("streamedBytesPerViewer", .int(Int(v.streamedBytesPerViewer))), ("rounds", .int(v.rounds)),
     ])

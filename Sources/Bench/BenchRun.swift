@@ -23,6 +23,9 @@ package struct BenchOptions: Sendable {
   package var viewers = 100
   /// The long outage of the remote section's catch-up figure, in seconds.
   package var outageSeconds = 30.0
+  /// The remote section's figures to measure (all by default).
+  package var remoteFigures = BenchOptions.remoteFigureNames
+  package static let remoteFigureNames = ["throughput", "latency", "catch-up", "viewers"]
   package init() {}
 }
 

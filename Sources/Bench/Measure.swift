@@ -47,6 +47,17 @@ enum Measure {
     return 0
   }
 
+  /// CPU time (user and system) `pid` has used so far, in seconds (`/proc/PID/stat`).
+  static func cpuSeconds(pid: Int32) -> Double {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let close = stat.lastIndex(of: ")")
+    else { return 0 }
+    // After the command's name: state is field 3; utime and stime are fields 14 and 15.
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+  }
+
   /// Resets the kernel's peak-RSS mark so the next phase is measured on its own.
   static func resetPeak() {
     if let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") {

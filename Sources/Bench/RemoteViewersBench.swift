@@ -27,6 +27,9 @@ package enum RemoteViewersBench {
     var watchedSeconds: Double
     /// Median over rounds of watched time / alone time.
     var slowdown: Double
+    /// The host's CPU seconds over the timed output, alone and watched (medians).
+    var aloneHostCPU: Double
+    var watchedHostCPU: Double
     /// Host resident growth per viewer, attached before any output, and after the output: the
     /// largest over the rounds (later rounds reuse heap the first one grew).
     var idleBytesPerViewer: Double
@@ -44,8 +47,13 @@ package enum RemoteViewersBench {
     var watched: [Double] = []
     var idle: [Double] = []
     var streamed: [Double] = []
+    var aloneCPU: [Double] = []
+    var watchedCPU: [Double] = []
+    let host = serve.processIdentifier
     for round in 0..<rounds {
+      var cpu = Measure.cpuSeconds(pid: host)
       _ = try LiveBench.throughSession(round: round, command: cat.command, exe: exe, directory: sockets)
+      aloneCPU.append(Measure.cpuSeconds(pid: host) - cpu)
       alone.append(try cat.elapsed())
 
       try LiveBench.startSession(
@@ -56,7 +64,9 @@ package enum RemoteViewersBench {
       defer { crowd.stop() }
       let attached = Measure.currentRSS(pid: serve.processIdentifier)
       idle.append(Double(attached - before) / Double(count))
+      cpu = Measure.cpuSeconds(pid: host)
       _ = try LiveBench.timeAttached("throughput", directory: sockets)
+      watchedCPU.append(Measure.cpuSeconds(pid: host) - cpu)
       watched.append(try cat.elapsed())
       streamed.append(Double(Measure.currentRSS(pid: serve.processIdentifier) - before) / Double(count))
       _ = try? LiveClient.ask(LiveRequest(.kill, names: ["throughput"]), in: sockets)
@@ -65,6 +75,7 @@ package enum RemoteViewersBench {
       viewers: count, bytes: cat.bytes, aloneSeconds: RecordingBench.median(alone),
       watchedSeconds: RecordingBench.median(watched),
       slowdown: RecordingBench.median(zip(watched, alone).map { $0 / $1 }),
+      aloneHostCPU: RecordingBench.median(aloneCPU), watchedHostCPU: RecordingBench.median(watchedCPU),
       idleBytesPerViewer: idle.max() ?? 0, streamedBytesPerViewer: streamed.max() ?? 0,
       rounds: rounds)
   }

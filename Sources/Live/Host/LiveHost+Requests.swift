@@ -170,6 +170,8 @@ extension LiveHost {
       throw LiveError("cannot show session \(name) inside itself (its own terminal, \(terminal))")
     }
     let readOnly = request.readOnly || tail
+    // What the viewers' tick holds is theirs, not this client's: its state starts after it.
+    deliverToViewers(of: session)
     if !readOnly {
       // Takeover: the keyboard and the size go to the newest client.
       if let previous = session.keyboardHolder, let other = connections[previous] {
@@ -209,6 +211,7 @@ extension LiveHost {
   /// Ends a client's attachment: its terminal is given back in a usable state (main screen,
   /// modes off), told why, and the connection closes once that is written.
   func release(_ c: LiveConnection, from session: LiveSession, end: LiveEnd) {
+    deliverToViewers(of: session)
     if session.keyboardHolder == c.id { session.keyboardHolder = nil }
     session.readOnlyClients.remove(c.id)
     c.finish(shadow: session.mirror.shadow, offset: session.outputBytes, end: end)

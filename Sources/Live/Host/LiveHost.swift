@@ -133,13 +133,13 @@ public final class LiveHost {
         if listener >= 0 { unlink(directory.socketPath) }
         return
       }
-      try waitAndServe()
+      try waitAndServe(timeout: deliverDueTicks().map { min($0, 200) } ?? 200)
     }
   }
 
   /// One `poll` over the inbox, the listener, the sessions' pumps and terminals and the
   /// polled transports, and what each ready one asks for.
-  private func waitAndServe() throws {
+  private func waitAndServe(timeout: Int32) throws {
     var fds: [pollfd] = [pollfd(fd: inbox.wakeFD, events: Int16(POLLIN), revents: 0)]
     var owners: [PollOwner] = [.inbox]
     if listener >= 0 {
@@ -161,7 +161,7 @@ public final class LiveHost {
       fds.append(request)
       owners.append(.connection(id))
     }
-    let ready = poll(&fds, nfds_t(fds.count), 200)
+    let ready = poll(&fds, nfds_t(fds.count), timeout)
     if ready < 0 && errno != EINTR { throw LiveError("poll: \(String(cString: strerror(errno)))") }
     guard ready > 0 else { return }
     for (i, pfd) in fds.enumerated() where pfd.revents != 0 {
@@ -292,9 +292,14 @@ public final class LiveHost {
     }
   }
 
+  /// Sends `frame` to every client streaming the session: output to paced viewers on their
+  /// tick (`pace`), anything else after what they were owed.
   private func broadcast(_ session: LiveSession, _ frame: Frame) {
+    let output = frame.type == .output
+    if !output { deliverToViewers(of: session) }
     for id in session.readOnlyClients.union(session.keyboardHolder.map { [$0] } ?? []) {
       guard let c = connections[id], c.streaming else { continue }
+      if output && isPacedViewer(c, of: session) { continue }
       let limit = id == session.keyboardHolder ? LiveHost.clientQueueLimit : LiveHost.viewerQueueLimit
       if !c.send(frame, limit: limit) {
         // Too far behind: drop what it has queued; it gets a repaint when it drained.
@@ -302,6 +307,7 @@ public final class LiveHost {
         catchUp(c)
       }
     }
+    if output { pace(frame, for: session) }
   }
 
   /// Input for the program: queued and written as far as the terminal takes it now; the
@@ -370,6 +376,7 @@ public final class LiveHost {
 
   private func end(_ session: LiveSession, status: Int32, reason: LiveEnd.Reason) {
     session.pump.stop()
+    deliverToViewers(of: session)
     session.exitStatus = status
     session.closeRecording(status: status)
     sessions[session.name] = nil

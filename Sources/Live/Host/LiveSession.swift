@@ -47,6 +47,8 @@ final class LiveSession {
   static let inputLimit = LiveHost.inputLimit
   /// Reads the program's output on its own thread (see `OutputPump`).
   let pump: OutputPump
+  /// Output waiting for the paced viewers' next tick (`LiveHost.deliverToViewers`).
+  var viewerBatch = ViewerBatch()
 
   var clients: Int { readOnlyClients.count + (keyboardHolder == nil ? 0 : 1) }
   var outputBytes: Int { mirror.endOffset }

@@ -66,6 +66,11 @@ struct BenchCommand: ParsableCommand {
   var outageSeconds = 30.0
 
   @Option(
+    name: .customLong("remote-figures"),
+    help: "Comma-separated figures of the remote section (throughput, latency, catch-up, viewers).")
+  var remoteFigures = BenchOptions.remoteFigureNames.joined(separator: ",")
+
+  @Option(
     name: .customLong("save-workloads"),
     help: ArgumentHelp(
       "Write each workload's bytes to DIR/NAME.bin (for profilers and other emulators) and exit.",
@@ -79,6 +84,11 @@ struct BenchCommand: ParsableCommand {
       throw CLIError("--outage-seconds must be 1...600")
     }
     let names = workloads.split(separator: ",").map(String.init)
+    let figures = remoteFigures.split(separator: ",").map(String.init)
+    for f in figures where !BenchOptions.remoteFigureNames.contains(f) {
+      throw CLIError(
+        "unknown remote figure '\(f)' (use \(BenchOptions.remoteFigureNames.joined(separator: ", ")))")
+    }
     for n in names where !Workloads.names.contains(n) {
       throw CLIError("unknown workload '\(n)' (use \(Workloads.names.joined(separator: ", ")))")
     }
@@ -103,6 +113,7 @@ struct BenchCommand: ParsableCommand {
     options.attaches = attaches
     options.viewers = viewers
     options.outageSeconds = outageSeconds
+    options.remoteFigures = figures
     try BenchRun(options).run()
   }
 }
