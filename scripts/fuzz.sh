@@ -99,6 +99,8 @@ case "$target" in
     # Eight bytes choose the chunking; the rest is what a peer sends: a request, input, a
     # resize, output and repaint frames with their offsets.
     printf '\001\002\003\004\005\006\007\010\001\041\000\000\000{"version":2,"operation":"list"}\004\001\000\000\000\015\005\023\000\000\000{"cols":80,"rows":24}\003\012\000\000\000\005\000\000\000\000\000\000\000hi\011\010\000\000\000\000\000\000\000\000\000\000\000' > "$seeds/frames"
+    # Screen mode's client frames: an acknowledgement, key events, a lines request, a request.
+    printf '\010\007\006\005\004\003\002\001\015\011\000\000\000{"seq":1}\016\035\000\000\000{"key":"ArrowUp","ctrl":true}\016\031\000\000\000{"paste":"a\\u001b[201~b"}\017\031\000\000\000{"before":100,"count":50}\001\124\000\000\000{"version":2,"operation":"attach","names":["s"],"screen":{"held":[{"id":3,"v":42}]}}' > "$seeds/screen-frames"
     ;;
 esac
 

@@ -5,7 +5,8 @@ import LiveProtocol
 /// Fuzz target (f): the live protocol's frame decoder on any bytes from a peer, in chunkings
 /// chosen by the input's first eight bytes. Properties: it never traps; the frames it yields
 /// are the same however the bytes were cut and encode back to exactly the bytes they came
-/// from; a request frame's JSON decodes or throws `LiveError`, never traps; the bytes as one
+/// from; a client frame's JSON (request, resize, screen acknowledgement, key, lines request)
+/// decodes or throws, never traps; the bytes as one
 /// WebSocket message are a frame exactly when they hold one whole frame.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -36,8 +37,16 @@ public func fuzzFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   if cut.frames != whole.frames || cut.failed != whole.failed { fuzzFailure("frames depend on the chunking") }
   let encoded = whole.frames.flatMap(\.encoded)
   if Array(input.prefix(encoded.count)) != encoded { fuzzFailure("a frame does not encode to its bytes") }
-  for frame in whole.frames where frame.type == .request {
-    _ = try? frame.decode(LiveRequest.self)
+  // Every JSON a client may send decodes or throws, never traps.
+  for frame in whole.frames {
+    switch frame.type {
+    case .request: _ = try? frame.decode(LiveRequest.self)
+    case .resize: _ = try? frame.decode(LiveSize.self)
+    case .screenAck: _ = try? frame.decode(ScreenAck.self)
+    case .key: _ = try? frame.decode(KeyEvent.self)
+    case .linesRequest: _ = try? frame.decode(LinesRequest.self)
+    default: break
+    }
   }
   // The same bytes as one WebSocket message: exactly one whole frame, else refused.
   let message = try? Frame(message: input)

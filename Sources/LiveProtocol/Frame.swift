@@ -42,6 +42,16 @@ public enum FrameType: UInt8, Sendable {
   /// terminal loop — VT bytes that show or take away its reconnect status (in the window
   /// title), not program output.
   case status = 11
+  /// Host → screen-mode viewer: a `ScreenUpdate` (JSON).
+  case screen = 12
+  /// Screen-mode viewer → host: a `ScreenAck` (JSON).
+  case screenAck = 13
+  /// Screen-mode keyboard holder → host: a `KeyEvent` (JSON).
+  case key = 14
+  /// Screen-mode viewer → host: a `LinesRequest` (JSON).
+  case linesRequest = 15
+  /// Host → screen-mode viewer: `ScreenLines` (JSON), the history lines asked for.
+  case lines = 16
 
   /// Output and repaint frames begin with an 8-byte little-endian offset.
   public var carriesOffset: Bool { self == .output || self == .repaint }

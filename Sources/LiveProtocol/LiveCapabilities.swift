@@ -47,8 +47,8 @@ public struct LiveCapabilities: OptionSet, Sendable, Hashable {
   /// Whether a frame of `type` from an attached connection is allowed.
   public func allows(_ type: FrameType) -> Bool {
     switch type {
-    case .input, .resize: return contains(.type)
-    case .detach: return true
+    case .input, .resize, .key: return contains(.type)
+    case .detach, .screenAck, .linesRequest: return true
     default: return false
     }
   }

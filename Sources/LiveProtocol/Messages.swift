@@ -78,6 +78,9 @@ public struct LiveRequest: Codable, Sendable {
   /// refuses to show a session on its own terminal: the client's output would be the
   /// program's output again, without end.
   public var terminal: String? = nil
+  /// attach, tail: screen mode (docs/protocol.md#screen-mode) instead of the program's bytes,
+  /// with the lines the viewer already holds.
+  public var screen: ScreenRequest? = nil
 
   public init(_ operation: Operation, names: [String] = []) {
     self.operation = operation
@@ -86,7 +89,7 @@ public struct LiveRequest: Codable, Sendable {
 
   private enum CodingKeys: String, CodingKey {
     case version, operation, names, command, environment, directory, cols, rows, readOnly
-    case scrollbackLines, ringBytes, data, resumeOffset, terminal
+    case scrollbackLines, ringBytes, data, resumeOffset, terminal, screen
   }
 
   /// `version` and `operation` are required; every other field may be left out and takes its
@@ -108,6 +111,7 @@ public struct LiveRequest: Codable, Sendable {
     data = try c.decodeIfPresent(Data.self, forKey: .data)
     resumeOffset = try c.decodeIfPresent(Int.self, forKey: .resumeOffset)
     terminal = try c.decodeIfPresent(String.self, forKey: .terminal)
+    screen = try c.decodeIfPresent(ScreenRequest.self, forKey: .screen)
   }
 }
 
@@ -192,6 +196,8 @@ public enum AttachPayload: String, Codable, Sendable {
   case resume
   /// Nothing: output from now on (`tail` into a pipe).
   case none
+  /// `screen` frames: the session's screen as lines (screen mode).
+  case screen
 }
 
 /// Why an attachment ended.

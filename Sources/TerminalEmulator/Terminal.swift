@@ -129,6 +129,8 @@ public struct Terminal: Sendable {
   public var modes: TerminalModes { state.modes }
   public var title: String { state.title }
   public var isAlternateScreen: Bool { state.isAlternateScreen }
+  /// The mouse reports the program asked for.
+  public var mouseTracking: MouseTracking { state.mouseTracking }
 
   /// Lines of history currently retained above the primary screen.
   public var scrollbackCount: Int { state.primary.historyRows }

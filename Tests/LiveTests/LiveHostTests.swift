@@ -201,6 +201,7 @@ extension MemoryTransport {
 
 /// A client of the host in a test, whatever carries it.
 protocol TestClient {
+  var frames: [Frame] { get }
   func send(_ frame: Frame)
   func wait<T>(timeout: Double, _ check: (_ frames: [Frame], _ ended: Bool) -> T?) -> T?
 }

@@ -125,6 +125,25 @@ final class RemoteServerTests: XCTestCase {
     try assertOnlyOwnerTypes(watcher: watcher, owner: owner)
   }
 
+  func testScreenModeOverAWebSocketTypesAndWatches() throws {
+    let owner = WebSocketTestClient(port: port, token: try token("screen-owner"))
+    var request = attach("lines", ["/bin/cat"])
+    request.screen = ScreenRequest()
+    try owner.request(request)
+    XCTAssertEqual(owner.reply()?.payload, .screen)
+    let watcher = WebSocketTestClient(
+      port: port, token: try token("screen-watcher", readOnly: true, create: false))
+    var watch = attach("lines", readOnly: true)
+    watch.screen = ScreenRequest()
+    try watcher.request(watch)
+    XCTAssertEqual(watcher.reply()?.payload, .screen)
+    watcher.send(try Frame(.key, json: KeyEvent(text: "intruder\r")))
+    owner.send(try Frame(.key, json: KeyEvent(paste: "pasted\r")))
+    let seen = try XCTUnwrap(follow(watcher) { $0.rowTexts.filter { $0 == "pasted" }.count == 2 })
+    XCTAssertFalse(seen.rowTexts.contains { $0.contains("intruder") }, "\(seen.rowTexts)")
+    XCTAssertEqual(try XCTUnwrap(follow(owner) { $0.rowTexts.contains("pasted") }).rowTexts, seen.rowTexts)
+  }
+
   func testRemoteSessionsGetTheServersEnvironmentNotTheRequests() throws {
     let client = WebSocketTestClient(port: port, token: try token("env"))
     var request = attach("env", ["/bin/sh", "-c", "echo mark=$REMOTE_MARK evil=$EVIL; exec cat"])

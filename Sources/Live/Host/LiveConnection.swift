@@ -17,6 +17,8 @@ final class LiveConnection {
   var streaming = false
   /// The client's terminal got a repaint (and so gets the exit sequence when it leaves).
   var drawsOnTerminal = false
+  /// Screen mode: what its viewer holds (nil: it gets the program's bytes).
+  var screenFeed: ScreenFeed? = nil
   /// Its queue overflowed: output is not sent until it drained and got a repaint.
   var fellBehind = false
   /// `reel kill`: sessions it still waits for.

@@ -56,6 +56,10 @@ extension LiveHost {
       session.resize(try frame.decode(LiveSize.self))
     case .detach:
       release(c, from: session, end: LiveEnd(.detached))
+    case .key where holds:
+      try handleScreenFrame(frame, from: c, on: session)
+    case .screenAck, .linesRequest:
+      try handleScreenFrame(frame, from: c, on: session)
     default:
       break  // a read-only client's keys and sizes are not the session's
     }
@@ -158,7 +162,8 @@ extension LiveHost {
           name: name, command: command, environment: environment, directory: directory,
           size: WindowSize(cols: request.cols ?? 80, rows: request.rows ?? 24),
           recordingRoot: options.recordingRoot,
-          ringBytes: request.ringBytes ?? 64 << 20, killGrace: options.killGrace)
+          ringBytes: request.ringBytes ?? 64 << 20, killGrace: options.killGrace,
+          onOutput: { [weak self] pump in self?.takeOutputNow(from: pump) ?? false })
       } catch let e as CaptureError {
         throw LiveError("cannot start \(command.joined(separator: " ")): \(e.message)")
       }
@@ -187,7 +192,11 @@ extension LiveHost {
     var reply = LiveReply(ok: true)
     reply.created = created
     reply.session = session.summary
-    if let offset = request.resumeOffset, let bytes = session.mirror.recent.bytes(from: offset) {
+    if let screen = request.screen {
+      reply.payload = .screen
+      c.reply(reply)
+      startScreenFeed(c, screen, on: session)
+    } else if let offset = request.resumeOffset, let bytes = session.mirror.recent.bytes(from: offset) {
       reply.payload = .resume
       c.reply(reply)
       c.send(Frame(.output, bytes, offset: offset))
@@ -202,7 +211,7 @@ extension LiveHost {
           .repaint, session.mirror.repaint(scrollbackLines: request.scrollbackLines ?? 1000),
           offset: session.outputBytes))
     }
-    c.drawsOnTerminal = reply.payload != AttachPayload.none
+    c.drawsOnTerminal = reply.payload != AttachPayload.none && reply.payload != .screen
     if let problem = session.recordingProblem {
       c.send(Frame(.notice, Array("reel: \(problem)".utf8)))
     }

@@ -12,7 +12,8 @@ import TerminalEmulator
 
 /// The process that owns the sessions' pseudo-terminals: one per user, listening on the
 /// socket directory's socket, one thread, one `poll` over the listener, the clients and the
-/// programs. A program is never blocked by a client: its output is always read, and a client
+/// programs (while that thread waits, a pump or an event loop may do a small piece of its
+/// work under its `turn`: `LiveHost+DirectTurns`). A program is never blocked by a client: its output is always read, and a client
 /// whose queue overflows is dropped from the stream and repainted once it catches up.
 public final class LiveHost {
   public struct Options: Sendable {
@@ -55,11 +56,16 @@ public final class LiveHost {
 
   /// What other threads hand this host (connections, wake-ups, a stop).
   public let inbox: Inbox
+  /// Held by whichever thread is doing the host's work: its own thread except while it waits
+  /// in `poll`, or a thread that found the host idle and did a small piece of work itself
+  /// (`LiveHost+DirectTurns`). Every piece of the host's state is touched only under it.
+  let turn = NSLock()
 
   public init(directory: SocketDirectory, options: Options) throws {
     self.directory = directory
     self.options = options
     inbox = try Inbox()
+    inbox.host = self
   }
 
   deinit {
@@ -99,6 +105,8 @@ public final class LiveHost {
   public func run() throws {
     signal(SIGPIPE, SIG_IGN)
     if options.stopsOnSignals { TerminationRequest.install() }
+    turn.lock()
+    defer { turn.unlock() }
     while true {
       if options.stopsOnSignals, let sig = TerminationRequest.signal {
         stopAll(reason: "host stopped by signal \(sig)")
@@ -133,7 +141,8 @@ public final class LiveHost {
         if listener >= 0 { unlink(directory.socketPath) }
         return
       }
-      try waitAndServe(timeout: deliverDueTicks().map { min($0, 200) } ?? 200)
+      let due = [deliverDueTicks(), screenUpdatesDue().map { Int32(($0 + 999) / 1000) }].compactMap { $0 }
+      try waitAndServe(timeout: min(due.min() ?? 200, 200))
     }
   }
 
@@ -161,7 +170,11 @@ public final class LiveHost {
       fds.append(request)
       owners.append(.connection(id))
     }
+    // Idle: a pump or an event loop may take a turn meanwhile (it wakes this thread when it
+    // leaves something for the loop: a descriptor to poll, a tick to keep).
+    turn.unlock()
     let ready = poll(&fds, nfds_t(fds.count), timeout)
+    turn.lock()
     if ready < 0 && errno != EINTR { throw LiveError("poll: \(String(cString: strerror(errno)))") }
     guard ready > 0 else { return }
     for (i, pfd) in fds.enumerated() where pfd.revents != 0 {
@@ -258,7 +271,7 @@ public final class LiveHost {
   // MARK: - Program output
 
   /// Takes what the session's pump read and handles it.
-  private func takeOutput(of session: LiveSession) {
+  func takeOutput(of session: LiveSession) {
     let (bytes, closed) = session.pump.take()
     if closed {
       session.outputClosed = true
@@ -299,7 +312,7 @@ public final class LiveHost {
     if !output { deliverToViewers(of: session) }
     for id in session.readOnlyClients.union(session.keyboardHolder.map { [$0] } ?? []) {
       guard let c = connections[id], c.streaming else { continue }
-      if output && isPacedViewer(c, of: session) { continue }
+      if output && (c.screenFeed != nil || isPacedViewer(c, of: session)) { continue }
       let limit = id == session.keyboardHolder ? LiveHost.clientQueueLimit : LiveHost.viewerQueueLimit
       if !c.send(frame, limit: limit) {
         // Too far behind: drop what it has queued; it gets a repaint when it drained.
@@ -307,7 +320,10 @@ public final class LiveHost {
         catchUp(c)
       }
     }
-    if output { pace(frame, for: session) }
+    if output {
+      pace(frame, for: session)
+      markScreensDirty(of: session)
+    }
   }
 
   /// Input for the program: queued and written as far as the terminal takes it now; the
@@ -383,6 +399,7 @@ public final class LiveHost {
     let attached = session.readOnlyClients.union(session.keyboardHolder.map { [$0] } ?? [])
     for id in attached {
       guard let c = connections[id] else { continue }
+      sendScreenUpdate(to: c, of: session, force: true)
       if let problem = session.recordingProblem { _ = c.send(Frame(.notice, Array("reel: \(problem)".utf8))) }
       c.finish(
         shadow: session.mirror.shadow, offset: session.outputBytes, end: LiveEnd(reason, status: status))

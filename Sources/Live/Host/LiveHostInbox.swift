@@ -23,6 +23,8 @@ extension LiveHost {
     private var arrivals: [Arrival] = []
     private var stopReason: String? = nil
     private let pipeEnds: [Int32]
+    /// The host this inbox belongs to (set once, before any other thread has the inbox).
+    weak var host: LiveHost?
 
     init() throws { pipeEnds = try UnixSocket.wakePipe() }
 
@@ -43,6 +45,14 @@ extension LiveHost {
     public func wake() {
       var byte: UInt8 = 1
       _ = write(pipeEnds[1], &byte, 1)
+    }
+
+    /// Handles the frames `transport` has received on the calling thread, when the host is
+    /// idle and they are a keyboard holder's keys (one thread wake-up fewer between a key and
+    /// the program); false when the host must do it: call `wake()` then. From any thread that
+    /// holds none of the transport's locks.
+    public func serveNow(_ transport: any LiveTransport) -> Bool {
+      host?.serveInputNow(transport) ?? false
     }
 
     /// Asks the host to stop as on SIGTERM: every session is hung up and its recording

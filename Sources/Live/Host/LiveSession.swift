@@ -57,7 +57,8 @@ final class LiveSession {
   /// directory under `recordingRoot`.
   init(
     name: String, command: [String], environment: [String], directory: String?, size: WindowSize,
-    recordingRoot: String, ringBytes: Int, killGrace: Double
+    recordingRoot: String, ringBytes: Int, killGrace: Double,
+    onOutput: @escaping @Sendable (OutputPump) -> Bool = { _ in false }
   ) throws {
     self.name = name
     self.command = command
@@ -69,7 +70,7 @@ final class LiveSession {
     child = try ChildProcess(arguments: command, environment: env, terminal: pty, directory: directory)
     terminal = pty
     UnixSocket.setNonBlocking(pty.controller)
-    pump = try OutputPump(fd: pty.controller)
+    pump = try OutputPump(fd: pty.controller, onOutput: onOutput)
     mirror = SessionMirror(cols: clamped.cols, rows: clamped.rows, recentBytes: 4 << 20)
     mirror.answersQueries = true
     created = Date()

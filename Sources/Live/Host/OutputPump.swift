@@ -14,7 +14,8 @@ import LiveProtocol
 ///
 /// Contract: while the pump runs, only its thread reads `fd` (the host writes input to it and
 /// resizes it, which do not disturb reads). The host's loop polls `wakeFD`; each `take()`
-/// hands over everything read so far, in order. `stop()` joins the thread; after it the host
+/// hands over everything read so far, in order. A small chunk is first offered to `onOutput`,
+/// which may take it on the pump's thread when the host is idle (no wake-up then). `stop()` joins the thread; after it the host
 /// may read `fd` itself, and those bytes follow everything `take()` returned.
 final class OutputPump: @unchecked Sendable {
   /// Bytes held for the host at most; past it the pump stops reading until the host took
@@ -32,8 +33,17 @@ final class OutputPump: @unchecked Sendable {
   private var stopping = false
   private var running = false
 
-  init(fd: Int32) throws {
+  /// Chunks up to this size the pump offers to handle itself (`onOutput`): an echo, a prompt.
+  /// Larger ones go to the host's thread, so that the pump goes back to reading.
+  static let directLimit = 4096
+
+  /// Offered each small chunk that found nothing pending: true when it was handled (the host
+  /// was idle and took it on this thread), false to wake the host.
+  private let onOutput: @Sendable (OutputPump) -> Bool
+
+  init(fd: Int32, onOutput: @escaping @Sendable (OutputPump) -> Bool = { _ in false }) throws {
     self.fd = fd
+    self.onOutput = onOutput
     // A failure leaves -1s or a pipe that deinit closes.
     wake = try UnixSocket.wakePipe()
     stopPipe = try UnixSocket.wakePipe()
@@ -132,8 +142,11 @@ final class OutputPump: @unchecked Sendable {
       if ended { closed = true }
       condition.unlock()
       if wasEmpty && (!got.isEmpty || ended) {
-        var one: UInt8 = 1
-        _ = write(wake[1], &one, 1)
+        let handled = !ended && got.count <= OutputPump.directLimit && onOutput(self)
+        if !handled {
+          var one: UInt8 = 1
+          _ = write(wake[1], &one, 1)
+        }
       }
       if ended { return }
     }

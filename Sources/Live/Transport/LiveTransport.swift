@@ -7,10 +7,12 @@ import LiveProtocol
 #endif
 
 /// How the host reaches one client, whatever carries the frames: the local Unix socket
-/// (`UnixSocketTransport`), a WebSocket, a test's in-memory pair. The host runs on one thread
-/// and calls every method from it; a transport that is driven by threads of its own (an event
-/// loop) keeps its state behind a lock and calls `LiveHost.Inbox.wake()` when a frame arrived,
-/// its queue drained or its peer went away.
+/// (`UnixSocketTransport`), a WebSocket, a test's in-memory pair. The host calls every method
+/// with its turn held — from its own thread, or from a thread doing a small piece of its work
+/// directly (`LiveHost+DirectTurns`) — so never two at once. A transport driven by threads of
+/// its own (an event loop) keeps its state behind a lock and calls `LiveHost.Inbox.wake()`
+/// when a frame arrived, its queue drained or its peer went away (or `Inbox.serveNow` for keys,
+/// without holding its lock).
 ///
 /// Output is queued, never written while the host waits: a transport takes a frame or says it
 /// would pass the limit. Input is pulled: the host asks for the next frame only while the

@@ -178,6 +178,8 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
           return false
         }
         if gone { return }
+        // A key goes to the program from here when the host is idle (no thread switch).
+        if frame.type == .input && inbox.serveNow(self) { continue }
         inbox.wake()
       }
     } catch let error as LiveError {

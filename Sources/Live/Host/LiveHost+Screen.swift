@@ -1,0 +1,105 @@
+import Foundation
+import LiveProtocol
+import TerminalEmulator
+
+/// Screen mode (docs/protocol.md#screen-mode): viewers that get the shadow's screen as lines
+/// (`ScreenFeed`) instead of the program's bytes, and send key events the host encodes.
+extension LiveHost {
+  /// Starts screen mode for `c`, attached to `session` (after the reply): its first update.
+  func startScreenFeed(_ c: LiveConnection, _ request: ScreenRequest, on session: LiveSession) {
+    c.screenFeed = ScreenFeed(held: request.held, bells: session.mirror.shadow.bellCount)
+    sendScreenUpdate(to: c, of: session, force: true)
+  }
+
+  /// Sends `c` an update when one is due: output arrived, the last update was acknowledged
+  /// and a tick passed (`force`: now, whatever the viewer acknowledged — the attachment's
+  /// first and last).
+  func sendScreenUpdate(to c: LiveConnection, of session: LiveSession, force: Bool = false) {
+    guard let feed = c.screenFeed, c.streaming else { return }
+    let now = LiveSession.now()
+    guard force || (feed.dirty && feed.mayUpdate && now &- feed.sentAt >= LiveHost.viewerTick) else { return }
+    guard let update = feed.update(from: session.mirror.shadow, offset: session.outputBytes, at: now) else {
+      return
+    }
+    if let frame = try? Frame(.screen, json: update) { c.send(frame) }
+  }
+
+  /// Output for the session's screen-mode viewers: marked, sent on their tick.
+  func markScreensDirty(of session: LiveSession) {
+    for id in session.readOnlyClients.union(session.keyboardHolder.map { [$0] } ?? []) {
+      guard let c = connections[id], let feed = c.screenFeed else { continue }
+      feed.dirty = true
+      sendScreenUpdate(to: c, of: session)
+    }
+  }
+
+  /// Sends the screen updates that are due; the microseconds until the next one may be (nil:
+  /// none waits on a tick).
+  func screenUpdatesDue() -> UInt64? {
+    let now = LiveSession.now()
+    var wait: UInt64? = nil
+    for c in connections.values {
+      guard let feed = c.screenFeed, feed.dirty, feed.mayUpdate, let name = c.session, let s = sessions[name]
+      else { continue }
+      let due = feed.sentAt &+ LiveHost.viewerTick
+      if now >= due {
+        sendScreenUpdate(to: c, of: s)
+      } else {
+        wait = min(wait ?? .max, due - now)
+      }
+    }
+    return wait
+  }
+
+  /// A screen-mode frame from `c`, attached to `session`: an acknowledgement, a request for
+  /// history lines, a key event (the keyboard holder's only: checked by the caller).
+  func handleScreenFrame(_ frame: Frame, from c: LiveConnection, on session: LiveSession) throws {
+    guard let feed = c.screenFeed else { return }
+    switch frame.type {
+    case .screenAck:
+      feed.acknowledge(try frame.decode(ScreenAck.self).seq)
+      sendScreenUpdate(to: c, of: session)
+    case .linesRequest:
+      let asked = try frame.decode(LinesRequest.self)
+      let lines = feed.lines(before: asked.before, count: asked.count, in: session.mirror.shadow)
+      if let reply = try? Frame(.lines, json: lines) { c.send(reply) }
+    case .key:
+      let bytes = feed.bytes(for: try frame.decode(KeyEvent.self), in: session.mirror.shadow)
+      guard !bytes.isEmpty else { return }
+      writeToProgram(session, bytes)
+      session.recordInput(bytes)
+    default:
+      break
+    }
+  }
+}
+
+extension ScreenFeed {
+  /// The bytes `event` stands for, encoded for the program's current modes.
+  func bytes(for event: KeyEvent, in terminal: Terminal) -> [UInt8] {
+    if let paste = event.paste { return keys.paste(paste, for: terminal) }
+    if let text = event.text { return Array(text.utf8) }
+    guard let name = event.key else { return [] }
+    var modifiers: KeyModifiers = []
+    if event.ctrl == true { modifiers.insert(.control) }
+    if event.alt == true || event.meta == true { modifiers.insert(.alt) }
+    let named: [String: Key] = [
+      "Enter": .enter, "Tab": .tab, "Backspace": .backspace, "Escape": .escape, "ArrowUp": .up,
+      "ArrowDown": .down, "ArrowLeft": .left, "ArrowRight": .right, "Home": .home, "End": .end,
+      "Insert": .insert, "Delete": .delete, "PageUp": .pageUp, "PageDown": .pageDown,
+    ]
+    if let key = named[name] {
+      if event.shift == true { modifiers.insert(.shift) }
+      return keys.encode(key, modifiers: modifiers, for: terminal)
+    }
+    if name.hasPrefix("F"), let n = Int(name.dropFirst()), (1...12).contains(n) {
+      if event.shift == true { modifiers.insert(.shift) }
+      return keys.encode(.function(n), modifiers: modifiers, for: terminal)
+    }
+    // One character (its shift already in it: "A"); more than one scalar is typed as text.
+    let scalars = name.unicodeScalars
+    guard let scalar = scalars.first else { return [] }
+    guard scalars.count == 1 else { return modifiers.isEmpty ? Array(name.utf8) : [] }
+    return keys.encode(.character(scalar), modifiers: modifiers, for: terminal)
+  }
+}

@@ -1,0 +1,214 @@
+import LiveProtocol
+import TerminalEmulator
+
+/// One screen-mode viewer's side of the host's state synchronisation (docs/protocol.md#screen-
+/// mode): which lines it holds at which version, which update it acknowledged. An update holds
+/// only the lines the viewer lacks, and the next one is made only once the last was
+/// acknowledged and a tick passed — so a slow link gets fewer, larger steps, never a backlog,
+/// and after an outage the viewer gets exactly the lines that changed meanwhile.
+final class ScreenFeed {
+  /// The last update sent, and the last one the viewer acknowledged.
+  private(set) var seq = 0
+  private(set) var acked = 0
+  /// Output arrived (or the viewer asked) since the last update.
+  var dirty = true
+  /// When the last update was sent (microseconds, `LiveSession.now()`).
+  var sentAt: UInt64 = 0
+  /// Primary-screen and history lines the viewer holds: id → version.
+  private var heldLines: [Int: Int]
+  /// Alternate-screen rows it holds: row → version.
+  private var heldRows: [Int: Int] = [:]
+  /// What the last update said besides lines.
+  private var said: Said? = nil
+  private var bells: Int
+  /// Screen rows converted at the last update, by row: the fingerprint they had, the line.
+  private var cache: [Int: (fingerprint: UInt64, id: Int?, line: ScreenLine)] = [:]
+  /// Encodes the viewer's key events (it remembers held mouse buttons).
+  var keys = InputEncoder()
+
+  private struct Said: Equatable {
+    var cols: Int
+    var rows: Int
+    var alternate: Bool
+    var top: Int?
+    var first: Int?
+    var cursor: ScreenCursor
+    var title: String
+    var modes: ScreenModes
+  }
+
+  /// Lines a viewer may say it holds, at most (a screen and a generous scroll back).
+  static let heldLimit = 10_000
+
+  init(held: [HeldLine], bells: Int) {
+    heldLines = Dictionary(held.prefix(ScreenFeed.heldLimit).map { ($0.id, $0.v) }, uniquingKeysWith: { $1 })
+    self.bells = bells
+  }
+
+  /// Whether an update may go now: the last one was acknowledged.
+  var mayUpdate: Bool { acked == seq }
+
+  /// The viewer applied update `seq` (a later or unknown number is ignored).
+  func acknowledge(_ seq: Int) {
+    if seq > acked && seq <= self.seq { acked = seq }
+  }
+
+  /// The update that brings the viewer to `terminal`'s state at `offset`, or nil when it
+  /// already holds that state.
+  func update(from terminal: Terminal, offset: Int, at now: UInt64) -> ScreenUpdate? {
+    dirty = false
+    var lines: [ScreenLine] = []
+    let alternate = terminal.isAlternateScreen
+    let top = alternate ? nil : terminal.screenTopLineID
+    for row in 0..<terminal.rows {
+      let line = screenLine(terminal, row: row)
+      if alternate {
+        if heldRows[row] != line.v {
+          heldRows[row] = line.v
+          lines.append(line)
+        }
+      } else if let id = line.id, heldLines[id] != line.v {
+        heldLines[id] = line.v
+        lines.append(line)
+      }
+    }
+    if !alternate { heldRows.removeAll() }
+    forgetLinesBefore(terminal.firstRetainedLineID)
+    let said = Said(
+      cols: terminal.cols, rows: terminal.rows, alternate: alternate, top: top,
+      first: alternate ? nil : terminal.firstRetainedLineID,
+      cursor: ScreenCursor(
+        row: terminal.cursor.row, col: terminal.cursor.col, visible: terminal.modes.contains(.cursorVisible)),
+      title: terminal.title,
+      modes: ScreenModes(
+        mouse: "\(terminal.mouseTracking)", bracketedPaste: terminal.modes.contains(.bracketedPaste),
+        applicationCursorKeys: terminal.modes.contains(.applicationCursorKeys),
+        reverseVideo: terminal.modes.contains(.reverseVideo)))
+    let rang = terminal.bellCount != bells
+    bells = terminal.bellCount
+    guard !lines.isEmpty || said != self.said || rang else { return nil }
+    self.said = said
+    seq += 1
+    sentAt = now
+    return ScreenUpdate(
+      seq: seq, offset: offset, cols: said.cols, rows: said.rows, alternate: alternate, top: top,
+      first: said.first, lines: lines, cursor: said.cursor, title: said.title, bell: rang ? true : nil,
+      modes: said.modes)
+  }
+
+  /// History lines `before - count ..< before` that are retained (and not on the screen).
+  func lines(before: Int, count: Int, in terminal: Terminal) -> ScreenLines {
+    let first = terminal.firstRetainedLineID
+    let end = min(before, terminal.screenTopLineID)
+    let start = max(first, end - max(0, min(count, 1000)))
+    var lines: [ScreenLine] = []
+    if start < end {
+      for id in start..<end {
+        guard let view = terminal.line(id: id) else { continue }
+        let line = ScreenFeed.line(view, row: nil)
+        if heldLines.count < ScreenFeed.heldLimit { heldLines[id] = line.v }
+        lines.append(line)
+      }
+    }
+    return ScreenLines(lines: lines, first: first)
+  }
+
+  /// Screen row `row` as a line, converted again only when its cells or id changed.
+  private func screenLine(_ terminal: Terminal, row: Int) -> ScreenLine {
+    let fingerprint = terminal.rowFingerprint(row)
+    let id: Int? = terminal.isAlternateScreen ? nil : terminal.screenTopLineID + row
+    if let cached = cache[row], cached.fingerprint == fingerprint {
+      if cached.id == id { return cached.line }
+      // The same cells on another line (it scrolled): the same version, under its new id.
+      var moved = cached.line
+      moved.id = id
+      moved.row = id == nil ? row : nil
+      cache[row] = (fingerprint, id, moved)
+      return moved
+    }
+    let line = ScreenFeed.line(terminal.line(row: row), row: id == nil ? row : nil)
+    cache[row] = (fingerprint, id, line)
+    return line
+  }
+
+  private func forgetLinesBefore(_ first: Int) {
+    guard heldLines.count > ScreenFeed.heldLimit else { return }
+    heldLines = heldLines.filter { $0.key >= first }
+    if heldLines.count > ScreenFeed.heldLimit { heldLines.removeAll() }
+  }
+
+  /// A line as runs of one style (a wide character alone in its run), with its version.
+  static func line(_ view: LineView, row: Int?) -> ScreenLine {
+    var runs: [ScreenRun] = []
+    var last = view.cells.endIndex
+    while last > view.cells.startIndex, view.cells[last - 1].isDefaultBlank { last -= 1 }
+    var current: ScreenRun? = nil
+    var currentKey: (Style, Hyperlink?)? = nil
+    for cell in view.cells[..<last] where cell.width != 0 {
+      let text = cell.text.isEmpty ? " " : cell.text
+      if cell.width == 1, var run = current, let key = currentKey, key.0 == cell.style,
+        key.1 == cell.hyperlink
+      {
+        run.text += text
+        run.cols += 1
+        current = run
+        continue
+      }
+      if let run = current { runs.append(run) }
+      current = ScreenFeed.run(text, cols: cell.width, style: cell.style, link: cell.hyperlink)
+      currentKey = (cell.style, cell.hyperlink)
+      if cell.width == 2 {
+        runs.append(current!)
+        current = nil
+        currentKey = nil
+      }
+    }
+    if let run = current { runs.append(run) }
+    var line = ScreenLine(id: view.id, row: row, v: 0, runs: runs, wrapped: view.isWrapped ? true : nil)
+    line.v = version(line)
+    return line
+  }
+
+  private static func run(_ text: String, cols: Int, style: Style, link: Hyperlink?) -> ScreenRun {
+    var run = ScreenRun(text: text, cols: cols)
+    func color(_ c: TerminalColor) -> String? {
+      if let i = c.index { return "p\(i)" }
+      return c.isDefault ? nil : c.description
+    }
+    run.fg = color(style.foreground)
+    run.bg = color(style.background)
+    let a = style.attributes
+    run.bold = a.contains(.bold) ? true : nil
+    run.faint = a.contains(.faint) ? true : nil
+    run.italic = a.contains(.italic) ? true : nil
+    run.inverse = a.contains(.inverse) ? true : nil
+    run.invisible = a.contains(.invisible) ? true : nil
+    run.strikethrough = a.contains(.strikethrough) ? true : nil
+    run.blink = a.contains(.blink) || a.contains(.rapidBlink) ? true : nil
+    run.underline = style.underline == .none ? nil : "\(style.underline)"
+    run.link = link?.uri
+    return run
+  }
+
+  /// FNV-1a over what a viewer draws, folded to 52 bits (exact as a JavaScript number).
+  static func version(_ line: ScreenLine) -> Int {
+    var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+    func mix<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
+      for b in bytes { hash = (hash ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+    }
+    for run in line.runs {
+      mix(run.text.utf8)
+      mix([0, UInt8(truncatingIfNeeded: run.cols)])
+      for field in [run.fg, run.bg, run.underline, run.link] { mix((field ?? "").utf8 + [1]) }
+      let flags = [run.bold, run.faint, run.italic, run.inverse, run.invisible, run.strikethrough, run.blink]
+      mix(flags.map { $0 == true ? UInt8(1) : 0 })
+    }
+    mix([line.wrapped == true ? 2 : 3])
+    return Int(hash & 0x000F_FFFF_FFFF_FFFF)
+  }
+}
+
+extension ResolvedCell {
+  /// A blank in the default style without a link: nothing to draw past the last other cell.
+  fileprivate var isDefaultBlank: Bool { text.isEmpty && width == 1 && style == .plain && hyperlink == nil }
+}
