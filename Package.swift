@@ -69,6 +69,10 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOWebSocket", package: "swift-nio"),
+      ],
+      // The browser viewer, compiled into the binary (no files to ship beside it).
+      resources: [
+        .embedInCode("Viewer/index.html"), .embedInCode("Viewer/viewer.css"), .embedInCode("Viewer/viewer.js"),
       ]),
     // What the command-line tools share: one-line errors, output, `-` as a file, seconds.
     .target(name: "CLISupport", dependencies: ["Recording"]),

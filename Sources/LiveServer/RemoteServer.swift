@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -126,20 +127,20 @@ public final class RemoteServer: @unchecked Sendable {
     _ = finished.wait(timeout: .now() + 10)
   }
 
-  /// The plain HTTP side: the login exchange a browser needs (it cannot set headers on a
-  /// WebSocket). `GET /login` is a page that posts the token from its address's fragment
-  /// (never sent to a server, never in a log) once and removes it from the address bar;
+  /// The plain HTTP side: the browser viewer's page, and the login exchange a browser needs
+  /// (it cannot set headers on a WebSocket). `GET /login` is the page, which posts the token
+  /// from its address's fragment (never sent to a server, never in a log) once and removes it
+  /// from the address bar;
   /// `POST /login` with the token as its body answers with an HttpOnly, SameSite=Strict cookie
   /// (Secure under TLS) that the WebSocket upgrade accepts.
   private func httpRouter() -> Router<RemoteRequestContext> {
     let router = Router(context: RemoteRequestContext.self)
-    router.get("/login") { _, _ -> Response in
-      var headers = HTTPFields()
-      headers[.contentType] = "text/html; charset=utf-8"
-      headers[.cacheControl] = "no-store"
-      headers[.contentSecurityPolicy] = "default-src 'none'; script-src 'unsafe-inline'; connect-src 'self'"
-      return Response(
-        status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: RemoteServer.loginPage)))
+    // The browser viewer: one page (it logs in from `/login#TOKEN` too), its script and style.
+    for (path, file) in [
+      ("/", "index.html"), ("/login", "index.html"), ("/viewer.js", "viewer.js"),
+      ("/viewer.css", "viewer.css"),
+    ] {
+      router.get(RouterPath(path)) { _, _ -> Response in RemoteServer.viewerFile(file) }
     }
     router.post("/login") { [self] request, context -> Response in
       let peer = context.remoteAddress
@@ -169,18 +170,26 @@ public final class RemoteServer: @unchecked Sendable {
     return router
   }
 
-  /// The login page: posts the fragment's token once, then forgets it.
-  static let loginPage = """
-    <!doctype html><meta charset="utf-8"><title>reel</title>
-    <p id="m">Logging in…</p>
-    <script>
-    const token = decodeURIComponent(location.hash.slice(1));
-    history.replaceState(null, "", location.pathname);
-    fetch("/login", {method: "POST", body: token, credentials: "same-origin"}).then(r => {
-      document.getElementById("m").textContent = r.ok ? "Logged in." : "That token was not accepted.";
-    });
-    </script>
-    """
+  /// A file of the browser viewer, compiled into the binary, with a policy that lets the page
+  /// run its own script and style only and talk only to this server: whatever a program
+  /// prints is text in the page, and no other script can run in it.
+  static func viewerFile(_ name: String) -> Response {
+    var headers = HTTPFields()
+    let (bytes, type): ([UInt8], String) =
+      switch name {
+      case "viewer.js": (PackageResources.viewer_js, "text/javascript; charset=utf-8")
+      case "viewer.css": (PackageResources.viewer_css, "text/css; charset=utf-8")
+      default: (PackageResources.index_html, "text/html; charset=utf-8")
+      }
+    headers[.contentType] = type
+    headers[.cacheControl] = "no-store"
+    headers[.contentSecurityPolicy] =
+      "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self';"
+      + " base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+    headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+    return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+  }
 
   private func serverBuilder() throws -> HTTPServerBuilder {
     let router = Router(context: RemoteRequestContext.self)

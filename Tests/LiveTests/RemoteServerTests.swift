@@ -198,8 +198,12 @@ extension RemoteServerTests {
 
   func testBrowserLoginSetsAnHttpOnlyStrictCookieThatOpensTheWebSocket() throws {
     let secret = try token("browser")
+    // The login page is the viewer's page; its script (no inline script) posts the fragment.
     let page = try String(contentsOf: URL(string: "http://127.0.0.1:\(port)/login")!, encoding: .utf8)
-    XCTAssertTrue(page.contains("location.hash") && page.contains("history.replaceState"), page)
+    XCTAssertTrue(page.contains("<script src=\"/viewer.js\" defer></script>"), page)
+    XCTAssertFalse(page.contains("<script>"), "no inline script")
+    let script = try String(contentsOf: URL(string: "http://127.0.0.1:\(port)/viewer.js")!, encoding: .utf8)
+    XCTAssertTrue(script.contains("location.hash") && script.contains("history.replaceState"))
 
     XCTAssertEqual(try login("reel_wrong").status, 401)
     XCTAssertEqual(try login(secret, origin: "https://evil.example").status, 403)
