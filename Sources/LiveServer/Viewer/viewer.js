@@ -246,6 +246,7 @@
         for (const line of got.lines) state.lines.set(line.id, line);
         historyAsked = null;
         render();
+        askHistory();
         break;
       }
       case T.notice:
@@ -328,14 +329,20 @@
     return div;
   }
 
-  // The rows drawn, in order: history lines held, then the screen.
+  // The rows drawn, in order: history lines held (with a gap where lines are not held yet:
+  // fetched when it comes into view), then the screen.
   function rowsToDraw() {
     const update = state.update;
     if (!update) return [];
     const rows = [];
     if (!update.alternate) {
       const ids = [...state.lines.keys()].filter((id) => id < update.top).sort((a, b) => a - b);
-      for (const id of ids) rows.push({ id, line: state.lines.get(id), history: true });
+      let next = update.first === undefined || update.first === null ? (ids.length ? ids[0] : update.top) : update.first;
+      for (const id of ids.concat([update.top])) {
+        if (id > next) rows.push({ gap: true, before: id, count: id - next });
+        if (id < update.top) rows.push({ id, line: state.lines.get(id), history: true });
+        next = id + 1;
+      }
       for (let r = 0; r < update.rows; r++) rows.push({ id: update.top + r, line: state.lines.get(update.top + r), history: false });
     } else {
       for (let r = 0; r < update.rows; r++) rows.push({ id: null, line: state.alternate.get(r), history: false });
@@ -343,12 +350,21 @@
     return rows;
   }
 
+  function gapElement(row) {
+    const div = document.createElement("div");
+    div.className = "gap";
+    div.dataset.before = row.before;
+    div.dataset.count = row.count;
+    div.textContent = "\u22ef " + row.count + (row.count === 1 ? " line" : " lines") + " \u22ef";
+    return div;
+  }
+
   function render() {
     const screen = $("screen");
     const atBottom = screen.scrollTop + screen.clientHeight >= screen.scrollHeight - 4;
     const anchor = topLine();
     const rows = rowsToDraw();
-    const elements = rows.map((r) => lineElement(r.line, r.id, r.history));
+    const elements = rows.map((r) => (r.gap ? gapElement(r) : lineElement(r.line, r.id, r.history)));
     const cursor = document.createElement("div");
     cursor.id = "cursor";
     screen.replaceChildren(...elements, cursor);
@@ -380,14 +396,19 @@
     return null;
   }
 
+  // Fetches the lines of the first gap in (or near) the view, the newest first.
   function askHistory() {
     const update = state.update;
     if (!socket || !update || update.alternate || historyAsked !== null) return;
-    const ids = [...state.lines.keys()];
-    const oldest = ids.length ? Math.min(...ids) : update.top;
-    if (update.first === undefined || oldest <= update.first) return;
-    historyAsked = oldest;
-    socket.send(frame(T.linesRequest, { before: oldest, count: 200 }));
+    const screen = $("screen");
+    for (const gap of screen.querySelectorAll(".gap")) {
+      const top = gap.offsetTop;
+      if (top + gap.offsetHeight < screen.scrollTop - screen.clientHeight || top > screen.scrollTop + 2 * screen.clientHeight) continue;
+      const before = Number(gap.dataset.before);
+      historyAsked = before;
+      socket.send(frame(T.linesRequest, { before, count: Math.min(200, Number(gap.dataset.count)) }));
+      return;
+    }
   }
 
   // MARK: input
@@ -458,9 +479,7 @@
     showList();
   });
   $("takeback").addEventListener("click", () => attach(state.session));
-  $("screen").addEventListener("scroll", () => {
-    if ($("screen").scrollTop < 20) askHistory();
-  });
+  $("screen").addEventListener("scroll", askHistory);
 
   let resizeTimer = null;
   window.addEventListener("resize", () => {
@@ -479,7 +498,7 @@
       return {
         connection: state.connection,
         session: state.session,
-        rows: rowsToDraw().map((r) => ({ lineId: r.id, text: lineText(r.line) })),
+        rows: rowsToDraw().filter((r) => !r.gap).map((r) => ({ lineId: r.id, text: lineText(r.line) })),
         cursor: update ? { row: update.cursor.row, col: update.cursor.col } : null,
         topLineId: top ? top.id : null,
         takenOver: state.takenOver,

@@ -1,85 +1,158 @@
 import Foundation
+import ReelBase
 import XCTest
 
-/// The browser viewer `reel serve` serves at `/`, in headless Chromium driven by selenium
-/// through the page's own test hook (`window.reelViewer`): Tests/Browser/viewer_check.py does
-/// the steps and prints what the page showed; this test starts the server and the session and
-/// checks it against the session (`reel history`). Screenshots go to .build/browser-screenshots
-/// (their paths are printed).
+/// The browser viewer `reel serve` serves at `/`, in headless Chromium (selenium, through
+/// `BrowserBridge`), read through the page's own test hook (`window.reelViewer`) and checked
+/// against the session (`reel history`). Screenshots go to .build/browser-screenshots (their
+/// paths are printed): look at them.
 extension LiveSessionTests {
   func testBrowserViewerLogsInListsAttachesTypesAndShowsMarkupAsText() throws {
-    let browser =
-      FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
-      && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver")
-    // CI installs them: there, a missing browser is a failure, not a skip.
-    if !browser && ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("chromium is not installed") }
-    try XCTSkipUnless(browser, "needs Debian's chromium and chromium-driver (.ci/run installs them)")
-    let serve = try startServe()
+    let (browser, serve) = try browserAndServe()
     defer { serve.process.terminate() }
-    let first = try attachPane("web -c 'bash --norc --noprofile'")
-    XCTAssertTrue(waitForScreen(first, containing: "$"))
-    first.send("C-]", "d")
-    XCTAssertTrue(waitForScreen(first, containing: "reel-exit=0"))
-
-    // Kept after the test (its scratch directory is not): look at them.
-    let shots = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
-        ".build/browser-screenshots"
-      ).path
-    try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
-    let steps = try browserCheck(["http://127.0.0.1:\(serve.port)", serve.token, "web", shots])
-
-    let listed = try XCTUnwrap(steps["listed"])
-    XCTAssertEqual(listed["available"] as? [String], ["web"])
+    try detachedShell("web")
+    let base = "http://127.0.0.1:\(serve.port)"
+    try browser.open("a", base + "/login#" + serve.token)
+    let listed = try XCTUnwrap(
+      try browser.wait("a") { $0.available.contains("web") }, "\(browser.lastSeen?.raw ?? [:])")
+    XCTAssertEqual(listed.available, ["web"])
     XCTAssertEqual(
-      listed["url"] as? String, "http://127.0.0.1:\(serve.port)/", "the token left the address bar")
+      try browser.run("a", "return location.href") as? String, base + "/", "the token left the address bar")
 
-    let typed = try XCTUnwrap(steps["typed"])
-    let typedRows = try XCTUnwrap(typed["rows"] as? [[String: Any]]).map { $0["text"] as? String ?? "?" }
-    XCTAssertTrue(typedRows.contains("hello-from-the-browser"), "\(typedRows)")
-    print("browser viewer screenshot: \(typed["screenshot"] ?? "")")
+    _ = try browser.run("a", "window.reelViewer.attach(arguments[0])", ["web"])
+    XCTAssertNotNil(try browser.wait("a") { $0.connected && !$0.rows.isEmpty })
+    try browser.type("a", "echo hello-from-the-browser\n")
+    XCTAssertNotNil(try browser.wait("a") { $0.rows.contains("hello-from-the-browser") })
+    try screenshot(browser, "a", "viewer-bash")
 
-    // The page's screen (its last rows) is the session's screen, the keyboard holder's size.
-    let hostile = try XCTUnwrap(steps["hostile"])
-    let rows = try XCTUnwrap(hostile["rows"] as? [[String: Any]]).map { $0["text"] as? String ?? "?" }
-    let listing = try XCTUnwrap(
-      try JSONSerialization.jsonObject(with: Data(reel(["ls", "--json"]).stdout.utf8)) as? [[String: Any]])
-    let screenRows = try XCTUnwrap(listing.first?["rows"] as? Int)
-    XCTAssertEqual(trimmedScreen(rows.suffix(screenRows).joined(separator: "\n")), try history("web"))
-
-    XCTAssertEqual(hostile["images"] as? Int, 0, "printed markup made no elements")
-    XCTAssertEqual(hostile["pwned"] as? Bool, false, "no script ran")
-    let log = try String(contentsOf: serve.log, encoding: .utf8)
-    XCTAssertFalse(log.contains(serve.token), "the token is never logged")
+    // Markup a program prints is text: no element, no script.
+    try browser.type("a", "printf '<img src=x onerror=window.pwned=1><b>bold</b>\\n'\n")
+    let shown = try XCTUnwrap(
+      try browser.wait("a") { $0.rows.contains("<img src=x onerror=window.pwned=1><b>bold</b>") },
+      "\(browser.lastSeen?.rows ?? [])")
+    XCTAssertEqual(
+      try browser.run("a", "return document.querySelectorAll('#screen img, #screen b').length") as? Int, 0)
+    XCTAssertEqual(try browser.run("a", "return window.pwned === 1") as? Bool, false, "no script ran")
+    // The page's screen (its last rows) is the session's screen.
+    XCTAssertEqual(shown.screen(rows: try sessionRows("web")), try history("web"))
+    XCTAssertFalse(try String(contentsOf: serve.log, encoding: .utf8).contains(serve.token), "never logged")
   }
 
-  /// Runs Tests/Browser/viewer_check.py; its steps by name.
-  private func browserCheck(_ arguments: [String]) throws -> [String: [String: Any]] {
-    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("Browser/viewer_check.py")
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", script.path] + arguments
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let text = String(decoding: err, as: UTF8.self)
-    if text.contains("No module named 'selenium'") {
-      throw XCTSkip("needs selenium (pip install selenium; .ci/run installs it)")
+  func testBrowserViewerIsExactAgainAfterCutsDuringHeavyOutputAndKeepsItsReadingPosition() throws {
+    let (browser, serve) = try browserAndServe()
+    defer { serve.process.terminate() }
+    try detachedShell("net")
+    let proxy = try CuttableProxy(to: serve.port)
+    defer { proxy.stop() }
+    try browser.open("a", "http://127.0.0.1:\(proxy.port)/login#" + serve.token)
+    XCTAssertNotNil(try browser.wait("a") { $0.available.contains("net") })
+    _ = try browser.run("a", "window.reelViewer.attach(arguments[0])", ["net"])
+    XCTAssertNotNil(try browser.wait("a") { $0.connected && !$0.rows.isEmpty })
+    try reel(["send", "net", "seq 1 300", "--enter"])
+    XCTAssertNotNil(try browser.wait("a") { $0.rows.contains("300") })
+    // History comes as the page scrolls up to it.
+    let long = try XCTUnwrap(
+      try browser.wait("a") { state in
+        _ = try? browser.run("a", "document.getElementById('screen').scrollTop = 0")
+        return state.rows.contains("120")
+      }, "\(browser.lastSeen?.rows ?? [])")
+
+    // Scrolled up to the line "120": it stays at the top through output and reconnects.
+    let index = try XCTUnwrap(long.rows.firstIndex(of: "120"))
+    let anchor = try XCTUnwrap(long.lineIDs[index])
+    _ = try browser.run(
+      "a", "document.querySelector('[data-id=\"' + arguments[0] + '\"]').scrollIntoView()", [anchor])
+    XCTAssertEqual(try browser.state("a")?.topLineID, anchor)
+
+    let seed = UInt64.random(in: 0...UInt64.max)
+    var generator = SplitMix64(seed: seed)
+    print("browser outage test seed \(seed)")
+    let burst =
+      "for i in $(seq 1 4000); do printf '\\\\033[3%dmline %d\\\\033[0m\\\\n' $((i % 8)) $i; done; echo burst-$((6*7))"
+    try reel(["send", "net", burst, "--enter"])
+    for _ in 0..<3 {
+      proxy.armCut(afterDownstreamBytes: Int.random(in: 200...4000, using: &generator))
+      XCTAssertTrue(eventually(seconds: 20) { !proxy.cutPending }, "a cut happened")
     }
-    XCTAssertEqual(process.terminationStatus, 0, "viewer_check.py: \(text)")
-    var steps: [String: [String: Any]] = [:]
-    for line in String(decoding: out, as: UTF8.self).split(separator: "\n") {
-      guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-        let name = object["step"] as? String
-      else { continue }
-      steps[name] = object
+    XCTAssertTrue(eventually(seconds: 30) { (try? self.history("net"))?.contains("burst-42") == true })
+    let rows = try sessionRows("net")
+    let back = try XCTUnwrap(
+      try browser.wait("a", seconds: 30) { state in
+        state.connected && (try? self.history("net")).map { state.screen(rows: rows) == $0 } == true
+      }, "page: \(browser.lastSeen?.screen(rows: rows) ?? "")\nsession: \((try? history("net")) ?? "")")
+    XCTAssertGreaterThanOrEqual(proxy.accepted, 3, "the page reconnected after the cuts")
+    XCTAssertEqual(back.topLineID, anchor, "the reading position is kept")
+    try screenshot(browser, "a", "viewer-after-cuts")
+  }
+
+  func testBrowserPagesTakeOverTakeBackAndAReadOnlyLoginCannotType() throws {
+    let (browser, serve) = try browserAndServe()
+    defer { serve.process.terminate() }
+    try detachedShell("desk")
+    let base = "http://127.0.0.1:\(serve.port)"
+    for page in ["phone", "tablet"] {
+      try browser.open(page, base + "/login#" + serve.token)
+      XCTAssertNotNil(try browser.wait(page) { $0.available.contains("desk") })
     }
-    return steps
+    _ = try browser.run("phone", "window.reelViewer.attach('desk')")
+    XCTAssertNotNil(try browser.wait("phone") { $0.connected })
+    _ = try browser.run("tablet", "window.reelViewer.attach('desk')")
+    XCTAssertNotNil(try browser.wait("tablet") { $0.connected })
+    XCTAssertNotNil(try browser.wait("phone") { $0.takenOver && $0.connection == "taken over" })
+    try screenshot(browser, "phone", "viewer-taken-over")
+    try browser.click("phone", "takeback")
+    XCTAssertNotNil(try browser.wait("phone") { $0.connected && !$0.takenOver })
+    XCTAssertNotNil(try browser.wait("tablet") { $0.takenOver })
+
+    let readOnly = try reel(["token", "create", "--read-only", "--label", "watcher"]).stdout
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    try browser.open("watcher", base + "/login#" + readOnly)
+    XCTAssertNotNil(try browser.wait("watcher") { $0.available.contains("desk") })
+    _ = try browser.run("watcher", "window.reelViewer.attach('desk')")
+    XCTAssertNotNil(try browser.wait("watcher") { $0.connected && $0.readOnly })
+    try browser.type("watcher", "echo intruder\n")
+    try browser.type("phone", "echo owner-typed\n")
+    XCTAssertNotNil(try browser.wait("watcher") { $0.rows.contains("owner-typed") })
+    let desk = try history("desk")
+    XCTAssertFalse(desk.contains("intruder"), desk)
+  }
+
+  // MARK: - Helpers
+
+  private func browserAndServe() throws -> (
+    BrowserBridge, (process: Process, port: Int, token: String, log: URL)
+  ) {
+    if let missing = BrowserBridge.unavailable() {
+      // CI installs them: there, a missing browser is a failure, not a skip.
+      if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail(missing) }
+      throw XCTSkip(missing)
+    }
+    let serve = try startServe()
+    return (try BrowserBridge(), serve)
+  }
+
+  /// Session `name`: bash with the prompt "$ ", started in a pane and detached.
+  private func detachedShell(_ name: String) throws {
+    let pane = try attachPane("\(name) -c 'bash --norc --noprofile'")
+    XCTAssertTrue(waitForScreen(pane, containing: "$"))
+    pane.send("C-]", "d")
+    XCTAssertTrue(waitForScreen(pane, containing: "reel-exit=0"))
+  }
+
+  /// The session's rows (its keyboard holder's size).
+  private func sessionRows(_ name: String) throws -> Int {
+    let listing =
+      try JSONSerialization.jsonObject(with: Data(reel(["ls", "--json"]).stdout.utf8)) as? [[String: Any]]
+    return try XCTUnwrap(listing?.first { $0["name"] as? String == name }?["rows"] as? Int)
+  }
+
+  private func screenshot(_ browser: BrowserBridge, _ page: String, _ name: String) throws {
+    let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+        ".build/browser-screenshots")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let path = directory.appendingPathComponent(name + ".png").path
+    try browser.screenshot(page, path)
+    print("browser viewer screenshot: \(path)")
   }
 }
