@@ -117,6 +117,71 @@ extension LiveSessionTests {
     XCTAssertFalse(desk.contains("intruder"), desk)
   }
 
+  func testBrowserViewerShowsVimAndHtopExactlyWithTheirColoursAndCursorKeys() throws {
+    try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/vim"), "vim is not installed")
+    try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/htop"), "htop is not installed")
+    let (browser, serve) = try browserAndServe()
+    defer { serve.process.terminate() }
+    try detachedShell("full")
+    let file = root.appendingPathComponent("edited.txt")
+    try (1...200).map { "line \($0) of the edited file" }.joined(separator: "\n").write(
+      to: file, atomically: true, encoding: .utf8)
+    try browser.open("a", "http://127.0.0.1:\(serve.port)/login#" + serve.token)
+    XCTAssertNotNil(try browser.wait("a") { $0.available.contains("full") })
+    _ = try browser.run("a", "window.reelViewer.attach('full')")
+    XCTAssertNotNil(try browser.wait("a") { $0.connected && !$0.rows.isEmpty })
+    let rows = try sessionRows("full")
+
+    // vim: the alternate screen, application cursor keys (the page sends key names; the host
+    // encodes them for vim's mode).
+    try browser.type("a", "vim -u NONE -N \(file.path)\n")
+    XCTAssertNotNil(try browser.wait("a") { $0.rows.first == "line 1 of the edited file" })
+    let arrowDown = "\u{E015}"
+    try browser.type("a", arrowDown + arrowDown + arrowDown)
+    let json = { () throws -> [String: Any] in
+      try XCTUnwrap(
+        try JSONSerialization.jsonObject(
+          with: Data(self.reel(["history", "full", "--format", "json"]).stdout.utf8))
+          as? [String: Any])
+    }
+    XCTAssertTrue(
+      eventually { ((try? json())?["cursor"] as? [String: Any])?["row"] as? Int == 3 }, "vim moved down")
+    XCTAssertEqual((try json()["modes"] as? [String: Any])?["applicationCursorKeys"] as? Bool, true)
+    let vim = try XCTUnwrap(
+      try browser.wait("a") { state in
+        (try? self.history("full")).map { state.screen(rows: rows) == $0 } == true
+      },
+      "page: \(browser.lastSeen?.screen(rows: rows) ?? "")")
+    XCTAssertEqual((vim.raw["cursor"] as? [String: Any])?["row"] as? Int, 3)
+    XCTAssertEqual(vim.lineIDs.last ?? 0, nil, "alternate-screen rows have no line ids")
+    try screenshot(browser, "a", "viewer-vim")
+    try browser.type("a", ":q\n")
+    XCTAssertNotNil(try browser.wait("a") { $0.lineIDs.last != nil })
+
+    // htop: colours and attributes drawn as styles.
+    try browser.type("a", "TERM=xterm-256color HTOPRC=/dev/null htop -d 100\n")
+    XCTAssertNotNil(try browser.wait("a") { $0.rows.contains { $0.contains("F10Quit") } })
+    XCTAssertNotNil(
+      try browser.wait("a") { state in
+        (try? self.history("full")).map { state.screen(rows: rows) == $0 } == true
+      },
+      "page: \(browser.lastSeen?.screen(rows: rows) ?? "")")
+    let coloured = try XCTUnwrap(
+      try browser.run(
+        "a", "return [...document.querySelectorAll('#screen span')].filter(s => s.style.background).length")
+        as? Int)
+    let lines = try XCTUnwrap(try json()["lines"] as? [[String: Any]])
+    let spansWithBackground = lines.flatMap { ($0["spans"] as? [[String: Any]]) ?? [] }.filter {
+      $0["bg"] != nil
+    }
+    XCTAssertGreaterThan(spansWithBackground.count, 0)
+    XCTAssertGreaterThanOrEqual(
+      coloured, spansWithBackground.count, "every coloured span is drawn with its colour")
+    try screenshot(browser, "a", "viewer-htop")
+    try browser.type("a", "q")
+    XCTAssertNotNil(try browser.wait("a") { $0.lineIDs.last != nil })
+  }
+
   // MARK: - Helpers
 
   private func browserAndServe() throws -> (
