@@ -15,6 +15,7 @@ extension BenchRun {
     if figures.contains("latency") { fields.append(("keystrokeLatency", try latencyFigures(exe: exe))) }
     if figures.contains("catch-up") { fields.append(("catchUp", try catchUpFigures(exe: exe))) }
     if figures.contains("viewers") { fields.append(("viewers", try viewersFigure(exe: exe))) }
+    if figures.contains("screen") { fields.append(("screenMode", try screenFigures(exe: exe))) }
     return .object(fields)
   }
 
@@ -142,6 +143,48 @@ extension BenchRun {
       ("watchedHostCPUSeconds", .double((v.watchedHostCPU * 1000).rounded() / 1000)),
       ("idleBytesPerViewer", .int(Int(v.idleBytesPerViewer))),
       ("streamedBytesPerViewer", .int(Int(v.streamedBytesPerViewer))), ("rounds", .int(v.rounds)),
+    ])
+  }
+
+  private func screenFigures(exe: String) throws -> JSONValue {
+    let outages = [1, max(1, options.outageSeconds / 3), options.outageSeconds]
+    BenchProgress.step("remote: a screen-mode viewer of steady output, and its catch-up after outages")
+    let (flow, catchUps) = try RemoteScreenBench.run(exe: exe, seconds: 5, outages: outages)
+    if !json {
+      BenchProgress.line(
+        "remote screen mode: a read-only ws:// viewer acknowledging every update, \(Int(flow.seconds)) s of a session"
+          + " printing ~1.2 MiB/s, beside a byte-mode viewer (paced) of the same")
+      BenchProgress.line(
+        String(
+          format:
+            "  printed (baseline) %8.0f KiB   byte-mode viewer sent %6.0f KiB   screen-mode viewer sent %6.0f KiB"
+            + " in %d updates (%.1f%% of the output)",
+          Double(flow.printedBytes) / 1024, Double(flow.byteModeBytes) / 1024,
+          Double(flow.screenBytes) / 1024,
+          flow.updates, 100 * Double(flow.screenBytes) / Double(max(1, flow.printedBytes))))
+      BenchProgress.line("  outage s   printed meanwhile (baseline)   first update   lines   ms to it")
+      for c in catchUps {
+        BenchProgress.line(
+          String(
+            format: "  %8.1f   %18.0f KiB      %8.1f KiB   %5d   %8.1f", c.outageSeconds,
+            Double(c.printedBytes) / 1024, Double(c.sentBytes) / 1024, c.lines, c.milliseconds))
+      }
+    }
+    return .object([
+      ("seconds", .double(flow.seconds)), ("printedBytes", .int(flow.printedBytes)),
+      ("byteModeBytes", .int(flow.byteModeBytes)), ("screenModeBytes", .int(flow.screenBytes)),
+      ("updates", .int(flow.updates)),
+      (
+        "catchUp",
+        .array(
+          catchUps.map { c in
+            .object([
+              ("outageSeconds", .double(c.outageSeconds)), ("printedBytes", .int(c.printedBytes)),
+              ("sentBytes", .int(c.sentBytes)), ("lines", .int(c.lines)),
+              ("milliseconds", .double((c.milliseconds * 100).rounded() / 100)),
+            ])
+          })
+      ),
     ])
   }
 }

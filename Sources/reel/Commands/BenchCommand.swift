@@ -67,7 +67,7 @@ struct BenchCommand: ParsableCommand {
 
   @Option(
     name: .customLong("remote-figures"),
-    help: "Comma-separated figures of the remote section (throughput, latency, catch-up, viewers).")
+    help: "Comma-separated figures of the remote section (throughput, latency, catch-up, viewers, screen).")
   var remoteFigures = BenchOptions.remoteFigureNames.joined(separator: ",")
 
   @Option(
