@@ -100,8 +100,18 @@ final class BenchCommandTests: XCTestCase {
     }
     let viewers = try XCTUnwrap(remote["viewers"] as? [String: Any])
     XCTAssertEqual(viewers["viewers"] as? Int, 5)
-    for key in ["aloneSeconds", "watchedSeconds", "slowdown"] {
+    for key in ["aloneSeconds", "watchedSeconds", "slowdown", "aloneHostCPUSeconds", "watchedHostCPUSeconds"] {
       XCTAssertGreaterThan(viewers[key] as? Double ?? 0, 0, key)
+    }
+    // Screen mode: far fewer bytes than the output, and a catch-up of one screen's lines.
+    let screen = try XCTUnwrap(remote["screenMode"] as? [String: Any])
+    let printed = try XCTUnwrap(screen["printedBytes"] as? Int)
+    XCTAssertGreaterThan(printed, 0)
+    XCTAssertLessThan(try XCTUnwrap(screen["screenModeBytes"] as? Int), printed)
+    XCTAssertGreaterThan(try XCTUnwrap(screen["updates"] as? Int), 1)
+    for row in try XCTUnwrap(screen["catchUp"] as? [[String: Any]]) {
+      XCTAssertLessThanOrEqual(row["lines"] as? Int ?? 99, 24, "\(row)")
+      XCTAssertLessThan(row["sentBytes"] as? Int ?? .max, row["printedBytes"] as? Int ?? 0, "\(row)")
     }
   }
 
