@@ -196,6 +196,37 @@ extension RemoteServerTests {
     return result
   }
 
+  /// GET `path`: the status and the headers.
+  private func get(_ path: String) throws -> (status: Int, headers: [String: String]) {
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var result: (Int, [String: String]) = (0, [:])
+    URLSession.shared.dataTask(with: URL(string: "http://127.0.0.1:\(port)\(path)")!) { _, response, _ in
+      let http = response as? HTTPURLResponse
+      var headers: [String: String] = [:]
+      for (key, value) in http?.allHeaderFields ?? [:] { headers["\(key)".lowercased()] = "\(value)" }
+      result = (http?.statusCode ?? 0, headers)
+      done.signal()
+    }.resume()
+    XCTAssertEqual(done.wait(timeout: .now() + 20), .success)
+    return result
+  }
+
+  func testTheViewerPageIsServedWithAPolicyThatAllowsOnlyItsOwnScript() throws {
+    for (path, type) in [
+      ("/", "text/html"), ("/login", "text/html"), ("/viewer.js", "text/javascript"),
+      ("/viewer.css", "text/css"),
+    ] {
+      let (status, headers) = try get(path)
+      XCTAssertEqual(status, 200, path)
+      XCTAssertTrue(headers["content-type"]?.hasPrefix(type) == true, "\(path): \(headers)")
+      let policy = try XCTUnwrap(headers["content-security-policy"], path)
+      XCTAssertTrue(policy.contains("default-src 'none'") && policy.contains("script-src 'self'"), policy)
+      XCTAssertFalse(policy.contains("unsafe"), policy)
+      XCTAssertEqual(headers["x-content-type-options"], "nosniff")
+    }
+    XCTAssertEqual(try get("/nothing-here").status, 404)
+  }
+
   func testBrowserLoginSetsAnHttpOnlyStrictCookieThatOpensTheWebSocket() throws {
     let secret = try token("browser")
     // The login page is the viewer's page; its script (no inline script) posts the fragment.
