@@ -36,6 +36,43 @@ extension LiveSessionTests {
     return (process, port, token, log)
   }
 
+  func testServeFirstStartPrintsOneTokenAndTheBrowserLinkButNeverTheTokenInItsLog() throws {
+    environment["REEL_STATE_DIR"] = root.appendingPathComponent("first-state").path
+    let log = root.appendingPathComponent("first-serve.log")
+    FileManager.default.createFile(atPath: log.path, contents: nil)
+    let process = Process()
+    process.executableURL = ReelCLI.executable
+    process.arguments = ["serve", "--listen", "127.0.0.1:0"]
+    process.environment = environment
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = try FileHandle(forWritingTo: log)
+    try process.run()
+    defer { process.terminate() }
+    var line: [UInt8] = []
+    while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0A {
+      line.append(byte)
+    }
+    let token = String(decoding: line, as: UTF8.self)
+    XCTAssertTrue(token.hasPrefix("reel_") && token.count > 30, token)
+    var text = ""
+    XCTAssertTrue(
+      eventually {
+        text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        return text.contains("it is not shown again")
+      }, text)
+    let port = try XCTUnwrap(
+      text.range(of: "listening on ws://127.0.0.1:").map {
+        Int(text[$0.upperBound...].prefix { $0.isNumber }) ?? 0
+      })
+    XCTAssertTrue(
+      text.contains(
+        "reel serve: browser viewer at http://127.0.0.1:\(port)/ (log in once with http://127.0.0.1:\(port)/login#TOKEN)"
+      ),
+      text)
+    XCTAssertFalse(text.contains(token), "the token is never in the log")
+  }
+
   /// `reel attach ws://127.0.0.1:PORT/ARGUMENTS` with `token` in a tmux pane; the pane shows
   /// "reel-exit=STATUS" once reel ended.
   func remoteAttachPane(port: Int, token: String, _ arguments: String, cols: Int = 80) throws -> TmuxPane {

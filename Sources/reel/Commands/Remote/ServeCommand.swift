@@ -59,6 +59,9 @@ struct ServeCommand: ParsableCommand {
       let scheme = serve.tlsCertificate == nil ? "ws" : "wss"
       let shownHost = serve.host.contains(":") && !serve.host.hasPrefix("[") ? "[\(serve.host)]" : serve.host
       Output.print("reel serve: listening on \(scheme)://\(shownHost):\(port)\n", to: 2)
+      // The token never goes to the log: the link names where it goes.
+      let page = "\(scheme == "wss" ? "https" : "http")://\(shownHost):\(port)"
+      Output.print("reel serve: browser viewer at \(page)/ (log in once with \(page)/login#TOKEN)\n", to: 2)
       if let firstToken {
         Output.print(
           "reel serve: no tokens yet; created one labelled 'first' (interactive, may create sessions);"
