@@ -31,10 +31,16 @@ public struct AttachedTerminal {
   /// The key that, followed by `d`, detaches (pressed twice: sent once); nil: none, every
   /// byte goes to the program (a client detaches with `reel detach` or by closing).
   let detachKey: UInt8?
+  /// Screen mode: the session's screen drawn from its lines (`ScreenRenderer`), nil: the
+  /// program's bytes passed through.
+  private var renderer: ScreenRenderer?
 
-  public init(client: LiveClient, name: String, readOnly: Bool, tail: Bool = false, detachKey: UInt8? = 0x1D)
-  {
+  public init(
+    client: LiveClient, name: String, readOnly: Bool, tail: Bool = false, detachKey: UInt8? = 0x1D,
+    render: Bool = false
+  ) {
     self.client = client
+    self.renderer = render ? ScreenRenderer() : nil
     self.detachKey = detachKey
     self.name = name
     self.readOnly = readOnly || tail
@@ -50,7 +56,9 @@ public struct AttachedTerminal {
     TerminationRequest.install()
     AttachedTerminal.windowChanged = 0
     signal(SIGWINCH) { _ in AttachedTerminal.windowChanged = 1 }
+    if renderer != nil { StandardOutput.writeAll(ScreenRenderer.enter) }
     defer {
+      if renderer != nil { StandardOutput.writeAll(ScreenRenderer.leave) }
       signal(SIGWINCH, SIG_DFL)
       if interactive { TerminalMode.restore() }
     }
@@ -126,6 +134,11 @@ public struct AttachedTerminal {
     switch frame.type {
     case .output, .repaint, .restore, .status:
       StandardOutput.writeAll(frame.payload)
+    case .screen:
+      guard renderer != nil else { break }
+      let update = try frame.decode(ScreenUpdate.self)
+      StandardOutput.writeAll(renderer!.draw(update))
+      try client.send(Frame(.screenAck, json: ScreenAck(seq: update.seq)))
     case .notice:
       notices.append(String(decoding: frame.payload, as: UTF8.self))
     case .end:

@@ -14,6 +14,7 @@ enum AttachArguments {
     var command: String?
     var readOnly = false
     var force = false
+    var render = false
     var scrollbackLines: Int?
     var ringSize: String?
     var detachKey: String?
@@ -39,6 +40,11 @@ enum AttachArguments {
       if argument == "--force" {
         guard !force else { return nil }
         force = true
+        continue
+      }
+      if argument == "--render" {
+        guard !render else { return nil }
+        render = true
         continue
       }
       // An option with a value: `--option value`, `--option=value`, `-c value`.
@@ -76,6 +82,7 @@ enum AttachArguments {
     parsed.command = command
     parsed.readOnly = readOnly
     parsed.force = force
+    parsed.render = render
     parsed.scrollbackLines = scrollbackLines ?? AttachCommand.defaultScrollbackLines
     parsed.ringSize = ringSize ?? AttachCommand.defaultRingSize
     parsed.detachKey = detachKey ?? AttachCommand.defaultDetachKey

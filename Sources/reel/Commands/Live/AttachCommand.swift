@@ -39,6 +39,14 @@ struct AttachCommand: ParsableCommand {
   @Flag(help: "Attach from inside another session (nested; refused without it, as tmux does).")
   var force = false
 
+  @Flag(
+    help: ArgumentHelp(
+      "Draw the session's screen from the host's emulator (screen mode) instead of passing the program's bytes through.",
+      discussion:
+        "The terminal then shows the host's screen exactly, whatever its own quirks; on its alternate screen, without the session's history in its scrollback."
+    ))
+  var render = false
+
   @Option(help: "History lines sent into the terminal's own scrollback on attach.")
   var scrollbackLines = AttachCommand.defaultScrollbackLines
 
@@ -82,9 +90,11 @@ struct AttachCommand: ParsableCommand {
       request.terminal = NestingGuard.terminalDevice()
       request.scrollbackLines = scrollbackLines
       request.ringBytes = ringBytes
+      if render { request.screen = ScreenRequest() }
       let client = try LiveClient.connect(SocketDirectory(), startingHostWith: try reelExecutable())
       _ = try client.ask(request)
-      var terminal = AttachedTerminal(client: client, name: name, readOnly: readOnly, detachKey: prefix)
+      var terminal = AttachedTerminal(
+        client: client, name: name, readOnly: readOnly, detachKey: prefix, render: render)
       let outcome = try terminal.run()
       for notice in terminal.notices { Output.print(notice + "\r\n", to: 2) }
       if case .connectionLost = outcome { throw CLIError("lost the connection to the reel host") }
@@ -105,6 +115,7 @@ struct AttachCommand: ParsableCommand {
       request.rows = size?.rows ?? 24
       request.readOnly = readOnly
       request.scrollbackLines = scrollbackLines
+      if render { request.screen = ScreenRequest() }
       let (outcome, notices, link) = try RemoteAttach.run(
         name, request: request, readOnly: readOnly, tail: false, detachKey: prefix,
         tokenFile: remote.tokenFile,

@@ -37,7 +37,7 @@ enum RemoteAttach {
     let (descriptor, _) = try link.open(request)
     var terminal = AttachedTerminal(
       client: LiveClient(descriptor: descriptor), name: name, readOnly: readOnly, tail: tail,
-      detachKey: detachKey)
+      detachKey: detachKey, render: request.screen != nil)
     let outcome = try terminal.run()
     return (outcome, terminal.notices, link)
   }

@@ -1,0 +1,96 @@
+import LiveProtocol
+
+/// Draws screen-mode updates (docs/protocol.md#screen-mode) into a terminal with only what
+/// every terminal agrees on — cursor positioning, SGR, erase to the end of the line, text — as
+/// mosh's client does, instead of passing the program's bytes through. The terminal then shows
+/// the host's shadow exactly, whatever its own quirks (tmux 3.3a keeps a character printed in
+/// the last column when `CSI K` follows; xterm and the shadow erase it). It works on the
+/// alternate screen (the user's scrollback is left alone) and redraws only the rows that
+/// changed; the modes a keyboard needs (application cursor keys, bracketed paste) follow the
+/// program's, so the terminal's keys are the bytes the program expects.
+public struct ScreenRenderer: Sendable {
+  private var lines: [Int: ScreenLine] = [:]
+  private var alternateRows: [Int: ScreenLine] = [:]
+  /// What each terminal row shows: the line's id (nil on the alternate screen) and version.
+  private var drawn: [Int: (id: Int?, v: Int)] = [:]
+  private var size: (cols: Int, rows: Int)? = nil
+  private var title: String? = nil
+  private var modes: ScreenModes? = nil
+
+  public init() {}
+
+  /// Takes the terminal over: the alternate screen, cleared.
+  public static let enter = Array("\u{1B}[?1049h\u{1B}[H\u{1B}[2J".utf8)
+
+  /// Gives the terminal back: the modes it set off, the cursor shown, the main screen.
+  public static let leave = Array("\u{1B}[0m\u{1B}[?1l\u{1B}[?2004l\u{1B}[?25h\u{1B}[?1049l".utf8)
+
+  /// The bytes that bring the terminal from what it shows to `update`.
+  public mutating func draw(_ update: ScreenUpdate) -> [UInt8] {
+    if !update.alternate { alternateRows.removeAll() }
+    for line in update.lines {
+      if let id = line.id { lines[id] = line } else if let row = line.row { alternateRows[row] = line }
+    }
+    if let first = update.first, lines.count > 4 * update.rows + 1000 {
+      lines = lines.filter { $0.key >= first }
+    }
+    var out = "\u{1B}[?2026h\u{1B}[?25l"
+    if size.map({ $0.cols != update.cols || $0.rows != update.rows }) ?? true {
+      size = (update.cols, update.rows)
+      drawn.removeAll()
+      out += "\u{1B}[0m\u{1B}[H\u{1B}[2J"
+    }
+    for row in 0..<update.rows {
+      let line = update.alternate ? alternateRows[row] : update.top.flatMap { lines[$0 + row] }
+      let key = (id: line?.id, v: line?.v ?? -1)
+      if let shown = drawn[row], shown.id == key.id, shown.v == key.v { continue }
+      drawn[row] = key
+      out += "\u{1B}[\(row + 1);1H"
+      for run in line?.runs ?? [] { out += ScreenRenderer.sgr(run) + run.text }
+      out += "\u{1B}[0m\u{1B}[K"
+    }
+    if modes != update.modes {
+      let m = update.modes
+      out += "\u{1B}[?1\(m.applicationCursorKeys ? "h" : "l")\u{1B}[?2004\(m.bracketedPaste ? "h" : "l")"
+      modes = m
+    }
+    if title != update.title {
+      title = update.title
+      out += "\u{1B}]2;\(update.title.filter { $0 >= " " && $0 != "\u{7F}" })\u{07}"
+    }
+    if update.bell == true { out += "\u{07}" }
+    out += "\u{1B}[\(update.cursor.row + 1);\(update.cursor.col + 1)H"
+    if update.cursor.visible { out += "\u{1B}[?25h" }
+    out += "\u{1B}[?2026l"
+    return Array(out.utf8)
+  }
+
+  /// SGR 0 and the run's style: palette colours as 30–37/90–97 (40–47/100–107) or 38;5;N,
+  /// direct colour as 38;2;R;G;B; every underline style as plain underline.
+  static func sgr(_ run: ScreenRun) -> String {
+    var p = ["0"]
+    if run.bold == true { p.append("1") }
+    if run.faint == true { p.append("2") }
+    if run.italic == true { p.append("3") }
+    if run.underline != nil { p.append("4") }
+    if run.blink == true { p.append("5") }
+    if run.inverse == true { p.append("7") }
+    if run.invisible == true { p.append("8") }
+    if run.strikethrough == true { p.append("9") }
+    if let fg = run.fg { p.append(color(fg, base: 30, bright: 90, extended: 38)) }
+    if let bg = run.bg { p.append(color(bg, base: 40, bright: 100, extended: 48)) }
+    return "\u{1B}[" + p.joined(separator: ";") + "m"
+  }
+
+  private static func color(_ value: String, base: Int, bright: Int, extended: Int) -> String {
+    if value.hasPrefix("p"), let i = Int(value.dropFirst()) {
+      if i < 8 { return "\(base + i)" }
+      if i < 16 { return "\(bright + i - 8)" }
+      return "\(extended);5;\(i)"
+    }
+    if value.hasPrefix("#"), value.count == 7, let rgb = Int(value.dropFirst(), radix: 16) {
+      return "\(extended);2;\(rgb >> 16 & 0xFF);\(rgb >> 8 & 0xFF);\(rgb & 0xFF)"
+    }
+    return "\(base + 9)"
+  }
+}
