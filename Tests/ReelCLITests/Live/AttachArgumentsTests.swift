@@ -8,7 +8,8 @@ import XCTest
 final class AttachArgumentsTests: XCTestCase {
   func fields(_ c: AttachCommand) -> [String] {
     [
-      c.name, c.command ?? "<nil>", "\(c.readOnly)", "\(c.force)", "\(c.scrollbackLines)", c.ringSize,
+      c.name, c.command ?? "<nil>", "\(c.readOnly)", "\(c.force)", "\(c.render)", "\(c.scrollbackLines)",
+      c.ringSize,
       c.detachKey,
     ]
   }
@@ -20,6 +21,7 @@ final class AttachArgumentsTests: XCTestCase {
       ["work", "--scrollback-lines=25", "--ring-size", "8M", "--detach-key", "^A"],
       ["work", "--detach-key=none", "--read-only", "--ring-size=1G"], ["--", "work"],
       ["work", "--scrollback-lines=-3"], ["--force", "work"], ["work", "--force", "--read-only"],
+      ["--render", "work"], ["work", "--render", "--read-only", "-c", "top"],
     ]
     for list in lists {
       let quick = try XCTUnwrap(AttachArguments.parse(list), "\(list) not read")
@@ -34,7 +36,7 @@ final class AttachArgumentsTests: XCTestCase {
       [], ["--help"], ["-h"], ["a", "b"], ["work", "--nosuch"], ["work", "-c"],
       ["work", "-c", "--read-only"],
       ["work", "--read-only", "--read-only"], ["work", "-c", "a", "-c", "b"], ["work", "--force", "--force"],
-      ["work", "--scrollback-lines", "x"],
+      ["work", "--render", "--render"], ["work", "--scrollback-lines", "x"],
       ["work", "--read-only=yes"], ["-x"], ["work", "-cvim"],
     ]
     for list in lists { XCTAssertNil(AttachArguments.parse(list), "\(list)") }
