@@ -55,12 +55,12 @@ extension BenchRun {
         "remote latency: one key at a time into `cat`, from the key written to the client's PTY until the client draws"
           + " its echo, interleaved rounds (ssh and mosh to this machine through a bench sshd; mosh --predict=never)"
       )
-      BenchProgress.line("  client                       p50 ms    p95 ms   keys")
+      BenchProgress.line("  client                           p50 ms    p95 ms   keys")
       for row in rows {
         BenchProgress.line(
           String(
             format: "  %@ %8.2f  %8.2f  %5d",
-            row.name.padding(toLength: 26, withPad: " ", startingAt: 0) as NSString,
+            row.name.padding(toLength: 30, withPad: " ", startingAt: 0) as NSString,
             percentile(row.milliseconds, 0.5),
             percentile(row.milliseconds, 0.95), row.milliseconds.count))
       }

@@ -14,7 +14,8 @@ import TerminalEmulator
 /// `reel bench`'s keystroke-to-echo latency: a client in a PTY this process drives types one
 /// key at a time into `cat` (whose terminal echoes it); the time from writing the key to the
 /// client's PTY until reel's emulator, fed what the client draws, shows it. Clients: `reel
-/// attach` (local socket), `reel attach ws://` (through `reel serve`), `ssh` to this machine
+/// attach` (local socket), `reel attach ws://` (through `reel serve`), both with `--render`
+/// (the screen drawn from screen mode instead of the bytes passed through), `ssh` to this machine
 /// running `tmux attach`, and `mosh` (prediction off: the round trip, not a local guess) running
 /// `tmux attach`; ssh and mosh through an sshd the bench starts on loopback. Interleaved
 /// round by round.
@@ -42,6 +43,8 @@ enum RemoteLatencyBench {
     var clients: [(name: String, arguments: [String])] = [
       ("reel attach (local)", [exe, "attach", "latency"]),
       ("reel attach ws://", [exe, "attach", "ws://127.0.0.1:\(port)/latency"]),
+      ("reel attach --render (local)", [exe, "attach", "--render", "latency"]),
+      ("reel attach --render ws://", [exe, "attach", "--render", "ws://127.0.0.1:\(port)/latency"]),
     ]
     var notes: [String] = []
     let tmux = RecordingBench.which("tmux") ? TmuxServer(socket: "reel-latency-\(getpid())") : nil

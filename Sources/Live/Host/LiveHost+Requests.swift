@@ -52,6 +52,7 @@ extension LiveHost {
     case .input where holds:
       writeToProgram(session, frame.payload)
       session.recordInput(frame.payload)
+      c.screenFeed?.urgent = true
     case .resize where holds:
       session.resize(try frame.decode(LiveSize.self))
     case .detach:

@@ -12,12 +12,14 @@ extension LiveHost {
   }
 
   /// Sends `c` an update when one is due: output arrived, the last update was acknowledged
-  /// and a tick passed (`force`: now, whatever the viewer acknowledged — the attachment's
-  /// first and last).
+  /// and a tick passed — or the viewer typed since its last update (`force`: now, whatever
+  /// the viewer acknowledged — the attachment's first and last).
   func sendScreenUpdate(to c: LiveConnection, of session: LiveSession, force: Bool = false) {
     guard let feed = c.screenFeed, c.streaming else { return }
     let now = LiveSession.now()
-    guard force || (feed.dirty && feed.mayUpdate && now &- feed.sentAt >= LiveHost.viewerTick) else { return }
+    guard
+      force || (feed.dirty && feed.mayUpdate && (feed.urgent || now &- feed.sentAt >= LiveHost.viewerTick))
+    else { return }
     guard let update = feed.update(from: session.mirror.shadow, offset: session.outputBytes, at: now) else {
       return
     }
@@ -66,6 +68,7 @@ extension LiveHost {
     case .key:
       let bytes = feed.bytes(for: try frame.decode(KeyEvent.self), in: session.mirror.shadow)
       guard !bytes.isEmpty else { return }
+      feed.urgent = true
       writeToProgram(session, bytes)
       session.recordInput(bytes)
     default:

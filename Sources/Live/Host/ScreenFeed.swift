@@ -12,6 +12,9 @@ final class ScreenFeed {
   private(set) var acked = 0
   /// Output arrived (or the viewer asked) since the last update.
   var dirty = true
+  /// The viewer typed since the last update: its echo goes without waiting for a tick (still
+  /// after the acknowledgement), as a terminal's would.
+  var urgent = false
   /// When the last update was sent (microseconds, `LiveSession.now()`).
   var sentAt: UInt64 = 0
   /// Primary-screen and history lines the viewer holds: id → version.
@@ -57,6 +60,7 @@ final class ScreenFeed {
   /// already holds that state.
   func update(from terminal: Terminal, offset: Int, at now: UInt64) -> ScreenUpdate? {
     dirty = false
+    urgent = false
     var lines: [ScreenLine] = []
     let alternate = terminal.isAlternateScreen
     let top = alternate ? nil : terminal.screenTopLineID
