@@ -16,6 +16,7 @@ extension BenchRun {
     if figures.contains("catch-up") { fields.append(("catchUp", try catchUpFigures(exe: exe))) }
     if figures.contains("viewers") { fields.append(("viewers", try viewersFigure(exe: exe))) }
     if figures.contains("screen") { fields.append(("screenMode", try screenFigures(exe: exe))) }
+    if figures.contains("browser") { fields.append(("browser", try browserFigure(exe: exe))) }
     return .object(fields)
   }
 
@@ -185,6 +186,29 @@ extension BenchRun {
             ])
           })
       ),
+    ])
+  }
+
+  private func browserFigure(exe: String) throws -> JSONValue {
+    if let missing = BrowserBench.unavailable() {
+      if !json { BenchProgress.line("  (\(missing))") }
+      return .null
+    }
+    BenchProgress.step("remote: keystroke to DOM update in the browser viewer (headless Chromium)")
+    let times = try BrowserBench.run(exe: exe)
+    let sorted = times.sorted()
+    let p50 = sorted[sorted.count / 2]
+    let p95 = sorted[min(sorted.count - 1, sorted.count * 95 / 100)]
+    if !json {
+      BenchProgress.line(
+        "remote browser: one key at a time into `cat` in the browser viewer (headless Chromium, screen mode), from the"
+          + " key event to the render that shows its echo, timed inside the page")
+      BenchProgress.line(
+        String(format: "  browser viewer                   %6.2f    %6.2f   %5d", p50, p95, times.count))
+    }
+    return .object([
+      ("p50", .double((p50 * 100).rounded() / 100)), ("p95", .double((p95 * 100).rounded() / 100)),
+      ("keys", .int(times.count)),
     ])
   }
 }

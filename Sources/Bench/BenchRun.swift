@@ -25,7 +25,9 @@ package struct BenchOptions: Sendable {
   package var outageSeconds = 30.0
   /// The remote section's figures to measure (all by default).
   package var remoteFigures = BenchOptions.remoteFigureNames
-  package static let remoteFigureNames = ["throughput", "latency", "catch-up", "viewers", "screen"]
+  package static let remoteFigureNames = [
+    "throughput", "latency", "catch-up", "viewers", "screen", "browser",
+  ]
   package init() {}
 }
 

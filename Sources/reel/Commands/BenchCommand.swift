@@ -67,7 +67,9 @@ struct BenchCommand: ParsableCommand {
 
   @Option(
     name: .customLong("remote-figures"),
-    help: "Comma-separated figures of the remote section (throughput, latency, catch-up, viewers, screen).")
+    help:
+      "Comma-separated figures of the remote section (throughput, latency, catch-up, viewers, screen, browser)."
+  )
   var remoteFigures = BenchOptions.remoteFigureNames.joined(separator: ",")
 
   @Option(

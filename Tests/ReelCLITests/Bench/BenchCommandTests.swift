@@ -100,7 +100,8 @@ final class BenchCommandTests: XCTestCase {
     }
     let viewers = try XCTUnwrap(remote["viewers"] as? [String: Any])
     XCTAssertEqual(viewers["viewers"] as? Int, 5)
-    for key in ["aloneSeconds", "watchedSeconds", "slowdown", "aloneHostCPUSeconds", "watchedHostCPUSeconds"] {
+    for key in ["aloneSeconds", "watchedSeconds", "slowdown", "aloneHostCPUSeconds", "watchedHostCPUSeconds"]
+    {
       XCTAssertGreaterThan(viewers[key] as? Double ?? 0, 0, key)
     }
     // Screen mode: far fewer bytes than the output, and a catch-up of one screen's lines.
@@ -109,6 +110,13 @@ final class BenchCommandTests: XCTestCase {
     XCTAssertGreaterThan(printed, 0)
     XCTAssertLessThan(try XCTUnwrap(screen["screenModeBytes"] as? Int), printed)
     XCTAssertGreaterThan(try XCTUnwrap(screen["updates"] as? Int), 1)
+    // The browser figure, where Chromium and selenium are (CI installs them).
+    if let browser = remote["browser"] as? [String: Any] {
+      XCTAssertGreaterThan(browser["p50"] as? Double ?? 0, 0)
+      XCTAssertEqual(browser["keys"] as? Int, 120)
+    } else if ProcessInfo.processInfo.environment["CI"] != nil {
+      XCTFail("no browser figure in CI")
+    }
     for row in try XCTUnwrap(screen["catchUp"] as? [[String: Any]]) {
       XCTAssertLessThanOrEqual(row["lines"] as? Int ?? 99, 24, "\(row)")
       XCTAssertLessThan(row["sentBytes"] as? Int ?? .max, row["printedBytes"] as? Int ?? 0, "\(row)")

@@ -1,0 +1,113 @@
+import CLISupport
+import Foundation
+import Live
+import LiveProtocol
+import LiveServer
+
+/// `reel bench`'s browser figure: keystroke to DOM update in the browser viewer, in headless
+/// Chromium (Debian's chromium and chromium-driver, selenium from PyPI — left out with a note
+/// when missing). Inside the page, from dispatching a key event until its echo is in the page's
+/// rows (the test hook), one key at a time into `cat`; beside it, the same keys through `reel
+/// attach ws://` in a PTY (the remote latency figure's client), interleaved by round.
+enum BrowserBench {
+  static func unavailable() -> String? {
+    for file in ["/usr/bin/chromium", "/usr/bin/chromedriver"]
+    where !FileManager.default.isExecutableFile(atPath: file) {
+      return "browser figure left out: needs Debian's chromium and chromium-driver"
+    }
+    return RecordingBench.wallTime(["python3", "-c", "import selenium"]) == nil
+      ? "browser figure left out: needs selenium (pip install selenium)" : nil
+  }
+
+  /// Milliseconds per key, `keys` keys per round, `rounds` rounds.
+  static func run(exe: String, rounds: Int = 3, keys: Int = 40) throws -> [Double] {
+    let served = try RemoteBench.Served(exe: exe, token: TokenRecord(label: "bench", create: true))
+    defer { served.stop() }
+    try LiveBench.startSession(
+      "typed", command: "exec cat", cols: 80, rows: 24, exe: exe, directory: served.sockets)
+    defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["typed"]), in: served.sockets) }
+    let script = served.dir + "/browser_latency.py"
+    try driver.write(toFile: script, atomically: true, encoding: .utf8)
+    let output = served.dir + "/browser_latency.json"
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [
+      "python3", script, "http://127.0.0.1:\(served.port)", "typed", "\(rounds)", "\(keys)", output,
+    ]
+    // The token through the environment, never in arguments (`ps` shows those).
+    var environment = ProcessInfo.processInfo.environment
+    environment["REEL_TOKEN"] = served.token
+    process.environment = environment
+    process.standardOutput = FileHandle.nullDevice
+    let errors = Pipe()
+    process.standardError = errors
+    try process.run()
+    let complaint = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0,
+      let data = FileManager.default.contents(atPath: output),
+      let times = try JSONSerialization.jsonObject(with: data) as? [Double]
+    else {
+      let last = String(decoding: complaint, as: UTF8.self).split(separator: "\n").last ?? "no word"
+      throw CLIError("the browser figure failed: \(last)")
+    }
+    return times
+  }
+
+  /// Logs in, attaches, and times keys inside the page: a key event dispatched, then the first
+  /// render whose rows hold its echo (a MutationObserver on the screen).
+  static let driver = """
+    import json, os, sys
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    base, session, rounds, keys, output = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+    options = webdriver.ChromeOptions()
+    for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=900,640"]:
+        options.add_argument(a)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_script_timeout(20)
+    def state():
+        return driver.execute_script("return window.reelViewer ? window.reelViewer.state() : null")
+    def wait(check):
+        import time
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            s = state()
+            if s and check(s):
+                return s
+            time.sleep(0.02)
+        raise SystemExit("the page did not get there: %s" % json.dumps(state()))
+    TIME_KEY = '''
+    const [key, expected, done] = arguments;
+    const rows = () => window.reelViewer.state().rows.some(r => r.text === expected);
+    const start = performance.now();
+    const observer = new MutationObserver(() => {
+      if (rows()) { observer.disconnect(); done(performance.now() - start); }
+    });
+    observer.observe(document.getElementById("screen"), {childList: true, subtree: true});
+    document.dispatchEvent(new KeyboardEvent("keydown", {key: key, bubbles: true}));
+    '''
+    try:
+        driver.get(base + "/login#" + os.environ["REEL_TOKEN"])
+        wait(lambda s: session in s["available"])
+        driver.execute_script("window.reelViewer.attach(arguments[0])", session)
+        wait(lambda s: s["connection"].startswith("connected") and s["rows"])
+        times = []
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        for r in range(rounds):
+            line = ""
+            driver.execute_script("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}))")
+            for k in range(keys):
+                if len(line) >= 30:
+                    driver.execute_script("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}))")
+                    wait(lambda s, l=line: sum(1 for row in s["rows"] if row["text"] == l) >= 2)
+                    line = ""
+                key = letters[(r * keys + k) % 26]
+                line += key
+                times.append(driver.execute_async_script(TIME_KEY, key, line))
+        with open(output, "w") as f:
+            json.dump(times, f)
+    finally:
+        driver.quit()
+    """
+}
