@@ -40,9 +40,9 @@ public final class RemoteLink: @unchecked Sendable {
   private var relay: TerminalRelay? = nil
   /// The offset just past what the terminal was sent; where a reconnect resumes.
   private var offset: Int? = nil
-  /// Screen mode: what the terminal's renderer holds; a reconnect names its lines, and the
-  /// host sends only the others.
-  private var screen = ScreenState()
+  /// Screen mode: the lines the terminal's renderer holds (id → version); a reconnect names
+  /// them, and the host sends only the others.
+  private var heldLines: [Int: Int] = [:]
   /// What the terminal shows, for the title to give back after the status.
   private var mirror = Terminal(cols: 80, rows: 24)
   private var lastSize: LiveSize? = nil
@@ -121,7 +121,8 @@ public final class RemoteLink: @unchecked Sendable {
       if !first {
         current.resumeOffset = lock.withLock { offset }
         if current.screen != nil {
-          current.screen = ScreenRequest(held: lock.withLock { screen.held })
+          current.screen = ScreenRequest(
+            held: lock.withLock { heldLines.map { HeldLine(id: $0.key, v: $0.value) } })
         }
         if let size = lock.withLock({ lastSize }) {
           current.cols = size.cols
@@ -159,7 +160,14 @@ public final class RemoteLink: @unchecked Sendable {
           }
           await toTerminal(frame)
         case .screen:
-          if let update = try? frame.decode(ScreenUpdate.self) { lock.withLock { screen.apply(update) } }
+          if let update = try? frame.decode(ScreenUpdate.self) {
+            lock.withLock {
+              for line in update.lines { if let id = line.id { heldLines[id] = line.v } }
+              if let first = update.first, heldLines.count > 10_000 {
+                heldLines = heldLines.filter { $0.key >= first }
+              }
+            }
+          }
           await toTerminal(frame)
         case .end:
           round.ended = true
