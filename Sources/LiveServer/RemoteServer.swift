@@ -3,7 +3,6 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
-import HummingbirdWebSocket
 import Live
 import LiveProtocol
 import Logging
@@ -192,61 +191,18 @@ public final class RemoteServer: @unchecked Sendable {
   }
 
   private func serverBuilder() throws -> HTTPServerBuilder {
-    let router = Router(context: RemoteRequestContext.self)
-    router.ws("/ws") { [self] request, context in
-      // Refused before the handshake: a foreign page, a client of another version.
-      try checkUpgrade(request, from: context.remoteAddress)
-      return .upgrade([.secWebSocketProtocol: RemoteServer.subprotocol])
-    } onUpgrade: { [self] inbound, outbound, context in
-      let peer = context.requestContext.remoteAddress
-      // Refused after it, with a close code a client understands (docs/protocol.md).
-      let record: TokenRecord
-      switch authenticate(context.request, from: peer) {
-      case .success(let found): record = found
-      case .failure(let refusal):
-        // After the client's first message (its request), so that a client that reads only
-        // once it sent sees the close code (at most 5 s).
-        await RemoteServer.firstMessage(of: inbound, within: .seconds(5))
-        try await outbound.close(.unknown(refusal.code.rawValue), reason: refusal.reason)
-        return
-      }
-      guard connections.count < options.maxConnections else {
-        log("\(peer) token \(record.label): refused: \(options.maxConnections) connections already")
-        try await outbound.close(.unknown(CloseCode.overloaded.rawValue), reason: "too many connections")
-        return
-      }
-      let transport = WebSocketTransport(inbox: inbox) { [log] payload in
-        log("\(peer) token \(record.label): attached with \(payload.rawValue)")
-      }
-      let grant = LiveGrant(
-        capabilities: record.capabilities, sessions: record.sessionScope,
-        sessionEnvironment: grantDefaults.environment, sessionDirectory: grantDefaults.directory)
-      connections.add(transport, label: record.label)
-      log("\(peer) token \(record.label): connected")
-      inbox.admit(transport, grant: grant)
-      defer { connections.remove(transport) }
-      do {
-        try await transport.run(inbound: inbound, outbound: outbound)
-      } catch {
-        log("\(peer) token \(record.label): closed: \(error)")
-        throw error
-      }
-      let (code, reason) = transport.endedWith
-      log("\(peer) token \(record.label): closed \(code.rawValue)" + (reason.map { " (\($0))" } ?? ""))
-    }
-    // Plain HTTP connections idle for 30 s are closed; WebSockets are pinged instead.
-    let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
-      http1: .init(idleTimeout: .seconds(30)),
-      ws: WebSocketServerConfiguration(
-        maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(options.pingSeconds)),
-        validateUTF8: true))
     let tls = try tlsConfiguration()
-    let webSocketResponder = router.buildResponder()
     let gate = handshakes
+    let server = self
     return HTTPServerBuilder { responder in
-      let http = HTTP1WebSocketUpgradeChannel(
-        responder: responder, webSocketResponder: webSocketResponder, configuration: configuration)
-      let gated = GatedChannel(base: http, gate: gate)
+      // Plain HTTP connections idle for 30 s are closed; WebSockets are pinged instead.
+      let channel = LiveHTTPChannel(
+        responder: responder, http1: .init(idleTimeout: .seconds(30)), maxFrame: 1 << 20,
+        maxMessage: WebSocketTransport.maxIncomingMessage,
+        pingInterval: .seconds(Int64(server.options.pingSeconds)), subprotocol: RemoteServer.subprotocol,
+        check: { head, channel in server.refusal(of: head, from: RemoteServer.peer(channel)) },
+        connected: { endpoint, head in await server.serve(endpoint, head: head) })
+      let gated = GatedChannel(base: channel, gate: gate)
       guard let tls else { return gated }
       return try TLSChannel(gated, tlsConfiguration: tls)
     }
@@ -262,75 +218,6 @@ public final class RemoteServer: @unchecked Sendable {
     } catch {
       throw LiveError("cannot load the TLS certificate or key (\(certificate), \(key)): \(error)")
     }
-  }
-
-  /// Checks every upgrade passes before the handshake: a foreign `Origin` is refused
-  /// (cross-site WebSocket hijacking), and the subprotocol must be this version's.
-  func checkUpgrade(_ request: Request, from peer: String) throws {
-    for origin in request.headers[values: .origin]
-    where !RemoteServer.sameOrigin(origin, authority: request.head.authority) {
-      log("\(peer): refused: foreign origin \(origin)")
-      throw HTTPError(.forbidden, message: "foreign origin")
-    }
-    let offered = (request.headers[.secWebSocketProtocol] ?? "").split(separator: ",").map {
-      $0.trimmingCharacters(in: .whitespaces)
-    }
-    guard offered.contains(RemoteServer.subprotocol) else {
-      log("\(peer): refused: no \(RemoteServer.subprotocol) subprotocol offered")
-      throw HTTPError(.badRequest, message: "this server speaks \(RemoteServer.subprotocol)")
-    }
-  }
-
-  struct Refusal: Error {
-    let code: CloseCode
-    let reason: String
-  }
-
-  /// The token record the request's bearer token (or `reel_token` cookie) names; an address
-  /// with too many recent failures is refused whatever it presents.
-  func authenticate(_ request: Request, from peer: String) -> Result<TokenRecord, Refusal> {
-    guard attempts.allowed(peer) else {
-      log("\(peer): refused: too many failed attempts")
-      return .failure(Refusal(code: .overloaded, reason: "too many failed attempts; wait a minute"))
-    }
-    let records = (try? tokens.records()) ?? []
-    guard let token = RemoteServer.presentedToken(request), let record = TokenStore.match(token, in: records)
-    else {
-      attempts.failed(peer)
-      log("\(peer): refused: bad or missing token")
-      return .failure(Refusal(code: .notAllowed, reason: "authentication failed"))
-    }
-    try? tokens.markUsed(label: record.label)
-    return .success(record)
-  }
-
-  /// Waits for the client's first message, or `limit`.
-  static func firstMessage(of inbound: WebSocketInboundStream, within limit: Duration) async {
-    await withTaskGroup(of: Void.self) { group in
-      group.addTask {
-        var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
-        _ = try? await messages.next()
-      }
-      group.addTask { try? await Task.sleep(for: limit) }
-      await group.next()
-      group.cancelAll()
-    }
-  }
-
-  /// `Authorization: Bearer TOKEN`, else the `reel_token` cookie.
-  static func presentedToken(_ request: Request) -> String? {
-    if let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") {
-      return String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
-    }
-    for cookies in request.headers[values: .cookie] {
-      for pair in cookies.split(separator: ";") {
-        let parts = pair.split(separator: "=", maxSplits: 1)
-        if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == "reel_token" {
-          return String(parts[1])
-        }
-      }
-    }
-    return nil
   }
 
   /// Whether a request with `Origin: origin` may open a WebSocket here: a page's origin
@@ -367,16 +254,13 @@ public final class RemoteServer: @unchecked Sendable {
 
 /// The request context of `reel serve`: Hummingbird's, with the peer's address for logs and
 /// the failed-attempt limit.
-struct RemoteRequestContext: RequestContext, WebSocketRequestContext {
+struct RemoteRequestContext: RequestContext {
   var coreContext: CoreRequestContextStorage
-  let webSocket: WebSocketHandlerReference<RemoteRequestContext>
   let remoteAddress: String
 
   init(source: ApplicationRequestContextSource) {
     coreContext = .init(source: source)
-    webSocket = .init()
-    let address = source.channel.remoteAddress
-    remoteAddress = address.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?"
+    remoteAddress = RemoteServer.peer(source.channel)
   }
 }
 

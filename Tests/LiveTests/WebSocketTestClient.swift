@@ -50,7 +50,7 @@ final class WebSocketTestClient: TestClient, @unchecked Sendable {
             }
           }
         }
-        finish(code: close.map { RemoteLink.number($0.closeCode) }, failure: nil)
+        finish(code: close.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) }, failure: nil)
       } catch {
         finish(code: nil, failure: "\(error)")
       }

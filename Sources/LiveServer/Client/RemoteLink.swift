@@ -1,10 +1,7 @@
 import Foundation
-import HTTPTypes
-import HummingbirdWSClient
 import LiveProtocol
-import Logging
 import NIOCore
-import NIOWebSocket
+import NIOPosix
 import TerminalEmulator
 
 #if canImport(Glibc)
@@ -15,7 +12,8 @@ import TerminalEmulator
 
 /// The network client's connection keeper: one end of a socket pair speaks the live protocol
 /// to the terminal loop (`AttachedTerminal`, exactly as with a local host); the link carries
-/// its frames over a WebSocket to `reel serve` and keeps that connection up. When it drops, the
+/// its frames over a WebSocket to `reel serve` and keeps that connection up. Both ends run on
+/// one event loop: a frame goes from one socket to the other on the thread that read it. When it drops, the
 /// terminal keeps what it shows, the window title says "reconnecting", and the link retries
 /// with exponential backoff and jitter; back, it asks to resume from the offset the terminal
 /// shows — the host sends only what was missed, or a repaint when its buffer no longer holds
@@ -34,8 +32,11 @@ public final class RemoteLink: @unchecked Sendable {
 
   public let endpoint: RemoteEndpoint
   public let credentials: RemoteCredentials
+  /// The event loop both sockets run on.
+  private let loop: EventLoop = MultiThreadedEventLoopGroup.singleton.next()
   private let lock = NSLock()
-  private var outbound: WebSocketOutboundWriter? = nil
+  /// The connection frames go to, once the host accepted the request.
+  private var socket: WebSocketEndpoint? = nil
   /// The socket pair's end towards the terminal loop.
   private var relay: TerminalRelay? = nil
   /// The offset just past what the terminal was sent; where a reconnect resumes.
@@ -69,15 +70,11 @@ public final class RemoteLink: @unchecked Sendable {
   /// a refusal is thrown as its message.
   public func ask(_ request: LiveRequest) throws -> LiveReply {
     let answer = Answer()
-    let link = self
-    Task {
-      let round = Round()
-      let outcome = await link.connect(request) { frame, _ in
-        if frame.type == .reply { round.reply = try? frame.decode(LiveReply.self) }
-        return frame.type == .reply
-      }
-      answer.give(round.reply, outcome: outcome)
-    }
+    let round = Round()
+    connect(request) { frame, _ in
+      if frame.type == .reply { round.reply = try? frame.decode(LiveReply.self) }
+      return frame.type == .reply
+    }.whenSuccess { outcome in answer.give(round.reply, outcome: outcome) }
     return try answer.wait(endpoint: endpoint)
   }
 
@@ -92,8 +89,14 @@ public final class RemoteLink: @unchecked Sendable {
       throw LiveError("cannot create a socket pair (\(String(cString: strerror(errno))))")
     }
     for fd in pair { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    let link = self
     do {
-      relay = try TerminalRelay(descriptor: pair[1])
+      relay = try TerminalRelay(
+        descriptor: pair[1], on: loop,
+        events: TerminalRelay.Events(
+          frame: { link.fromTerminal($0) },
+          writable: { link.terminalDrained() },
+          closed: { link.terminalClosed() }))
     } catch {
       close(pair[0])
       close(pair[1])
@@ -102,8 +105,6 @@ public final class RemoteLink: @unchecked Sendable {
     lastSize = request.cols.flatMap { cols in request.rows.map { LiveSize(cols: cols, rows: $0) } }
     mirror = Terminal(cols: request.cols ?? 80, rows: request.rows ?? 24)
     let answer = Answer()
-    let link = self
-    startReadingTerminal()
     Task { await link.keep(request, answer: answer) }
     do {
       return (pair[0], try answer.wait(endpoint: endpoint))
@@ -131,53 +132,11 @@ public final class RemoteLink: @unchecked Sendable {
       }
       let round = Round()
       let isFirst = first
-      let outcome = await connect(current) { [self] frame, outbound in
-        switch frame.type {
-        case .reply:
-          let reply = try? frame.decode(LiveReply.self)
-          round.replied = true
-          if isFirst {
-            answer.give(reply, outcome: .lost(nil))
-          } else if reply?.ok == true {
-            lock.withLock {
-              self.attempt = 0
-              if reply?.payload == .resume { resumes += 1 } else { repaints += 1 }
-            }
-            await clearStatus()
-          }
-          guard reply?.ok == true else { return true }
-          lock.withLock { self.outbound = outbound }
-        case .output:
-          lock.withLock {
-            offset = (frame.offset ?? 0) + frame.payload.count
-            mirror.feed(frame.payload)
-          }
-          await toTerminal(frame)
-        case .repaint:
-          lock.withLock {
-            offset = frame.offset
-            mirror.feed(frame.payload)
-          }
-          await toTerminal(frame)
-        case .screen:
-          if let update = try? frame.decode(ScreenUpdate.self) {
-            lock.withLock {
-              for line in update.lines { if let id = line.id { heldLines[id] = line.v } }
-              if let first = update.first, heldLines.count > 10_000 {
-                heldLines = heldLines.filter { $0.key >= first }
-              }
-            }
-          }
-          await toTerminal(frame)
-        case .end:
-          round.ended = true
-          await toTerminal(frame)
-        default:
-          await toTerminal(frame)
-        }
-        return false
-      }
-      lock.withLock { self.outbound = nil }
+      let outcome =
+        (try? await connect(current) { [self] frame, socket in
+          take(frame, from: socket, round: round, first: isFirst, answer: answer)
+        }.get()) ?? .lost(nil)
+      lock.withLock { self.socket = nil }
       if first && !round.replied {
         answer.give(nil, outcome: outcome)
         closeTerminal()
@@ -190,11 +149,11 @@ public final class RemoteLink: @unchecked Sendable {
       }
       if case .closed(let code, let reason) = outcome, code.isFinal {
         finalClose = (code, reason)
-        await toTerminal(
+        toTerminal(
           Frame(
             .notice, Array("reel: \(endpoint.name) closed the connection: \(reason) (\(code.rawValue))".utf8))
         )
-        await clearStatus()
+        clearStatus()
         closeTerminal()
         return
       }
@@ -203,92 +162,91 @@ public final class RemoteLink: @unchecked Sendable {
         return self.attempt
       }
       let delay = RemoteLink.delay(attempt: attempt)
-      await showStatus(
+      showStatus(
         "reconnecting to \(endpoint.name) — attempt \(attempt), next in \(String(format: "%.1f", delay)) s")
       await waitOffline(seconds: delay)
       if lock.withLock({ detachRequested || terminalGone }) {
-        await clearStatus()
-        if let frame = try? Frame(.end, json: LiveEnd(.detached)) { await toTerminal(frame) }
+        clearStatus()
+        if let frame = try? Frame(.end, json: LiveEnd(.detached)) { toTerminal(frame) }
         closeTerminal()
         return
       }
     }
   }
 
-  enum Outcome: Sendable {
-    /// The server closed the WebSocket with this code.
-    case closed(CloseCode, String)
-    /// The connection failed or dropped without a code worth keeping.
-    case lost(String?)
-  }
-
-  /// One WebSocket connection: sends `request`, hands each frame to `take` (which returns
-  /// true to stop), and says how it ended.
-  private func connect(
-    _ request: LiveRequest, _ take: @escaping @Sendable (Frame, WebSocketOutboundWriter) async -> Bool
-  ) async -> Outcome {
-    var headers = HTTPFields()
-    headers[.authorization] = "Bearer \(credentials.token)"
-    headers[.secWebSocketProtocol] = RemoteServer.subprotocol
-    let configuration = WebSocketClientConfiguration(
-      maxFrameSize: 1 << 20, additionalHeaders: headers,
-      autoPing: .enabled(timePeriod: .seconds(RemoteLink.pingSeconds)),
-      sniHostname: endpoint.secure ? endpoint.host : nil)
-    var logger = Logger(label: "reel-remote")
-    logger.logLevel = .critical
-    do {
-      let tls = try credentials.tlsConfiguration(for: endpoint)
-      let close = try await WebSocketClient.connect(
-        url: endpoint.webSocketURL, configuration: configuration, tlsConfiguration: tls, logger: logger
-      ) { inbound, outbound, _ in
-        try await outbound.writeBinaryMessage(ByteBuffer(bytes: try Frame(.request, json: request).encoded))
-        for try await message in inbound.messages(maxSize: FrameFormat.maxPayload + 64) {
-          guard case .binary(var buffer) = message else { continue }
-          let frame = try Frame(message: buffer.readBytes(length: buffer.readableBytes) ?? [])
-          if await take(frame, outbound) {
-            try await outbound.close(.normalClosure, reason: nil)
-            return
+  /// A frame from the host (on the event loop); true ends the connection.
+  private func take(_ frame: Frame, from socket: WebSocketEndpoint, round: Round, first: Bool, answer: Answer)
+    -> Bool
+  {
+    switch frame.type {
+    case .reply:
+      let reply = try? frame.decode(LiveReply.self)
+      round.replied = true
+      if first {
+        answer.give(reply, outcome: .lost(nil))
+      } else if reply?.ok == true {
+        lock.withLock {
+          self.attempt = 0
+          if reply?.payload == .resume { resumes += 1 } else { repaints += 1 }
+        }
+        clearStatus()
+      }
+      guard reply?.ok == true else { return true }
+      lock.withLock { self.socket = socket }
+    case .output:
+      lock.withLock {
+        offset = (frame.offset ?? 0) + frame.payload.count
+        mirror.feed(frame.payload)
+      }
+      toTerminal(frame)
+    case .repaint:
+      lock.withLock {
+        offset = frame.offset
+        mirror.feed(frame.payload)
+      }
+      toTerminal(frame)
+    case .screen:
+      if let update = try? frame.decode(ScreenUpdate.self) {
+        lock.withLock {
+          for line in update.lines { if let id = line.id { heldLines[id] = line.v } }
+          if let first = update.first, heldLines.count > 10_000 {
+            heldLines = heldLines.filter { $0.key >= first }
           }
         }
       }
-      guard let close else { return .lost(nil) }
-      let number = RemoteLink.number(close.closeCode)
-      guard let code = CloseCode(rawValue: UInt16(clamping: number)) else {
-        return number == 1000 ? .closed(.normal, close.reason ?? "") : .lost("close code \(number)")
-      }
-      return .closed(code, close.reason ?? "")
-    } catch let error as LiveError {
-      return .lost(error.message)
-    } catch {
-      return .lost("\(error)")
+      toTerminal(frame)
+    case .end:
+      round.ended = true
+      toTerminal(frame)
+    default:
+      toTerminal(frame)
     }
+    // A terminal slower than the network: stop reading the network until it drains.
+    if let relay, !relay.isWritable { try? socket.channel.syncOptions?.setOption(.autoRead, value: false) }
+    return false
   }
 
-  /// The number of a WebSocket close code (NIO's own conversion).
-  public static func number(_ code: WebSocketErrorCode) -> Int { Int(UInt16(webSocketErrorCode: code)) }
-
-  // MARK: - The terminal loop's side
-
-  /// Passes the terminal loop's frames on (or, while disconnected, keeps the size, drops
-  /// keys and notes a detach), in order, as the relay reads them.
-  private func startReadingTerminal() {
-    guard let relay else { return }
-    let link = self
-    Task {
-      for await frame in relay.frames { await link.fromTerminal(frame) }
-      link.lock.withLock { link.terminalGone = true }
-      if let outbound = link.lock.withLock({ link.outbound }) {
-        try? await outbound.close(.normalClosure, reason: nil)
-      }
-    }
+  /// One WebSocket connection: sends `request`, hands each frame to `take` on the event loop
+  /// (true stops), and says how it ended.
+  private func connect(
+    _ request: LiveRequest, _ take: @escaping (Frame, WebSocketEndpoint) -> Bool
+  ) -> EventLoopFuture<RemoteConnection.Outcome> {
+    RemoteConnection.run(
+      endpoint, credentials: credentials, request: request, on: loop,
+      pingInterval: .seconds(RemoteLink.pingSeconds), take: take)
   }
 
-  private func fromTerminal(_ frame: Frame) async {
+  // MARK: - The terminal loop's side (on the event loop)
+
+  /// Passes a frame of the terminal loop on (or, while disconnected, keeps the size, drops
+  /// keys and notes a detach).
+  private func fromTerminal(_ frame: Frame) {
     if frame.type == .resize, let size = try? frame.decode(LiveSize.self) {
       lock.withLock { lastSize = size }
     }
-    if let outbound = lock.withLock({ outbound }) {
-      if (try? await outbound.writeBinaryMessage(ByteBuffer(bytes: frame.encoded))) != nil { return }
+    if let socket = lock.withLock({ socket }), socket.channel.isActive {
+      socket.send(ByteBuffer(bytes: frame.encoded))
+      return
     }
     switch frame.type {
     case .input:
@@ -296,7 +254,7 @@ public final class RemoteLink: @unchecked Sendable {
         droppedKeys += frame.payload.count
         return droppedKeys == frame.payload.count
       }
-      if first { await showStatus("disconnected from \(endpoint.name); keys typed now are not sent") }
+      if first { showStatus("disconnected from \(endpoint.name); keys typed now are not sent") }
     case .detach:
       lock.withLock { detachRequested = true }
     default:
@@ -304,8 +262,20 @@ public final class RemoteLink: @unchecked Sendable {
     }
   }
 
+  /// The terminal loop caught up: read the network again.
+  private func terminalDrained() {
+    guard let socket = lock.withLock({ socket }) else { return }
+    try? socket.channel.syncOptions?.setOption(.autoRead, value: true)
+    socket.channel.read()
+  }
+
+  private func terminalClosed() {
+    lock.withLock { terminalGone = true }
+    if let socket = lock.withLock({ socket }) { socket.close(code: 1000, reason: nil) }
+  }
+
   /// Waits `seconds`, or less when the terminal loop asked to detach or ended (looked at
-  /// every 50 ms: a stream's iterator, cancelled once, would end for good).
+  /// every 50 ms).
   private func waitOffline(seconds: Double) async {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     while ContinuousClock.now < deadline {
@@ -315,26 +285,24 @@ public final class RemoteLink: @unchecked Sendable {
   }
 
   /// The status in the window title (the session owns every row).
-  private func showStatus(_ text: String) async {
+  private func showStatus(_ text: String) {
     let note = lock.withLock { droppedKeys > 0 ? "; \(droppedKeys) typed bytes not sent" : "" }
     lock.withLock { statusShown = true }
-    await toTerminal(Frame(.status, Array("\u{1B}]2;reel: \(text)\(note)\u{07}".utf8)))
+    toTerminal(Frame(.status, Array("\u{1B}]2;reel: \(text)\(note)\u{07}".utf8)))
   }
 
   /// Gives the session's title back.
-  private func clearStatus() async {
+  private func clearStatus() {
     let title = lock.withLock { () -> String? in
       guard statusShown else { return nil }
       statusShown = false
       droppedKeys = 0
       return mirror.title
     }
-    if let title { await toTerminal(Frame(.status, Array("\u{1B}]2;\(title)\u{07}".utf8))) }
+    if let title { toTerminal(Frame(.status, Array("\u{1B}]2;\(title)\u{07}".utf8))) }
   }
 
-  private func toTerminal(_ frame: Frame) async {
-    await relay?.write(frame)
-  }
+  private func toTerminal(_ frame: Frame) { relay?.write(frame) }
 
   private func closeTerminal() { relay?.close() }
 }
@@ -351,9 +319,9 @@ final class Answer: @unchecked Sendable {
   private let condition = NSCondition()
   private var given = false
   private var reply: LiveReply? = nil
-  private var outcome: RemoteLink.Outcome? = nil
+  private var outcome: RemoteConnection.Outcome? = nil
 
-  func give(_ reply: LiveReply?, outcome: RemoteLink.Outcome) {
+  func give(_ reply: LiveReply?, outcome: RemoteConnection.Outcome) {
     condition.withLock {
       guard !given else { return }
       given = true

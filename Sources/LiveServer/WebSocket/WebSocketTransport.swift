@@ -1,13 +1,14 @@
 import Foundation
-import HummingbirdWebSocket
 import Live
 import LiveProtocol
 import NIOCore
 import NIOWebSocket
 
-/// A client on a WebSocket, driven by the server's event loop: each binary message holds
+/// A client on a WebSocket, driven by the connection's event loop: each binary message holds
 /// exactly one frame, both ways. The host's thread queues frames and pulls the client's; the
-/// connection's task writes the queue as the socket takes it and reads the client's messages,
+/// event loop writes the queue as the socket takes it (one hop from the host's thread, and
+/// several frames queued meanwhile go in one go) and hands the client's messages on as they
+/// are read — a key goes to the program from the event loop itself when the host is idle —
 /// waking the host through its inbox. The WebSocket closes with the `CloseCode` of the last
 /// word the host said (an end, a refusal), so a client knows whether to come back.
 final class WebSocketTransport: LiveTransport, @unchecked Sendable {
@@ -31,24 +32,43 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
   /// The queue refused output since it last drained: the host wants to hear when it has (to
   /// repaint the client that fell behind); otherwise a drained queue is no news.
   private var overflowed = false
-  /// The WebSocket protocol error that ended the connection (the library closes with its code).
-  private var breach: (any Error)? = nil
-  private var readerWaiting: CheckedContinuation<Void, Never>? = nil
-  private let writerWakes: AsyncStream<Void>
-  private let writerWake: AsyncStream<Void>.Continuation
+  /// How the connection ended, once it did.
+  private var ending: WebSocketEndpoint.Ending? = nil
+  /// A drain of the queue is scheduled on the event loop.
+  private var drainScheduled = false
+  /// Reading is paused: the host holds `incomingLimit` bytes of this client's frames.
+  private var readingPaused = false
+  private let endpoint: WebSocketEndpoint
+  private let eventLoop: EventLoop
 
   /// Called (on the host's thread) each time the host attaches this client, with how it
   /// brought the client's screen up to date.
   private let onAttached: @Sendable (AttachPayload) -> Void
 
-  init(inbox: LiveHost.Inbox, onAttached: @escaping @Sendable (AttachPayload) -> Void = { _ in }) {
+  init(
+    inbox: LiveHost.Inbox, endpoint: WebSocketEndpoint, eventLoop: EventLoop,
+    onAttached: @escaping @Sendable (AttachPayload) -> Void = { _ in }
+  ) {
     self.inbox = inbox
+    self.endpoint = endpoint
+    self.eventLoop = eventLoop
     self.onAttached = onAttached
-    (writerWakes, writerWake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
   }
 
-  /// How the connection ended (for the server's log line).
-  var endedWith: (code: CloseCode, reason: String?) { condition.withLock { (closeCode, closeReason) } }
+  /// How the connection ended (for the server's log line): the code the host closed with, or
+  /// what the peer or the network did.
+  var endedWith: String {
+    condition.withLock {
+      switch ending {
+      case .closed(let code, let reason)?:
+        return "closed \(code)" + (reason.isEmpty ? "" : " (\(reason))")
+      case .lost(let why)?:
+        return "closed: \(why)"
+      case nil:
+        return "closed \(closeCode.rawValue)" + (closeReason.map { " (\($0))" } ?? "")
+      }
+    }
+  }
 
   // MARK: - The host's side
 
@@ -61,7 +81,7 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
       if !taken { overflowed = true }
       return taken
     }
-    writerWake.yield()
+    scheduleDrain()
     if let attached { onAttached(attached) }
     return taken
   }
@@ -69,8 +89,10 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
   var queuedBytes: Int { condition.withLock { outgoing.count + inFlight } }
 
   func nextFrame() throws -> Frame? {
-    var resume: CheckedContinuation<Void, Never>? = nil
-    defer { resume?.resume() }
+    var resume = false
+    defer {
+      if resume { eventLoop.execute { self.resumeReading() } }
+    }
     return try condition.withLock {
       guard !incoming.isEmpty else {
         if let failure {
@@ -81,9 +103,9 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
       }
       let frame = incoming.removeFirst()
       incomingBytes -= frame.encodedCount
-      if incomingBytes < WebSocketTransport.incomingLimit {
-        resume = readerWaiting
-        readerWaiting = nil
+      if readingPaused && incomingBytes < WebSocketTransport.incomingLimit {
+        readingPaused = false
+        resume = true
       }
       return frame
     }
@@ -93,17 +115,12 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
 
   func finish() {
     condition.withLock { finishing = true }
-    writerWake.yield()
+    scheduleDrain()
   }
 
   func close() {
-    let waiting = condition.withLock { () -> CheckedContinuation<Void, Never>? in
-      closed = true
-      defer { readerWaiting = nil }
-      return readerWaiting
-    }
-    waiting?.resume()
-    writerWake.yield()
+    condition.withLock { closed = true }
+    scheduleDrain(force: true)
   }
 
   /// Ends the connection because its token no longer allows it (revoked, expired).
@@ -148,68 +165,59 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
     return nil
   }
 
-  // MARK: - The connection's task
+  // MARK: - The event loop's side
 
-  /// Reads and writes until either side ends the connection. Throws the WebSocket protocol
-  /// error a client committed (an oversized message, broken UTF-8 in text, a stray
-  /// continuation): the WebSocket library closes with that error's code (1009, 1007, 1002).
-  func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
-    await withTaskGroup(of: Void.self) { group in
-      group.addTask { await self.read(inbound) }
-      await self.write(outbound)
-      group.cancelAll()
-    }
-    if let breach = condition.withLock({ breach }) { throw breach }
+  /// Starts hearing the connection (on its event loop).
+  func start() {
+    let transport = self
+    endpoint.start(
+      WebSocketEndpoint.Events(
+        message: { transport.received($0) },
+        text: { transport.fail("text messages are not reel frames; send each frame as one binary message") },
+        writable: { transport.drain() },
+        ended: { transport.ended($0) }))
   }
 
-  private func read(_ inbound: WebSocketInboundStream) async {
+  /// A client's message: one frame for the host (on the event loop).
+  private func received(_ message: ByteBuffer) {
+    let frame: Frame
     do {
-      for try await message in inbound.messages(maxSize: WebSocketTransport.maxIncomingMessage) {
-        guard case .binary(var buffer) = message else {
-          fail("text messages are not reel frames; send each frame as one binary message")
-          return
-        }
-        let frame = try Frame(message: buffer.readBytes(length: buffer.readableBytes) ?? [])
-        await waitForRoom()
-        let gone = condition.withLock { () -> Bool in
-          guard !closed else { return true }
-          incoming.append(frame)
-          incomingBytes += frame.encodedCount
-          return false
-        }
-        if gone { return }
-        // A key goes to the program from here when the host is idle (no thread switch).
-        if frame.type == .input && inbox.serveNow(self) { continue }
-        inbox.wake()
-      }
+      frame = try Frame(message: Array(message.readableBytesView))
     } catch let error as LiveError {
       fail(error.message)
       return
     } catch {
-      // The peer went away or broke the WebSocket protocol: the attachment ends, and the
-      // library closes with the error's code.
-      condition.withLock { breach = error }
+      fail("\(error)")
+      return
     }
-    condition.withLock { closed = true }
-    writerWake.yield()
+    let (gone, pause) = condition.withLock { () -> (Bool, Bool) in
+      guard !closed else { return (true, false) }
+      incoming.append(frame)
+      incomingBytes += frame.encodedCount
+      guard !readingPaused && incomingBytes >= WebSocketTransport.incomingLimit else { return (false, false) }
+      readingPaused = true
+      return (false, true)
+    }
+    if gone { return }
+    if pause { try? endpoint.channel.syncOptions?.setOption(.autoRead, value: false) }
+    // A key goes to the program from here when the host is idle (no thread switch).
+    if frame.type == .input && inbox.serveNow(self) { return }
     inbox.wake()
   }
 
-  /// Whether the client may be read on (closed: nothing will wait). Locked.
-  private var hasRoom: Bool { closed || incomingBytes < WebSocketTransport.incomingLimit }
+  private func resumeReading() {
+    let channel = endpoint.channel
+    try? channel.syncOptions?.setOption(.autoRead, value: true)
+    channel.read()
+  }
 
-  /// Suspends while the host holds `incomingLimit` bytes of this client's frames.
-  private func waitForRoom() async {
-    // Almost always there is room: no suspension (each is a hop through the executor).
-    if condition.withLock({ hasRoom }) { return }
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let ready = condition.withLock { () -> Bool in
-        if hasRoom { return true }
-        readerWaiting = continuation
-        return false
-      }
-      if ready { continuation.resume() }
+  private func ended(_ how: WebSocketEndpoint.Ending) {
+    condition.withLock {
+      closed = true
+      if ending == nil { ending = how }
+      condition.broadcast()
     }
+    inbox.wake()
   }
 
   /// The client broke the protocol: the host refuses it (and closes) when it pulls next.
@@ -218,62 +226,77 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
     inbox.wake()
   }
 
-  private enum Step {
-    case send([Frame])
-    case close(CloseCode, String?)
-    case wait
-    case stop
+  /// Has the event loop write what the host queued (once for many frames queued meanwhile).
+  private func scheduleDrain(force: Bool = false) {
+    let schedule = condition.withLock { () -> Bool in
+      guard !drainScheduled || force else { return false }
+      drainScheduled = true
+      return true
+    }
+    if schedule { eventLoop.execute { self.drain() } }
   }
 
-  private func write(_ outbound: WebSocketOutboundWriter) async {
-    var wakes = writerWakes.makeAsyncIterator()
-    while true {
+  private enum Step {
+    case send([Frame], Int)
+    case close(CloseCode, String?)
+    case wait
+  }
+
+  /// Writes queued frames while the socket takes them; closes when the host said its last
+  /// word (on the event loop).
+  private func drain() {
+    let writable = endpoint.channel.isWritable
+    var wrote = false
+    loop: while true {
       let step = condition.withLock { () -> Step in
-        if breach != nil { return .stop }
+        drainScheduled = false
+        if ending != nil { return .wait }
         if closed { return .close(closeCode, closeReason) }
-        let run = outgoing.popMessage()
-        if !run.isEmpty {
-          inFlight = run.reduce(0) { $0 + $1.encodedCount }
-          return .send(run)
+        if writable {
+          let run = outgoing.popMessage()
+          if !run.isEmpty {
+            let bytes = run.reduce(0) { $0 + $1.encodedCount }
+            inFlight += bytes
+            return .send(run, bytes)
+          }
         }
-        if finishing {
+        if finishing && outgoing.isEmpty {
           closed = true
           return .close(closeCode, closeReason)
         }
         return .wait
       }
       switch step {
-      case .send(let run):
-        var failed = false
+      case .send(let run, let bytes):
         // One frame: the message every client of the session sends; a merged run: its own.
         let buffer = run.count == 1 ? SharedMessages.shared.message(for: run[0]) : SharedMessages.encode(run)
-        do {
-          try await outbound.writeBinaryMessage(buffer)
-        } catch {
-          failed = true
-        }
-        let drained = condition.withLock { () -> Bool in
-          inFlight = 0
-          if failed { closed = true }
-          condition.broadcast()
-          guard outgoing.isEmpty && overflowed else { return false }
-          overflowed = false
-          return true
-        }
-        // The host repaints a client that fell behind once its queue drained.
-        if drained || failed { inbox.wake() }
+        let written = eventLoop.makePromise(of: Void.self)
+        written.futureResult.whenComplete { result in self.wrote(bytes, failed: (try? result.get()) == nil) }
+        endpoint.send(buffer, flush: false, promise: written)
+        wrote = true
+        if !(endpoint.channel.isWritable) { break loop }
       case .close(let code, let reason):
-        try? await outbound.close(WebSocketErrorCode(codeNumber: Int(code.rawValue)), reason: reason)
-        condition.withLock { condition.broadcast() }
-        inbox.wake()
+        if wrote { endpoint.flush() }
+        endpoint.close(code: Int(code.rawValue), reason: reason)
         return
       case .wait:
-        guard await wakes.next() != nil else { return }
-      case .stop:
-        condition.withLock { condition.broadcast() }
-        inbox.wake()
-        return
+        break loop
       }
     }
+    if wrote { endpoint.flush() }
+  }
+
+  /// A message left for the socket (or failed to).
+  private func wrote(_ bytes: Int, failed: Bool) {
+    let drained = condition.withLock { () -> Bool in
+      inFlight -= bytes
+      if failed { closed = true }
+      condition.broadcast()
+      guard outgoing.isEmpty && inFlight == 0 && overflowed else { return false }
+      overflowed = false
+      return true
+    }
+    // The host repaints a client that fell behind once its queue drained.
+    if drained || failed { inbox.wake() }
   }
 }

@@ -1,0 +1,181 @@
+import Foundation
+import LiveProtocol
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOWebSocket
+
+/// One WebSocket connection from the network client to `reel serve`, on one event loop: TCP,
+/// TLS for `wss://` (swift-nio-ssl), the upgrade with NIO's own client upgrader, then frames
+/// through a `WebSocketEndpoint` — each frame the server sends is handed on from the thread
+/// that read it, with no task or stream between (a keystroke's echo crosses this twice).
+enum RemoteConnection {
+  /// How a connection ended.
+  enum Outcome: Sendable {
+    /// The server closed the WebSocket with this code.
+    case closed(CloseCode, String)
+    /// The connection failed or dropped without a code worth keeping.
+    case lost(String?)
+  }
+
+  /// The largest message the server sends (one frame).
+  static let maxMessage = FrameFormat.maxPayload + 64
+
+  /// Connects to `endpoint`, sends `request` as the first frame, then hands each frame to
+  /// `take` on `loop` (true closes the connection normally); `connected` gets the endpoint
+  /// once upgraded (on `loop`). The future says how it ended; it never fails.
+  static func run(
+    _ endpoint: RemoteEndpoint, credentials: RemoteCredentials, request: LiveRequest, on loop: EventLoop,
+    pingInterval: TimeAmount,
+    connected: @escaping (WebSocketEndpoint) -> Void = { _ in },
+    take: @escaping (Frame, WebSocketEndpoint) -> Bool
+  ) -> EventLoopFuture<Outcome> {
+    let ended = Ended(loop.makePromise(of: Outcome.self))
+    let first: Frame
+    let tls: NIOSSLContext?
+    do {
+      first = try Frame(.request, json: request)
+      tls = try credentials.tlsConfiguration(for: endpoint).map { try NIOSSLContext(configuration: $0) }
+    } catch let error as LiveError {
+      return loop.makeSucceededFuture(.lost(error.message))
+    } catch {
+      return loop.makeSucceededFuture(.lost("\(error)"))
+    }
+    let requesterName = "reel-upgrade-requester"
+    let connection = UnsafeTransfer((connected, take))
+    let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: maxMessage) { channel, _ in
+      channel.eventLoop.makeCompletedFuture {
+        let (connected, take) = connection.value
+        _ = channel.pipeline.syncOperations.removeHandler(name: requesterName)
+        let socket = WebSocketEndpoint(
+          channel: channel, isClient: true, maxMessage: maxMessage, pingInterval: pingInterval)
+        try channel.pipeline.syncOperations.addHandlers(socket.handlers())
+        socket.start(
+          WebSocketEndpoint.Events(
+            message: { message in
+              guard let frame = try? Frame(message: Array(message.readableBytesView)) else {
+                socket.close(code: Int(CloseCode.badRequest.rawValue), reason: "not a reel frame")
+                return
+              }
+              if take(frame, socket) { socket.close(code: 1000, reason: nil) }
+            },
+            ended: { ending in ended.succeed(outcome(ending)) }))
+        connected(socket)
+        socket.send(ByteBuffer(bytes: first.encoded))
+      }
+    }
+    var headers = HTTPHeaders()
+    headers.add(name: "Host", value: endpoint.name)
+    headers.add(name: "Authorization", value: "Bearer \(credentials.token)")
+    headers.add(name: "Sec-WebSocket-Protocol", value: RemoteServer.subprotocol)
+    headers.add(name: "Content-Length", value: "0")
+    let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/ws", headers: headers)
+    let sni = endpoint.secure && !RemoteConnection.isAddress(endpoint.host) ? endpoint.host : nil
+    ClientBootstrap(group: loop)
+      .connectTimeout(.seconds(10))
+      .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+      .channelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture {
+          if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: sni)) }
+          try channel.pipeline.syncOperations.addHTTPClientHandlers(
+            withClientUpgrade: (
+              upgraders: [upgrader],
+              completionHandler: { _ in }
+            ))
+          try channel.pipeline.syncOperations.addHandler(
+            UpgradeRequester(head: head, ended: ended), name: requesterName)
+        }
+      }
+      .connect(host: endpoint.host, port: endpoint.port)
+      .whenComplete { result in
+        switch result {
+        case .success(let channel):
+          // Closed before the upgrade (refused, TLS failed): the requester said why.
+          channel.closeFuture.whenComplete { _ in
+            channel.eventLoop.execute { ended.succeed(.lost("the connection closed during the handshake")) }
+          }
+        case .failure(let error):
+          ended.succeed(.lost(RemoteConnection.describe(error)))
+        }
+      }
+    return ended.promise.futureResult
+  }
+
+  private static func outcome(_ ending: WebSocketEndpoint.Ending) -> Outcome {
+    switch ending {
+    case .closed(let code, let reason):
+      guard let known = CloseCode(rawValue: UInt16(clamping: code)) else { return .lost("close code \(code)") }
+      return .closed(known, reason)
+    case .lost(let why):
+      return .lost(why)
+    }
+  }
+
+  static func describe(_ error: any Error) -> String {
+    if let error = error as? NIOSSLError { return "TLS: \(error)" }
+    if let error = error as? NIOConnectionError, let first = error.connectionErrors.first {
+      return "\(first.error)"
+    }
+    return "\(error)"
+  }
+
+  /// Whether `host` is an IP address (no SNI for those).
+  static func isAddress(_ host: String) -> Bool {
+    (try? SocketAddress(ipAddress: host, port: 0)) != nil
+  }
+}
+
+/// Sends the upgrade request once connected (NIO's upgrade handler adds the WebSocket
+/// headers) and turns a refused upgrade or a failed handshake into a line for the user.
+private final class UpgradeRequester: ChannelInboundHandler, RemovableChannelHandler {
+  typealias InboundIn = HTTPClientResponsePart
+  typealias OutboundOut = HTTPClientRequestPart
+
+  private let head: HTTPRequestHead
+  private let ended: Ended
+
+  init(head: HTTPRequestHead, ended: Ended) {
+    self.head = head
+    self.ended = ended
+  }
+
+  func channelActive(context: ChannelHandlerContext) {
+    context.write(wrapOutboundOut(.head(head)), promise: nil)
+    context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    context.fireChannelActive()
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    // Only a response that is not an upgrade reaches here.
+    if case .head(let response) = unwrapInboundIn(data) {
+      ended.succeed(.lost("the server answered \(response.status.code) \(response.status.reasonPhrase)"))
+      context.close(promise: nil)
+    }
+  }
+
+  func errorCaught(context: ChannelHandlerContext, error: Error) {
+    ended.succeed(.lost(RemoteConnection.describe(error)))
+    context.close(promise: nil)
+  }
+}
+
+/// A connection's outcome, given once (the first word wins; on the event loop).
+final class Ended: @unchecked Sendable {
+  let promise: EventLoopPromise<RemoteConnection.Outcome>
+  private var given = false
+
+  init(_ promise: EventLoopPromise<RemoteConnection.Outcome>) { self.promise = promise }
+
+  func succeed(_ outcome: RemoteConnection.Outcome) {
+    guard !given else { return }
+    given = true
+    promise.succeed(outcome)
+  }
+}
+
+/// A value handed to a closure NIO calls on the same event loop it was made for.
+struct UnsafeTransfer<Value>: @unchecked Sendable {
+  let value: Value
+  init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import HTTPTypes
+import Live
+import LiveProtocol
+import NIOCore
+import NIOHTTP1
+
+/// `reel serve`'s WebSocket connections: which upgrades are refused before the handshake,
+/// which tokens are refused after it (with a close code a client understands), and a
+/// connection handed to the host's inbox for as long as it lasts.
+extension RemoteServer {
+  /// A channel's peer for log lines: `ADDRESS:PORT`.
+  static func peer(_ channel: any Channel) -> String {
+    channel.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?"
+  }
+
+  /// Why an upgrade is refused before the handshake, or nil: only `/ws`; a foreign `Origin`
+  /// is refused (cross-site WebSocket hijacking), and the subprotocol must be this version's.
+  func refusal(of head: HTTPRequestHead, from peer: String) -> (status: HTTPResponse.Status, reason: String)? {
+    let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+    guard path == "/ws" else { return (.notFound, "no WebSocket at \(path)") }
+    for origin in head.headers["Origin"]
+    where !RemoteServer.sameOrigin(origin, authority: head.headers.first(name: "Host")) {
+      log("\(peer): refused: foreign origin \(origin)")
+      return (.forbidden, "foreign origin")
+    }
+    let offered = head.headers["Sec-WebSocket-Protocol"].flatMap { $0.split(separator: ",") }.map {
+      $0.trimmingCharacters(in: .whitespaces)
+    }
+    guard offered.contains(RemoteServer.subprotocol) else {
+      log("\(peer): refused: no \(RemoteServer.subprotocol) subprotocol offered")
+      return (.badRequest, "this server speaks \(RemoteServer.subprotocol)")
+    }
+    return nil
+  }
+
+  struct Refusal: Error {
+    let code: CloseCode
+    let reason: String
+  }
+
+  /// The token record the request's bearer token (or `reel_token` cookie) names; an address
+  /// with too many recent failures is refused whatever it presents.
+  func authenticate(_ headers: HTTPHeaders, from peer: String) -> Result<TokenRecord, Refusal> {
+    guard attempts.allowed(peer) else {
+      log("\(peer): refused: too many failed attempts")
+      return .failure(Refusal(code: .overloaded, reason: "too many failed attempts; wait a minute"))
+    }
+    let records = (try? tokens.records()) ?? []
+    guard
+      let token = RemoteServer.presentedToken(
+        authorization: headers.first(name: "Authorization"), cookies: headers["Cookie"]),
+      let record = TokenStore.match(token, in: records)
+    else {
+      attempts.failed(peer)
+      log("\(peer): refused: bad or missing token")
+      return .failure(Refusal(code: .notAllowed, reason: "authentication failed"))
+    }
+    try? tokens.markUsed(label: record.label)
+    return .success(record)
+  }
+
+  /// `Authorization: Bearer TOKEN`, else the `reel_token` cookie.
+  static func presentedToken(authorization: String?, cookies: [String]) -> String? {
+    if let authorization, authorization.hasPrefix("Bearer ") {
+      return String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+    }
+    for cookie in cookies {
+      for pair in cookie.split(separator: ";") {
+        let parts = pair.split(separator: "=", maxSplits: 1)
+        if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == "reel_token" {
+          return String(parts[1])
+        }
+      }
+    }
+    return nil
+  }
+
+  /// One upgraded connection, until it ends.
+  func serve(_ endpoint: WebSocketEndpoint, head: HTTPRequestHead) async {
+    let channel = endpoint.channel
+    let peer = RemoteServer.peer(channel)
+    let record: TokenRecord
+    switch authenticate(head.headers, from: peer) {
+    case .success(let found): record = found
+    case .failure(let refusal):
+      // Refused after the handshake, with a close code a client understands (docs/protocol.md),
+      // after the client's first message (its request), so that a client that reads only once
+      // it sent sees the code (at most 5 s).
+      await RemoteServer.close(endpoint, on: channel, code: refusal.code, reason: refusal.reason, afterMessage: true)
+      return
+    }
+    guard connections.count < options.maxConnections else {
+      log("\(peer) token \(record.label): refused: \(options.maxConnections) connections already")
+      await RemoteServer.close(
+        endpoint, on: channel, code: .overloaded, reason: "too many connections", afterMessage: false)
+      return
+    }
+    let transport = WebSocketTransport(inbox: inbox, endpoint: endpoint, eventLoop: channel.eventLoop) {
+      [log] payload in log("\(peer) token \(record.label): attached with \(payload.rawValue)")
+    }
+    let grant = LiveGrant(
+      capabilities: record.capabilities, sessions: record.sessionScope,
+      sessionEnvironment: grantDefaults.environment, sessionDirectory: grantDefaults.directory)
+    connections.add(transport, label: record.label)
+    defer { connections.remove(transport) }
+    log("\(peer) token \(record.label): connected")
+    inbox.admit(transport, grant: grant)
+    channel.eventLoop.execute { transport.start() }
+    try? await channel.closeFuture.get()
+    log("\(peer) token \(record.label): \(transport.endedWith)")
+  }
+
+  /// Closes a refused connection with `code`: once the client's first message came (or 5 s
+  /// passed) when `afterMessage`, else now.
+  private static func close(
+    _ endpoint: WebSocketEndpoint, on channel: any Channel, code: CloseCode, reason: String, afterMessage: Bool
+  ) async {
+    channel.eventLoop.execute {
+      let closeNow = { endpoint.close(code: Int(code.rawValue), reason: reason) }
+      endpoint.start(WebSocketEndpoint.Events(message: { _ in closeNow() }, text: closeNow))
+      if afterMessage {
+        channel.eventLoop.scheduleTask(in: .seconds(5)) { closeNow() }
+      } else {
+        closeNow()
+      }
+    }
+    try? await channel.closeFuture.get()
+  }
+}
