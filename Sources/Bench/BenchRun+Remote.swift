@@ -12,7 +12,11 @@ extension BenchRun {
     let figures = options.remoteFigures
     var fields: [(String, JSONValue)] = []
     if figures.contains("throughput") { fields += try throughputFigure(exe: exe) }
-    if figures.contains("latency") { fields.append(("keystrokeLatency", try latencyFigures(exe: exe))) }
+    if figures.contains("latency") {
+      let (clients, ratio) = try latencyFigures(exe: exe)
+      fields.append(("keystrokeLatency", clients))
+      fields.append(("keystrokeLatencyWebSocketOverSSH", ratio))
+    }
     if figures.contains("catch-up") { fields.append(("catchUp", try catchUpFigures(exe: exe))) }
     if figures.contains("viewers") { fields.append(("viewers", try viewersFigure(exe: exe))) }
     if figures.contains("screen") { fields.append(("screenMode", try screenFigures(exe: exe))) }
@@ -43,7 +47,8 @@ extension BenchRun {
     ]
   }
 
-  private func latencyFigures(exe: String) throws -> JSONValue {
+  /// The clients' figures, and the median of the rounds' ws:// / ssh + tmux p50 ratios.
+  private func latencyFigures(exe: String) throws -> (JSONValue, JSONValue) {
     BenchProgress.step(
       "remote: keystroke-to-echo latency, reel attach local and ws://, ssh + tmux, mosh + tmux")
     let (rows, notes) = try RemoteLatencyBench.run(exe: exe)
@@ -65,9 +70,28 @@ extension BenchRun {
             percentile(row.milliseconds, 0.5),
             percentile(row.milliseconds, 0.95), row.milliseconds.count))
       }
+    }
+    // The target's ratio, round by round (each round runs every client once, in turn).
+    let ratios: [Double]
+    if let ws = rows.first(where: { $0.name == "reel attach ws://" }),
+      let ssh = rows.first(where: { $0.name == "ssh + tmux attach" }), ws.rounds.count == ssh.rounds.count
+    {
+      ratios = zip(ws.rounds, ssh.rounds).map { percentile($0, 0.5) / percentile($1, 0.5) }
+    } else {
+      ratios = []
+    }
+    let medianRatio = ratios.isEmpty ? nil : percentile(ratios, 0.5)
+    if !json {
+      if let medianRatio {
+        BenchProgress.line(
+          String(
+            format: "  reel attach ws:// p50 / ssh + tmux p50: %.2f (median of the rounds' ratios: %@)",
+            medianRatio,
+            ratios.map { String(format: "%.2f", $0) }.joined(separator: ", ")))
+      }
       for note in notes { BenchProgress.line("  (\(note))") }
     }
-    return .array(
+    let clients = JSONValue.array(
       rows.map { row in
         .object([
           ("client", .string(row.name)),
@@ -76,6 +100,7 @@ extension BenchRun {
           ("keys", .int(row.milliseconds.count)),
         ])
       })
+    return (clients, medianRatio.map { .double(($0 * 100).rounded() / 100) } ?? .null)
   }
 
   private func catchUpFigures(exe: String) throws -> JSONValue {

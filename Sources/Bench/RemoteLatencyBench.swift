@@ -23,9 +23,11 @@ enum RemoteLatencyBench {
   struct Row {
     var name: String
     var milliseconds: [Double]
+    /// Each round's times (rounds interleave the clients).
+    var rounds: [[Double]] = []
   }
 
-  static func run(exe: String, rounds: Int = 3, keysPerRound: Int = 40) throws -> (
+  static func run(exe: String, rounds: Int = 5, keysPerRound: Int = 40) throws -> (
     rows: [Row], notes: [String]
   ) {
     let served = try RemoteBench.Served(exe: exe, token: TokenRecord(label: "bench", create: true))
@@ -79,8 +81,10 @@ enum RemoteLatencyBench {
     for _ in 0..<rounds {
       for (index, client) in clients.enumerated() {
         do {
-          rows[index].milliseconds += try typeAndTime(
+          let times = try typeAndTime(
             client.arguments, environment: environment, keys: keysPerRound, random: &random)
+          rows[index].milliseconds += times
+          rows[index].rounds.append(times)
         } catch {
           notes.append("\(client.name): \(error)")
         }

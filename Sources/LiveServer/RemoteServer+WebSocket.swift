@@ -16,7 +16,8 @@ extension RemoteServer {
 
   /// Why an upgrade is refused before the handshake, or nil: only `/ws`; a foreign `Origin`
   /// is refused (cross-site WebSocket hijacking), and the subprotocol must be this version's.
-  func refusal(of head: HTTPRequestHead, from peer: String) -> (status: HTTPResponse.Status, reason: String)? {
+  func refusal(of head: HTTPRequestHead, from peer: String) -> (status: HTTPResponse.Status, reason: String)?
+  {
     let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
     guard path == "/ws" else { return (.notFound, "no WebSocket at \(path)") }
     for origin in head.headers["Origin"]
@@ -87,7 +88,8 @@ extension RemoteServer {
       // Refused after the handshake, with a close code a client understands (docs/protocol.md),
       // after the client's first message (its request), so that a client that reads only once
       // it sent sees the code (at most 5 s).
-      await RemoteServer.close(endpoint, on: channel, code: refusal.code, reason: refusal.reason, afterMessage: true)
+      await RemoteServer.close(
+        endpoint, on: channel, code: refusal.code, reason: refusal.reason, afterMessage: true)
       return
     }
     guard connections.count < options.maxConnections else {
@@ -114,7 +116,8 @@ extension RemoteServer {
   /// Closes a refused connection with `code`: once the client's first message came (or 5 s
   /// passed) when `afterMessage`, else now.
   private static func close(
-    _ endpoint: WebSocketEndpoint, on channel: any Channel, code: CloseCode, reason: String, afterMessage: Bool
+    _ endpoint: WebSocketEndpoint, on channel: any Channel, code: CloseCode, reason: String,
+    afterMessage: Bool
   ) async {
     channel.eventLoop.execute {
       let closeNow = { endpoint.close(code: Int(code.rawValue), reason: reason) }

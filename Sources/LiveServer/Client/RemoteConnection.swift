@@ -77,7 +77,10 @@ enum RemoteConnection {
       .channelOption(.tcpOption(.tcp_nodelay), value: 1)
       .channelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
-          if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: sni)) }
+          if let tls {
+            try channel.pipeline.syncOperations.addHandler(
+              NIOSSLClientHandler(context: tls, serverHostname: sni))
+          }
           try channel.pipeline.syncOperations.addHTTPClientHandlers(
             withClientUpgrade: (
               upgraders: [upgrader],
@@ -105,7 +108,9 @@ enum RemoteConnection {
   private static func outcome(_ ending: WebSocketEndpoint.Ending) -> Outcome {
     switch ending {
     case .closed(let code, let reason):
-      guard let known = CloseCode(rawValue: UInt16(clamping: code)) else { return .lost("close code \(code)") }
+      guard let known = CloseCode(rawValue: UInt16(clamping: code)) else {
+        return .lost("close code \(code)")
+      }
       return .closed(known, reason)
     case .lost(let why):
       return .lost(why)

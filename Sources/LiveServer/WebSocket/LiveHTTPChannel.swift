@@ -76,7 +76,8 @@ struct LiveHTTPChannel: ServerChildChannel, HTTPChannelHandler {
             return Upgrade.http(http)
           }
         })
-      var pipeline = NIOUpgradableHTTPServerPipelineConfiguration<Upgrade>(upgradeConfiguration: configuration)
+      var pipeline = NIOUpgradableHTTPServerPipelineConfiguration<Upgrade>(
+        upgradeConfiguration: configuration)
       pipeline.enablePipelining = false
       pipeline.enableErrorHandling = false
       pipeline.enableResponseHeaderValidation = false

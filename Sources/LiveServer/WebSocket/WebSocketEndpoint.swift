@@ -142,7 +142,9 @@ final class WebSocketEndpoint: ChannelInboundHandler, @unchecked Sendable {
     guard started || !(frame.opcode == .binary || frame.opcode == .text) else {
       early.append(frame)
       earlyBytes += frame.length
-      if earlyBytes > maxMessage { close(code: Int(UInt16(webSocketErrorCode: .messageTooLarge)), reason: nil) }
+      if earlyBytes > maxMessage {
+        close(code: Int(UInt16(webSocketErrorCode: .messageTooLarge)), reason: nil)
+      }
       return
     }
     deliver(frame)
@@ -176,7 +178,8 @@ final class WebSocketEndpoint: ChannelInboundHandler, @unchecked Sendable {
         // Answered with 1000, or 1002 for a close that breaks RFC 6455 §7.4 (a code no peer
         // may send, a lone byte), 1007 for a reason that is not UTF-8.
         let valid =
-          frame.unmaskedData.readableBytes == 0 || (1000...1003).contains(code) || (1007...1011).contains(code)
+          frame.unmaskedData.readableBytes == 0 || (1000...1003).contains(code)
+          || (1007...1011).contains(code)
           || (3000...4999).contains(code)
         let answerCode = !valid ? 1002 : reason == nil ? 1007 : 1000
         sentClose = true
