@@ -191,10 +191,32 @@ public struct KeyEvent: Codable, Sendable, Equatable {
   public var text: String? = nil
   /// Pasted text (bracketed when the program asked for it).
   public var paste: String? = nil
+  /// A mouse event over the screen; sent only while the program asks for mouse reports
+  /// (`ScreenModes.mouse`), reported in the encoding it asked for.
+  public var mouse: PointerEvent? = nil
 
-  public init(key: String? = nil, text: String? = nil, paste: String? = nil) {
+  public init(key: String? = nil, text: String? = nil, paste: String? = nil, mouse: PointerEvent? = nil) {
     self.key = key
     self.text = text
     self.paste = paste
+    self.mouse = mouse
+  }
+}
+
+/// A mouse event at a cell of the screen (0-based `row` and `col`; the modifiers are the
+/// key event's).
+public struct PointerEvent: Codable, Sendable, Equatable {
+  /// "press", "release" or "move".
+  public var action: String
+  /// 1 left, 2 middle, 3 right, 4 wheel up, 5 wheel down, 6 wheel left, 7 wheel right (X11's
+  /// numbers); absent for a move with no button held.
+  public var button: Int?
+  public var row: Int
+  public var col: Int
+  public init(action: String, button: Int? = nil, row: Int, col: Int) {
+    self.action = action
+    self.button = button
+    self.row = row
+    self.col = col
   }
 }

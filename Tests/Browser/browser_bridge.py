@@ -48,7 +48,7 @@ def handle(command):
     if name == "run":
         return driver.execute_script(command["script"], *command.get("args", []))
     if name == "keys":
-        screen = driver.find_element("id", "screen")
+        screen = driver.find_element("id", "keyboard")
         screen.send_keys(command["text"].replace("\n", Keys.ENTER))
         return True
     if name == "click":

@@ -82,10 +82,14 @@ extension ScreenFeed {
   func bytes(for event: KeyEvent, in terminal: Terminal) -> [UInt8] {
     if let paste = event.paste { return keys.paste(paste, for: terminal) }
     if let text = event.text { return Array(text.utf8) }
-    guard let name = event.key else { return [] }
     var modifiers: KeyModifiers = []
     if event.ctrl == true { modifiers.insert(.control) }
     if event.alt == true || event.meta == true { modifiers.insert(.alt) }
+    if let pointer = event.mouse {
+      if event.shift == true { modifiers.insert(.shift) }
+      return mouseBytes(pointer, modifiers: modifiers, in: terminal)
+    }
+    guard let name = event.key else { return [] }
     let named: [String: Key] = [
       "Enter": .enter, "Tab": .tab, "Backspace": .backspace, "Escape": .escape, "ArrowUp": .up,
       "ArrowDown": .down, "ArrowLeft": .left, "ArrowRight": .right, "Home": .home, "End": .end,
@@ -104,5 +108,24 @@ extension ScreenFeed {
     guard let scalar = scalars.first else { return [] }
     guard scalars.count == 1 else { return modifiers.isEmpty ? Array(name.utf8) : [] }
     return keys.encode(.character(scalar), modifiers: modifiers, for: terminal)
+  }
+
+  /// A mouse report for the program's tracking mode and encoding (nothing when it asked for
+  /// none, or for a cell off the screen).
+  private func mouseBytes(_ pointer: PointerEvent, modifiers: KeyModifiers, in terminal: Terminal) -> [UInt8]
+  {
+    guard (0..<terminal.rows).contains(pointer.row), (0..<terminal.cols).contains(pointer.col) else {
+      return []
+    }
+    let button = pointer.button.flatMap(MouseButton.init(rawValue:))
+    let kind: MouseEvent.Kind
+    switch (pointer.action, button) {
+    case ("press", let button?): kind = .press(button)
+    case ("release", let button?): kind = .release(button)
+    case ("move", _): kind = .move
+    default: return []
+    }
+    return keys.mouse(
+      MouseEvent(kind, row: pointer.row, col: pointer.col, modifiers: modifiers), for: terminal)
   }
 }

@@ -12,6 +12,8 @@
     lines: new Map(), alternate: new Map(), update: null, first: null,
     attached: JSON.parse(localStorage.getItem("reel.attached") || "[]"), available: [],
     drafts: new Map(), message: "",
+    // Seed 000's limit on sessions attached on this device; -1: no limit.
+    maxAttached: Number(localStorage.getItem("reel.maxAttached") || "-1"),
   };
   let socket = null;
   let attempt = 0;
@@ -96,18 +98,64 @@
     return li;
   }
 
+  function button(label, action) {
+    const b = document.createElement("button");
+    b.textContent = label;
+    b.addEventListener("click", action);
+    return b;
+  }
+
   function renderLists() {
     const attached = $("attached");
     const available = $("available");
     attached.replaceChildren(...state.attached.map((n) => {
       const li = item(n, "Open", () => attach(n));
-      const leave = document.createElement("button");
-      leave.textContent = "Detach";
-      leave.addEventListener("click", () => detach(n));
-      li.append(" ", leave);
+      li.append(" ", button("Detach", () => detach(n)), " ", button("Remove", () => remove(n)));
       return li;
     }));
-    available.replaceChildren(...state.available.filter((n) => !state.attached.includes(n)).map((n) => item(n, "Attach", () => attach(n))));
+    available.replaceChildren(...state.available.filter((n) => !state.attached.includes(n)).map((n) => {
+      const li = item(n, "Attach", () => attach(n));
+      li.append(" ", button("Remove", () => remove(n)));
+      return li;
+    }));
+    $("maxattached").value = String(state.maxAttached);
+  }
+
+  // Whether one more session may be attached on this device (seed 000's canAddSession).
+  function canAttachAnother() {
+    return state.maxAttached < 0 || state.attached.length < state.maxAttached;
+  }
+
+  function setMaxAttached(value) {
+    const n = Math.trunc(Number(value));
+    state.maxAttached = Number.isFinite(n) && n >= -1 ? n : -1;
+    localStorage.setItem("reel.maxAttached", String(state.maxAttached));
+    renderLists();
+  }
+
+  // Ends the session's program, after the user confirmed (detaching keeps it running).
+  function remove(name) {
+    if (!window.confirm("Remove " + name + "? Its program is ended; detaching keeps it running instead.")) return;
+    connect({ operation: "kill", names: [name] }, (f, ws) => {
+      if (f.type !== T.reply) return;
+      const reply = json(f.payload);
+      ws.close();
+      if (!reply.ok) {
+        showMessage(reply.error || "not removed");
+        return;
+      }
+      showMessage("Removed " + name + ".");
+      if (state.session === name) {
+        closeSocket();
+        state.session = null;
+        showList();
+      }
+      state.attached = state.attached.filter((n) => n !== name);
+      state.available = state.available.filter((n) => n !== name);
+      state.drafts.delete(name);
+      localStorage.setItem("reel.attached", JSON.stringify(state.attached));
+      renderLists();
+    }, () => {});
   }
 
   function remember(name) {
@@ -118,6 +166,12 @@
   // MARK: a session
 
   function attach(name) {
+    if (!state.attached.includes(name) && !canAttachAnother()) {
+      showMessage(state.attached.length + " sessions are attached on this device, the most it attaches (" +
+        state.maxAttached + "): detach one first, or raise the limit.");
+      showList();
+      return;
+    }
     if (state.session !== name) {
       if (state.session) state.drafts.set(state.session, $("draft").value);
       closeSocket();
@@ -134,7 +188,7 @@
     $("back").hidden = false;
     $("takenover").hidden = true;
     open();
-    $("screen").focus();
+    $("keyboard").focus();
   }
 
   function detach(name) {
@@ -377,12 +431,22 @@
         cursor.style.left = "calc(4px + " + update.cursor.col + "ch)";
       }
     }
+    placeKeyboard(cursor);
     if (atBottom || !anchor) {
       screen.scrollTop = screen.scrollHeight;
     } else {
       const el = screen.querySelector('[data-id="' + anchor.id + '"]');
       if (el) screen.scrollTop = el.offsetTop - anchor.delta;
     }
+  }
+
+  // The keyboard's text area sits over the cursor, so an input method's window opens there.
+  function placeKeyboard(cursor) {
+    const keyboard = $("keyboard");
+    const terminal = $("terminal").getBoundingClientRect();
+    const box = cursor.getBoundingClientRect();
+    keyboard.style.top = Math.max(0, Math.min(box.top - terminal.top, terminal.height - box.height)) + "px";
+    keyboard.style.left = Math.max(0, box.left - terminal.left) + "px";
   }
 
   // The line at the top of the view and how far above the view's top it starts.
@@ -418,9 +482,12 @@
     socket.send(frame(T.key, event));
   }
 
+  // Keys are read where they are typed, the keyboard's text area (a click on the screen puts
+  // the focus there); an input method composes in it, and what it commits is sent as text.
   document.addEventListener("keydown", (e) => {
     if ($("terminal").hidden || document.activeElement === $("draft") || e.isComposing) return;
     if (["Shift", "Control", "Alt", "Meta", "CapsLock", "Dead", "Unidentified", "Process"].includes(e.key)) return;
+    if (e.target instanceof HTMLInputElement) return;
     const screen = $("screen");
     if (e.shiftKey && (e.key === "PageUp" || e.key === "PageDown")) {
       // Local scrolling: nothing is sent.
@@ -442,9 +509,86 @@
     e.preventDefault();
     sendKey({ paste: e.clipboardData.getData("text") });
   });
-  document.addEventListener("compositionend", (e) => {
-    if (!$("terminal").hidden && document.activeElement !== $("draft") && e.data) sendKey({ text: e.data });
+  const keyboard = $("keyboard");
+  keyboard.addEventListener("compositionend", (e) => {
+    if (e.data) sendKey({ text: e.data });
+    keyboard.value = "";
   });
+  // Text that came without a key event of its own (a phone's keyboard, dictation).
+  keyboard.addEventListener("input", (e) => {
+    if (e.isComposing) return;
+    if (e.inputType === "insertText" && e.data) sendKey({ text: e.data });
+    else if (e.inputType === "insertLineBreak") sendKey({ key: "Enter" });
+    else if (e.inputType === "deleteContentBackward") sendKey({ key: "Backspace" });
+    keyboard.value = "";
+  });
+  // A click (not a selection) on the screen gives the keyboard the focus.
+  $("screen").addEventListener("mouseup", () => {
+    const selection = window.getSelection();
+    if (!selection || selection.isCollapsed) keyboard.focus();
+  });
+
+  // Mouse events over the screen go to the program only while it asks for them
+  // (modes.mouse); otherwise the mouse selects text as on any page.
+  function mouseWanted() {
+    const update = state.update;
+    return !!update && !!update.modes && update.modes.mouse !== "none" && !state.readOnly;
+  }
+
+  // The screen cell under a pointer event, or null off the screen's rows.
+  function cellAt(e) {
+    const update = state.update;
+    const lines = [...$("screen").querySelectorAll(".line")];
+    const rows = lines.slice(lines.length - update.rows);
+    for (let r = 0; r < rows.length; r++) {
+      const box = rows[r].getBoundingClientRect();
+      if (e.clientY < box.top || e.clientY >= box.bottom) continue;
+      const col = Math.floor((e.clientX - box.left) / cellWidth());
+      return col >= 0 && col < update.cols ? { row: r, col } : null;
+    }
+    return null;
+  }
+
+  let measuredWidth = 0;
+  function cellWidth() {
+    if (!measuredWidth) {
+      const probe = document.createElement("span");
+      probe.textContent = "0".repeat(10);
+      probe.style.visibility = "hidden";
+      $("screen").append(probe);
+      measuredWidth = probe.getBoundingClientRect().width / 10;
+      probe.remove();
+    }
+    return measuredWidth;
+  }
+
+  let lastMouseCell = null;
+  function sendMouse(e, action, button) {
+    const cell = cellAt(e);
+    if (!cell) return;
+    if (action === "move" && lastMouseCell && lastMouseCell.row === cell.row && lastMouseCell.col === cell.col) return;
+    lastMouseCell = cell;
+    const event = { mouse: Object.assign({ action, row: cell.row, col: cell.col }, button ? { button } : {}) };
+    if (e.ctrlKey) event.ctrl = true;
+    if (e.altKey) event.alt = true;
+    if (e.shiftKey) event.shift = true;
+    e.preventDefault();
+    sendKey(event);
+  }
+  const screenElement = $("screen");
+  screenElement.addEventListener("mousedown", (e) => { if (mouseWanted()) sendMouse(e, "press", e.button + 1); });
+  screenElement.addEventListener("mouseup", (e) => { if (mouseWanted()) sendMouse(e, "release", e.button + 1); });
+  screenElement.addEventListener("mousemove", (e) => {
+    if (!mouseWanted()) return;
+    const held = e.buttons & 1 ? 1 : e.buttons & 4 ? 2 : e.buttons & 2 ? 3 : undefined;
+    sendMouse(e, "move", held);
+  });
+  screenElement.addEventListener("contextmenu", (e) => { if (mouseWanted()) e.preventDefault(); });
+  // The wheel scrolls the page's history unless the program reports the mouse (vim, htop).
+  screenElement.addEventListener("wheel", (e) => {
+    if (!mouseWanted() || e.deltaY === 0) return;
+    sendMouse(e, "press", e.deltaY < 0 ? 4 : 5);
+  }, { passive: false });
 
   function clearSticky() {
     sticky.ctrl = sticky.alt = false;
@@ -463,7 +607,7 @@
         sendKey(event);
         clearSticky();
       }
-      $("screen").focus();
+      keyboard.focus();
     });
   }
 
@@ -479,6 +623,7 @@
     showList();
   });
   $("takeback").addEventListener("click", () => attach(state.session));
+  $("maxattached").addEventListener("change", (e) => setMaxAttached(e.target.value));
   $("screen").addEventListener("scroll", askHistory);
 
   let resizeTimer = null;
@@ -507,9 +652,12 @@
         available: [...state.available],
         title: update ? update.title : null,
         message: state.message,
+        maxAttached: state.maxAttached,
+        mouse: update && update.modes ? update.modes.mouse : null,
       };
     },
     attach(name) { attach(name); },
+    setMaxAttached(value) { setMaxAttached(value); },
   };
   function lineText(line) {
     if (!line) return "";
