@@ -8,7 +8,10 @@ Commands:
   {"cmd": "open", "page": P, "url": U}        a new browser (its own cookies) at U
   {"cmd": "state", "page": P}                 window.reelViewer.state(), or null
   {"cmd": "run", "page": P, "script": S, "args": [...]}   execute_script, its result
-  {"cmd": "keys", "page": P, "text": T}       typed into the page's screen; "\\n" is Enter
+  {"cmd": "keys", "page": P, "text": T}       typed into the page's keyboard; "\\n" is Enter
+  {"cmd": "cdp", "page": P, "method": M, "params": {...}}  a DevTools command (real input events:
+                                              Input.dispatchMouseEvent, Input.imeSetComposition…)
+  {"cmd": "alert", "page": P, "accept": B}    answers the open dialog (waits up to 10 s); its text
   {"cmd": "click", "page": P, "id": I}        clicks the element with that id
   {"cmd": "screenshot", "page": P, "path": F} a PNG
   {"cmd": "close", "page": P} / {"cmd": "quit"}
@@ -51,6 +54,18 @@ def handle(command):
         screen = driver.find_element("id", "keyboard")
         screen.send_keys(command["text"].replace("\n", Keys.ENTER))
         return True
+    if name == "cdp":
+        return driver.execute_cdp_cmd(command["method"], command.get("params", {}))
+    if name == "alert":
+        from selenium.webdriver.support.ui import WebDriverWait
+        from selenium.webdriver.support import expected_conditions
+        alert = WebDriverWait(driver, 10).until(expected_conditions.alert_is_present())
+        text = alert.text
+        if command.get("accept"):
+            alert.accept()
+        else:
+            alert.dismiss()
+        return text
     if name == "click":
         driver.find_element("id", command["id"]).click()
         return True

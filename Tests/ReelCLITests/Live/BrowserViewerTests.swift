@@ -160,7 +160,9 @@ extension LiveSessionTests {
 
     // htop: colours and attributes drawn as styles.
     try browser.type("a", "TERM=xterm-256color HTOPRC=/dev/null htop -d 100\n")
-    XCTAssertNotNil(try browser.wait("a") { $0.rows.contains { $0.contains("F10Quit") } })
+    XCTAssertNotNil(
+      try browser.wait("a") { $0.rows.contains { $0.contains("F10Quit") } },
+      "page: \(browser.lastSeen?.screen(rows: rows) ?? "")\nhistory: \((try? history("full")) ?? "")")
     XCTAssertNotNil(
       try browser.wait("a") { state in
         (try? self.history("full")).map { state.screen(rows: rows) == $0 } == true
@@ -177,6 +179,7 @@ extension LiveSessionTests {
     XCTAssertGreaterThan(spansWithBackground.count, 0)
     XCTAssertGreaterThanOrEqual(
       coloured, spansWithBackground.count, "every coloured span is drawn with its colour")
+    try assertPageStylesMatchHistory(browser, "a", session: "full", rows: rows)
     try screenshot(browser, "a", "viewer-htop")
     try browser.type("a", "q")
     XCTAssertNotNil(try browser.wait("a") { $0.lineIDs.last != nil })
@@ -184,7 +187,85 @@ extension LiveSessionTests {
 
   // MARK: - Helpers
 
-  private func browserAndServe() throws -> (
+  /// Every cell of the page's screen is drawn with the style `reel history --format json`
+  /// gives it: colours (inverse swapped, as the page draws it), bold, italic, underline.
+  func assertPageStylesMatchHistory(
+    _ browser: BrowserBridge, _ page: String, session: String, rows: Int, file: StaticString = #filePath,
+    line: UInt = #line
+  ) throws {
+    let drawn = try XCTUnwrap(
+      try browser.run(
+        page,
+        """
+        const lines = [...document.querySelectorAll('#screen .line')].slice(-arguments[0]);
+        return lines.map((line) => {
+          const cells = [];
+          for (const el of line.children) {
+            const count = el.classList.contains('wide') ? 2 : [...el.textContent].length;
+            const s = el.style;
+            for (let i = 0; i < count; i++) {
+              cells.push([s.color, s.backgroundColor, s.fontWeight === 'bold', s.fontStyle === 'italic',
+                (s.textDecoration || '').includes('underline')].join('|'));
+            }
+          }
+          return cells;
+        });
+        """, [rows]) as? [[String]], file: file, line: line)
+    let history = try XCTUnwrap(
+      try JSONSerialization.jsonObject(with: Data(reel(["history", session, "--format", "json"]).stdout.utf8))
+        as? [String: Any], file: file, line: line)
+    let cols = try XCTUnwrap(history["cols"] as? Int, file: file, line: line)
+    let lines = try XCTUnwrap(history["lines"] as? [[String: Any]], file: file, line: line).suffix(rows)
+    let plain = "||false|false|false"
+    XCTAssertEqual(drawn.count, lines.count, file: file, line: line)
+    var checked = 0
+    for (row, (cells, historyLine)) in zip(drawn, lines).enumerated() {
+      var expected = [String](repeating: plain, count: cols)
+      for span in historyLine["spans"] as? [[String: Any]] ?? [] {
+        let fg = (span["fg"] as? String).map(LiveSessionTests.css)
+        let bg = (span["bg"] as? String).map(LiveSessionTests.css)
+        let inverse = span["inverse"] as? Bool == true
+        let style = [
+          inverse ? (bg ?? "var(--bg)") : (fg ?? ""), inverse ? (fg ?? "var(--fg)") : (bg ?? ""),
+          String(span["bold"] as? Bool == true), String(span["italic"] as? Bool == true),
+          String(span["underline"] != nil),
+        ].joined(separator: "|")
+        for col in (span["start"] as? Int ?? 0)..<min(cols, span["end"] as? Int ?? 0) { expected[col] = style }
+      }
+      let page = Array((cells + [String](repeating: plain, count: max(0, cols - cells.count))).prefix(cols))
+      if page != expected {
+        let col = page.indices.first { page[$0] != expected[$0] } ?? 0
+        XCTFail(
+          "row \(row) col \(col): page \(page[col]), history \(expected[col])", file: (file), line: (line))
+        return
+      }
+      checked += expected.filter { $0 != plain }.count
+    }
+    XCTAssertGreaterThan(checked, 0, "styled cells compared", file: file, line: line)
+  }
+
+  /// A colour of `history --format json` ("1", "100", "#010203") as the page's style gives it.
+  static func css(_ value: String) -> String {
+    func rgb(_ r: Int, _ g: Int, _ b: Int) -> String { "rgb(\(r), \(g), \(b))" }
+    if value.hasPrefix("#"), let n = Int(value.dropFirst(), radix: 16) {
+      return rgb(n >> 16, (n >> 8) & 255, n & 255)
+    }
+    let i = Int(value) ?? 0
+    let base: [(Int, Int, Int)] = [
+      (0, 0, 0), (205, 0, 0), (0, 205, 0), (205, 205, 0), (0, 0, 238), (205, 0, 205), (0, 205, 205),
+      (229, 229, 229), (127, 127, 127), (255, 0, 0), (0, 255, 0), (255, 255, 0), (92, 92, 255),
+      (255, 0, 255), (0, 255, 255), (255, 255, 255),
+    ]
+    if i < 16 { return rgb(base[i].0, base[i].1, base[i].2) }
+    if i < 232 {
+      let level = { (v: Int) in v == 0 ? 0 : 55 + v * 40 }
+      return rgb(level((i - 16) / 36), level((i - 16) / 6 % 6), level((i - 16) % 6))
+    }
+    let gray = 8 + (i - 232) * 10
+    return rgb(gray, gray, gray)
+  }
+
+  func browserAndServe() throws -> (
     BrowserBridge, (process: Process, port: Int, token: String, log: URL)
   ) {
     if let missing = BrowserBridge.unavailable() {
@@ -197,7 +278,7 @@ extension LiveSessionTests {
   }
 
   /// Session `name`: bash with the prompt "$ ", started in a pane and detached.
-  private func detachedShell(_ name: String) throws {
+  func detachedShell(_ name: String) throws {
     let pane = try attachPane("\(name) -c 'bash --norc --noprofile'")
     XCTAssertTrue(waitForScreen(pane, containing: "$"))
     pane.send("C-]", "d")
@@ -205,13 +286,13 @@ extension LiveSessionTests {
   }
 
   /// The session's rows (its keyboard holder's size).
-  private func sessionRows(_ name: String) throws -> Int {
+  func sessionRows(_ name: String) throws -> Int {
     let listing =
       try JSONSerialization.jsonObject(with: Data(reel(["ls", "--json"]).stdout.utf8)) as? [[String: Any]]
     return try XCTUnwrap(listing?.first { $0["name"] as? String == name }?["rows"] as? Int)
   }
 
-  private func screenshot(_ browser: BrowserBridge, _ page: String, _ name: String) throws {
+  func screenshot(_ browser: BrowserBridge, _ page: String, _ name: String) throws {
     let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
         ".build/browser-screenshots")

@@ -85,6 +85,15 @@ final class BrowserBridge {
   func run(_ page: String, _ script: String, _ args: [Any] = []) throws -> Any? {
     try command(["cmd": "run", "page": page, "script": script, "args": args])
   }
+  /// A DevTools command: real input events (trusted, as a user's), input method composition.
+  @discardableResult
+  func devTools(_ page: String, _ method: String, _ params: [String: Any]) throws -> Any? {
+    try command(["cmd": "cdp", "page": page, "method": method, "params": params])
+  }
+  /// Accepts or dismisses the page's open dialog (waiting for it); its text.
+  func answerDialog(_ page: String, accept: Bool) throws -> String {
+    try command(["cmd": "alert", "page": page, "accept": accept]) as? String ?? ""
+  }
   func screenshot(_ page: String, _ path: String) throws {
     try command(["cmd": "screenshot", "page": page, "path": path])
   }
@@ -123,6 +132,9 @@ struct ViewerState {
   var readOnly: Bool { raw["readOnly"] as? Bool ?? false }
   var available: [String] { raw["available"] as? [String] ?? [] }
   var attached: [String] { raw["attached"] as? [String] ?? [] }
+  var session: String? { raw["session"] as? String }
+  var message: String { raw["message"] as? String ?? "" }
+  var mouse: String? { raw["mouse"] as? String }
   var connected: Bool { connection.hasPrefix("connected") }
   /// The last `rows` rows: the screen.
   func screen(rows count: Int) -> String { trimmedScreen(rows.suffix(count).joined(separator: "\n")) }

@@ -1,0 +1,122 @@
+import Foundation
+import XCTest
+
+/// The browser viewer's input beyond keys, and its session list's limit and removal: real
+/// input events from Chromium's DevTools (trusted, as a user's), the bytes the program reads
+/// checked by the program itself.
+extension LiveSessionTests {
+  func testBrowserMouseAndInputMethodReachTheProgramAsTheBytesItAskedFor() throws {
+    let (browser, serve) = try browserAndServe()
+    defer { serve.process.terminate() }
+    try detachedShell("mouse")
+    // A program that asks for mouse reports (normal tracking, SGR encoding) and prints what it
+    // reads in hex, one read a line.
+    let script = root.appendingPathComponent("reads.py")
+    try """
+      import os, sys, tty
+      tty.setraw(0)
+      os.write(1, b"\\x1b[?1000h\\x1b[?1006hready\\r\\n")
+      while True:
+          b = os.read(0, 256)
+          os.write(1, b"hex " + b.hex().encode() + b"\\r\\n")
+          if b == b"q":
+              break
+      os.write(1, b"\\x1b[?1000l\\x1b[?1006l")
+      """.write(to: script, atomically: true, encoding: .utf8)
+    try browser.open("a", "http://127.0.0.1:\(serve.port)/login#" + serve.token)
+    XCTAssertNotNil(try browser.wait("a") { $0.available.contains("mouse") })
+    _ = try browser.run("a", "window.reelViewer.attach('mouse')")
+    XCTAssertNotNil(try browser.wait("a") { $0.connected && !$0.rows.isEmpty })
+    let rows = try sessionRows("mouse")
+    try browser.type("a", "python3 \(script.path)\n")
+    XCTAssertNotNil(try browser.wait("a") { $0.mouse == "normal" && $0.rows.contains("ready") }, "mouse mode")
+
+    /// Everything the program read so far, in hex.
+    func read() -> String {
+      ((try? history("mouse")) ?? "").split(separator: "\n").filter { $0.hasPrefix("hex ") }.map {
+        String($0.dropFirst(4))
+      }.joined()
+    }
+    var expected = ""
+    func expect(_ hex: String, _ what: String) {
+      expected += hex
+      XCTAssertTrue(eventually { read() == expected }, "\(what): the program read \(read()), not \(expected)")
+    }
+
+    // An input method: composed, then committed — the committed text only, once.
+    _ = try browser.run("a", "document.getElementById('keyboard').focus()")
+    try browser.devTools(
+      "a", "Input.imeSetComposition", ["text": "にほん", "selectionStart": 3, "selectionEnd": 3])
+    try browser.devTools("a", "Input.insertText", ["text": "日本"])
+    expect(Data("日本".utf8).map { String(format: "%02x", $0) }.joined(), "a committed composition")
+
+    // The left button at row 5, column 10 of the screen: SGR press and release, 1-based.
+    let point = try XCTUnwrap(
+      try browser.run(
+        "a",
+        """
+        const lines = [...document.querySelectorAll('#screen .line')];
+        const line = lines[lines.length - arguments[0] + arguments[1]];
+        const probe = document.createElement('span');
+        probe.textContent = '0000000000';
+        line.append(probe);
+        const width = probe.getBoundingClientRect().width / 10;
+        probe.remove();
+        const box = line.getBoundingClientRect();
+        return [box.left + (arguments[2] + 0.5) * width, box.top + box.height / 2];
+        """, [rows, 5, 10]) as? [Double])
+    for type in ["mousePressed", "mouseReleased"] {
+      try browser.devTools(
+        "a", "Input.dispatchMouseEvent",
+        ["type": type, "x": point[0], "y": point[1], "button": "left", "clickCount": 1])
+    }
+    let hex = { (text: String) in Data(text.utf8).map { String(format: "%02x", $0) }.joined() }
+    expect(hex("\u{1B}[<0;11;6M") + hex("\u{1B}[<0;11;6m"), "a click")
+    // The wheel, up: button 4 (code 64), a press only.
+    try browser.devTools(
+      "a", "Input.dispatchMouseEvent",
+      ["type": "mouseWheel", "x": point[0], "y": point[1], "deltaX": 0, "deltaY": -120])
+    expect(hex("\u{1B}[<64;11;6M"), "the wheel")
+
+    try browser.type("a", "q")
+    XCTAssertNotNil(try browser.wait("a") { $0.mouse == "none" }, "mouse reports off again")
+    XCTAssertEqual(read(), expected + hex("q"), "nothing else reached the program")
+  }
+
+  func testBrowserSessionListKeepsItsLimitAndRemovesOnlyAfterConfirmation() throws {
+    let (browser, serve) = try browserAndServe()
+    defer { serve.process.terminate() }
+    try detachedShell("one")
+    try detachedShell("two")
+    try browser.open("a", "http://127.0.0.1:\(serve.port)/login#" + serve.token)
+    XCTAssertNotNil(try browser.wait("a") { $0.available.contains("one") && $0.available.contains("two") })
+
+    // At most one session attached on this device: a second is refused until one is detached.
+    _ = try browser.run("a", "window.reelViewer.setMaxAttached(1)")
+    _ = try browser.run("a", "window.reelViewer.attach('one')")
+    XCTAssertNotNil(try browser.wait("a") { $0.connected && $0.attached == ["one"] })
+    try browser.click("a", "back")
+    _ = try browser.run("a", "window.reelViewer.attach('two')")
+    let refused = try XCTUnwrap(try browser.wait("a") { $0.message.contains("the most it attaches") })
+    XCTAssertEqual(refused.attached, ["one"])
+    // The setting survives a reload (kept on this device).
+    _ = try browser.run("a", "location.reload()")
+    XCTAssertNotNil(try browser.wait("a") { ($0.raw["maxAttached"] as? Int) == 1 && $0.available.contains("two") })
+
+    // Remove asks first; dismissed, the program goes on.
+    let clickRemove = """
+      const item = [...document.querySelectorAll('#sessions li')].find((li) => li.textContent.includes(arguments[0]));
+      const button = [...item.querySelectorAll('button')].find((b) => b.textContent === 'Remove');
+      setTimeout(() => button.click(), 0);
+      """
+    _ = try browser.run("a", clickRemove, ["two"])
+    XCTAssertTrue(try browser.answerDialog("a", accept: false).contains("Remove two?"))
+    XCTAssertTrue(try reel(["ls"]).stdout.contains("two"))
+    // Accepted, the session's program ends and the lists no longer hold it.
+    _ = try browser.run("a", clickRemove, ["two"])
+    _ = try browser.answerDialog("a", accept: true)
+    XCTAssertTrue(eventually { !((try? self.reel(["ls"]).stdout) ?? "two").contains("two") }, "two removed")
+    XCTAssertNotNil(try browser.wait("a") { !$0.available.contains("two") && $0.message == "Removed two." })
+    XCTAssertTrue(try reel(["ls"]).stdout.contains("one"), "the other session goes on")
+  }
+}
