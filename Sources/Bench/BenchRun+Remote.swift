@@ -52,10 +52,6 @@ extension BenchRun {
     BenchProgress.step(
       "remote: keystroke-to-echo latency, reel attach local and ws://, ssh + tmux, mosh + tmux")
     let (rows, notes) = try RemoteLatencyBench.run(exe: exe)
-    func percentile(_ values: [Double], _ p: Double) -> Double {
-      let sorted = values.sorted()
-      return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
-    }
     if !json {
       BenchProgress.line(
         "remote latency: one key at a time into `cat`, from the key written to the client's PTY until the client draws"
@@ -221,9 +217,7 @@ extension BenchRun {
     }
     BenchProgress.step("remote: keystroke to DOM update in the browser viewer (headless Chromium)")
     let times = try BrowserBench.run(exe: exe)
-    let sorted = times.sorted()
-    let p50 = sorted[sorted.count / 2]
-    let p95 = sorted[min(sorted.count - 1, sorted.count * 95 / 100)]
+    let (p50, p95) = (percentile(times, 0.5), percentile(times, 0.95))
     if !json {
       BenchProgress.line(
         "remote browser: one key at a time into `cat` in the browser viewer (headless Chromium, screen mode), from the"
@@ -235,5 +229,11 @@ extension BenchRun {
       ("p50", .double((p50 * 100).rounded() / 100)), ("p95", .double((p95 * 100).rounded() / 100)),
       ("keys", .int(times.count)),
     ])
+  }
+
+  /// The value at fraction `p` of the sorted `values`.
+  private func percentile(_ values: [Double], _ p: Double) -> Double {
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
   }
 }

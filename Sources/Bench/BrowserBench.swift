@@ -7,8 +7,8 @@ import LiveServer
 /// `reel bench`'s browser figure: keystroke to DOM update in the browser viewer, in headless
 /// Chromium (Debian's chromium and chromium-driver, selenium from PyPI — left out with a note
 /// when missing). Inside the page, from dispatching a key event until its echo is in the page's
-/// rows (the test hook), one key at a time into `cat`; beside it, the same keys through `reel
-/// attach ws://` in a PTY (the remote latency figure's client), interleaved by round.
+/// rows (the test hook), one key at a time into `cat`; the remote latency figure's clients are
+/// its baseline.
 enum BrowserBench {
   static func unavailable() -> String? {
     for file in ["/usr/bin/chromium", "/usr/bin/chromedriver"]

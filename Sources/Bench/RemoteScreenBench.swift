@@ -98,7 +98,7 @@ enum RemoteScreenBench {
 
     private let port: Int
     private let token: String
-    private var held: [Int: Int] = [:]
+    private var screen = ScreenState()
     /// The attachment being watched (one at a time).
     private var current = Watched()
 
@@ -130,7 +130,7 @@ enum RemoteScreenBench {
       logger.logLevel = .critical
       var request = LiveRequest(.attach, names: ["steady"])
       request.readOnly = true
-      request.screen = ScreenRequest(held: held.map { HeldLine(id: $0.key, v: $0.value) })
+      request.screen = ScreenRequest(held: screen.held)
       let requestBytes = try Frame(.request, json: request).encoded
       current = Watched()
       let until = Measure.now() + UInt64(seconds * 1e9)
@@ -146,7 +146,7 @@ enum RemoteScreenBench {
           let frame = try Frame(message: bytes)
           guard frame.type == .screen else { continue }
           let update = try frame.decode(ScreenUpdate.self)
-          for line in update.lines { if let id = line.id { self.held[id] = line.v } }
+          self.screen.apply(update)
           if self.current.updates == 0 {
             self.current.firstOffset = update.offset
             self.current.firstUpdateBytes = bytes.count

@@ -12,6 +12,9 @@ import Foundation
 public struct ScreenRequest: Codable, Sendable, Equatable {
   /// Lines the viewer holds, by id, with the version it got them at (`ScreenLine.v`).
   public var held: [HeldLine] = []
+  /// Held lines a host takes at most, and a viewer keeps at most (a screen and a generous
+  /// scroll back).
+  public static let heldLimit = 10_000
   public init(held: [HeldLine] = []) { self.held = held }
 }
 

@@ -27,7 +27,7 @@ final class ScreenModeTests: XCTestCase {
     viewer.send(try Frame(.key, json: KeyEvent(text: "日本é\r")))
     let model = try XCTUnwrap(
       follow(viewer) { $0.rowTexts.prefix(4) == ["hi", "hi", "日本é", "日本é"] },
-      "the viewer's screen: \(ScreenModel(viewer.frames, acked: nil).rowTexts.prefix(4))")
+      "the viewer's screen: \(ScreenState(viewer.frames).rowTexts.prefix(4))")
     let watcher = try byteWatcher("typed")
     XCTAssertEqual(model.rowTexts, watcher.lines, "the lines equal a byte-mode client's screen")
     XCTAssertFalse(viewer.frames.contains { $0.type == .output || $0.type == .repaint }, "no bytes")
@@ -106,7 +106,7 @@ final class ScreenModeTests: XCTestCase {
     try viewer.request(attach("keys", ["/bin/sh", "-c", script], screen: ScreenRequest()))
     XCTAssertEqual(try viewer.reply()?.ok, true)
     XCTAssertNotNil(
-      follow(viewer) { $0.rowTexts.contains("ready") }, "\(ScreenModel(viewer.frames, acked: nil).rowTexts)")
+      follow(viewer) { $0.rowTexts.contains("ready") }, "\(ScreenState(viewer.frames).rowTexts)")
     viewer.send(try Frame(.key, json: KeyEvent(key: "ArrowUp")))
     XCTAssertNotNil(
       follow(viewer) {

@@ -9,8 +9,7 @@ import LiveProtocol
 /// changed; the modes a keyboard needs (application cursor keys, bracketed paste) follow the
 /// program's, so the terminal's keys are the bytes the program expects.
 public struct ScreenRenderer: Sendable {
-  private var lines: [Int: ScreenLine] = [:]
-  private var alternateRows: [Int: ScreenLine] = [:]
+  private var state = ScreenState()
   /// What each terminal row shows: the line's id (nil on the alternate screen) and version.
   private var drawn: [Int: (id: Int?, v: Int)] = [:]
   private var size: (cols: Int, rows: Int)? = nil
@@ -27,13 +26,7 @@ public struct ScreenRenderer: Sendable {
 
   /// The bytes that bring the terminal from what it shows to `update`.
   public mutating func draw(_ update: ScreenUpdate) -> [UInt8] {
-    if !update.alternate { alternateRows.removeAll() }
-    for line in update.lines {
-      if let id = line.id { lines[id] = line } else if let row = line.row { alternateRows[row] = line }
-    }
-    if let first = update.first, lines.count > 4 * update.rows + 1000 {
-      lines = lines.filter { $0.key >= first }
-    }
+    state.apply(update)
     var out = "\u{1B}[?2026h\u{1B}[?25l"
     if size.map({ $0.cols != update.cols || $0.rows != update.rows }) ?? true {
       size = (update.cols, update.rows)
@@ -41,7 +34,7 @@ public struct ScreenRenderer: Sendable {
       out += "\u{1B}[0m\u{1B}[H\u{1B}[2J"
     }
     for row in 0..<update.rows {
-      let line = update.alternate ? alternateRows[row] : update.top.flatMap { lines[$0 + row] }
+      let line = state.line(row: row)
       let key = (id: line?.id, v: line?.v ?? -1)
       if let shown = drawn[row], shown.id == key.id, shown.v == key.v { continue }
       drawn[row] = key

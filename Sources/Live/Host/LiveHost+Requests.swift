@@ -57,9 +57,7 @@ extension LiveHost {
       session.resize(try frame.decode(LiveSize.self))
     case .detach:
       release(c, from: session, end: LiveEnd(.detached))
-    case .key where holds:
-      try handleScreenFrame(frame, from: c, on: session)
-    case .screenAck, .linesRequest:
+    case .key where holds, .screenAck, .linesRequest:
       try handleScreenFrame(frame, from: c, on: session)
     default:
       break  // a read-only client's keys and sizes are not the session's

@@ -26,15 +26,6 @@ extension LiveHost {
     if let frame = try? Frame(.screen, json: update) { c.send(frame) }
   }
 
-  /// Output for the session's screen-mode viewers: marked, sent on their tick.
-  func markScreensDirty(of session: LiveSession) {
-    for id in session.readOnlyClients.union(session.keyboardHolder.map { [$0] } ?? []) {
-      guard let c = connections[id], let feed = c.screenFeed else { continue }
-      feed.dirty = true
-      sendScreenUpdate(to: c, of: session)
-    }
-  }
-
   /// Sends the screen updates that are due; the microseconds until the next one may be (nil:
   /// none waits on a tick).
   func screenUpdatesDue() -> UInt64? {

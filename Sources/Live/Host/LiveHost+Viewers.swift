@@ -29,14 +29,10 @@ extension LiveHost {
     c.streaming && c.drawsOnTerminal && session.keyboardHolder != c.id
   }
 
-  /// Takes an output frame for the session's paced viewers: sent at once when they were sent
-  /// nothing for a tick (a key's echo is not delayed), else kept for the tick's delivery.
+  /// Takes an output frame for the session's paced viewers (it has some): sent at once when
+  /// they were sent nothing for a tick (a key's echo is not delayed), else kept for the tick's
+  /// delivery.
   func pace(_ frame: Frame, for session: LiveSession) {
-    guard
-      session.readOnlyClients.contains(where: { id in
-        connections[id].map { isPacedViewer($0, of: session) } ?? false
-      })
-    else { return }
     session.viewerBatch.frames.append(frame)
     session.viewerBatch.bytes += frame.payload.count
     if LiveSession.now() &- session.viewerBatch.sentAt >= LiveHost.viewerTick {
@@ -71,9 +67,9 @@ extension LiveHost {
     }
   }
 
-  /// Delivers every tick that is due; returns the milliseconds until the next one (nil: none
+  /// Delivers every tick that is due; returns the microseconds until the next one (nil: none
   /// is waiting), for the host's `poll`.
-  func deliverDueTicks() -> Int32? {
+  func deliverDueTicks() -> UInt64? {
     let now = LiveSession.now()
     var wait: UInt64? = nil
     for session in sessions.values where !session.viewerBatch.frames.isEmpty {
@@ -84,6 +80,6 @@ extension LiveHost {
         wait = min(wait ?? .max, due - now)
       }
     }
-    return wait.map { Int32(($0 + 999) / 1000) }
+    return wait
   }
 }

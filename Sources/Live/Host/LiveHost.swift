@@ -13,8 +13,9 @@ import TerminalEmulator
 /// The process that owns the sessions' pseudo-terminals: one per user, listening on the
 /// socket directory's socket, one thread, one `poll` over the listener, the clients and the
 /// programs (while that thread waits, a pump or an event loop may do a small piece of its
-/// work under its `turn`: `LiveHost+DirectTurns`). A program is never blocked by a client: its output is always read, and a client
-/// whose queue overflows is dropped from the stream and repainted once it catches up.
+/// work under its `turn`: `LiveHost+DirectTurns`). A program is never blocked by a client: its
+/// output is always read, and a client whose queue overflows is dropped from the stream and
+/// repainted once it catches up.
 public final class LiveHost {
   public struct Options: Sendable {
     /// Exit once the last session ended (the host an `attach` started); a host run by a
@@ -141,8 +142,9 @@ public final class LiveHost {
         if listener >= 0 { unlink(directory.socketPath) }
         return
       }
-      let due = [deliverDueTicks(), screenUpdatesDue().map { Int32(($0 + 999) / 1000) }].compactMap { $0 }
-      try waitAndServe(timeout: min(due.min() ?? 200, 200))
+      // Microseconds until the next viewers' tick or screen update (200 ms at most).
+      let due = [deliverDueTicks(), screenUpdatesDue()].compactMap { $0 }.min() ?? 200_000
+      try waitAndServe(timeout: Int32((min(due, 200_000) + 999) / 1000))
     }
   }
 
@@ -305,14 +307,24 @@ public final class LiveHost {
     }
   }
 
-  /// Sends `frame` to every client streaming the session: output to paced viewers on their
-  /// tick (`pace`), anything else after what they were owed.
+  /// Sends `frame` to every client streaming the session: output to screen-mode viewers as
+  /// their next update, to paced viewers on their tick (`pace`); anything else after what they
+  /// were owed.
   private func broadcast(_ session: LiveSession, _ frame: Frame) {
     let output = frame.type == .output
     if !output { deliverToViewers(of: session) }
+    var paced = false
     for id in session.readOnlyClients.union(session.keyboardHolder.map { [$0] } ?? []) {
       guard let c = connections[id], c.streaming else { continue }
-      if output && (c.screenFeed != nil || isPacedViewer(c, of: session)) { continue }
+      if output, let feed = c.screenFeed {
+        feed.dirty = true
+        sendScreenUpdate(to: c, of: session)
+        continue
+      }
+      if output && isPacedViewer(c, of: session) {
+        paced = true
+        continue
+      }
       let limit = id == session.keyboardHolder ? LiveHost.clientQueueLimit : LiveHost.viewerQueueLimit
       if !c.send(frame, limit: limit) {
         // Too far behind: drop what it has queued; it gets a repaint when it drained.
@@ -320,10 +332,7 @@ public final class LiveHost {
         catchUp(c)
       }
     }
-    if output {
-      pace(frame, for: session)
-      markScreensDirty(of: session)
-    }
+    if paced { pace(frame, for: session) }
   }
 
   /// Input for the program: queued and written as far as the terminal takes it now; the

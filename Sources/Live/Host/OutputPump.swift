@@ -15,8 +15,9 @@ import LiveProtocol
 /// Contract: while the pump runs, only its thread reads `fd` (the host writes input to it and
 /// resizes it, which do not disturb reads). The host's loop polls `wakeFD`; each `take()`
 /// hands over everything read so far, in order. A small chunk is first offered to `onOutput`,
-/// which may take it on the pump's thread when the host is idle (no wake-up then). `stop()` joins the thread; after it the host
-/// may read `fd` itself, and those bytes follow everything `take()` returned.
+/// which may take it on the pump's thread when the host is idle (no wake-up then). `stop()`
+/// joins the thread; after it the host may read `fd` itself, and those bytes follow
+/// everything `take()` returned.
 final class OutputPump: @unchecked Sendable {
   /// Bytes held for the host at most; past it the pump stops reading until the host took
   /// them, and the program blocks as it would on a terminal nobody reads.

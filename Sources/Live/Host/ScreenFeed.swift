@@ -40,11 +40,9 @@ final class ScreenFeed {
     var modes: ScreenModes
   }
 
-  /// Lines a viewer may say it holds, at most (a screen and a generous scroll back).
-  static let heldLimit = 10_000
-
   init(held: [HeldLine], bells: Int) {
-    heldLines = Dictionary(held.prefix(ScreenFeed.heldLimit).map { ($0.id, $0.v) }, uniquingKeysWith: { $1 })
+    heldLines = Dictionary(
+      held.prefix(ScreenRequest.heldLimit).map { ($0.id, $0.v) }, uniquingKeysWith: { $1 })
     self.bells = bells
   }
 
@@ -110,7 +108,7 @@ final class ScreenFeed {
       for id in start..<end {
         guard let view = terminal.line(id: id) else { continue }
         let line = ScreenFeed.line(view, row: nil)
-        if heldLines.count < ScreenFeed.heldLimit { heldLines[id] = line.v }
+        if heldLines.count < ScreenRequest.heldLimit { heldLines[id] = line.v }
         lines.append(line)
       }
     }
@@ -123,7 +121,8 @@ final class ScreenFeed {
     let id: Int? = terminal.isAlternateScreen ? nil : terminal.screenTopLineID + row
     if let cached = cache[row], cached.fingerprint == fingerprint {
       if cached.id == id { return cached.line }
-      // The same cells on another line (it scrolled): the same version, under its new id.
+      // The same cells under another id (blank rows as the screen scrolls, a switch between
+      // the screens): the same version.
       var moved = cached.line
       moved.id = id
       moved.row = id == nil ? row : nil
@@ -136,9 +135,9 @@ final class ScreenFeed {
   }
 
   private func forgetLinesBefore(_ first: Int) {
-    guard heldLines.count > ScreenFeed.heldLimit else { return }
+    guard heldLines.count > ScreenRequest.heldLimit else { return }
     heldLines = heldLines.filter { $0.key >= first }
-    if heldLines.count > ScreenFeed.heldLimit { heldLines.removeAll() }
+    if heldLines.count > ScreenRequest.heldLimit { heldLines.removeAll() }
   }
 
   /// A line as runs of one style (a wide character alone in its run), with its version.

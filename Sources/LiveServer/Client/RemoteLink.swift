@@ -41,10 +41,10 @@ public final class RemoteLink: @unchecked Sendable {
   private var relay: TerminalRelay? = nil
   /// The offset just past what the terminal was sent; where a reconnect resumes.
   private var offset: Int? = nil
-  /// Screen mode: the lines the terminal's renderer holds (id → version); a reconnect names
-  /// them, and the host sends only the others.
-  private var heldLines: [Int: Int] = [:]
-  /// What the terminal shows, for the title to give back after the status.
+  /// Screen mode: what the terminal's renderer holds; a reconnect names its lines, and the
+  /// host sends only the others.
+  private var screen = ScreenState()
+  /// What the terminal shows in byte mode, for the title to give back after the status.
   private var mirror = Terminal(cols: 80, rows: 24)
   private var lastSize: LiveSize? = nil
   private var detachRequested = false
@@ -122,8 +122,7 @@ public final class RemoteLink: @unchecked Sendable {
       if !first {
         current.resumeOffset = lock.withLock { offset }
         if current.screen != nil {
-          current.screen = ScreenRequest(
-            held: lock.withLock { heldLines.map { HeldLine(id: $0.key, v: $0.value) } })
+          current.screen = ScreenRequest(held: lock.withLock { screen.held })
         }
         if let size = lock.withLock({ lastSize }) {
           current.cols = size.cols
@@ -206,14 +205,7 @@ public final class RemoteLink: @unchecked Sendable {
       }
       toTerminal(frame)
     case .screen:
-      if let update = try? frame.decode(ScreenUpdate.self) {
-        lock.withLock {
-          for line in update.lines { if let id = line.id { heldLines[id] = line.v } }
-          if let first = update.first, heldLines.count > 10_000 {
-            heldLines = heldLines.filter { $0.key >= first }
-          }
-        }
-      }
+      if let update = try? frame.decode(ScreenUpdate.self) { lock.withLock { screen.apply(update) } }
       toTerminal(frame)
     case .end:
       round.ended = true
@@ -297,7 +289,8 @@ public final class RemoteLink: @unchecked Sendable {
       guard statusShown else { return nil }
       statusShown = false
       droppedKeys = 0
-      return mirror.title
+      // Screen mode carries the title in its updates; byte mode in the bytes.
+      return screen.last?.title ?? mirror.title
     }
     if let title { toTerminal(Frame(.status, Array("\u{1B}]2;\(title)\u{07}".utf8))) }
   }
