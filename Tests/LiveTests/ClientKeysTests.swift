@@ -1,4 +1,5 @@
 import Live
+import TerminalEmulator
 import Testing
 
 /// `ClientKeys`: what `reel attach` and `reel tail` do with the user's keys, however the
@@ -15,6 +16,7 @@ struct ClientKeysTests {
     for cut in cuts.sorted() + [input.count] where cut >= start {
       let outcome = keys.take(input[start..<cut])
       total.send += outcome.send
+      total.mouse += outcome.mouse
       if outcome.leave {
         total.leave = true
         return total
@@ -25,6 +27,24 @@ struct ClientKeysTests {
     total.send += last.send
     total.leave = last.leave
     return total
+  }
+
+  /// `--render`: the terminal's SGR mouse reports become events, however reads cut them; the
+  /// keys around them stay bytes (a read that ends on a report's ESC forwards it alone, as a
+  /// lone ESC always goes at once); without the flag a report is bytes like any other.
+  @Test func mouseReportsBecomeEventsWhenRendering() {
+    let input = bytes("a\u{1B}[<0;11;6M\u{1B}[<0;11;6mb\u{1B}[<65;3;4M")
+    for cut in 0...input.count {
+      let outcome = run(ClientKeys(detachKey: 0x1D, mouseAsEvents: true), input, cuts: [cut])
+      #expect(outcome.send.filter { $0 != 0x1B } == bytes("ab"), "cut at \(cut)")
+      #expect(outcome.send.count <= 3, "cut at \(cut)")
+      #expect(
+        outcome.mouse == [
+          MouseEvent(.press(.left), row: 5, col: 10), MouseEvent(.release(.left), row: 5, col: 10),
+          MouseEvent(.press(.wheelDown), row: 3, col: 2),
+        ], "cut at \(cut)")
+    }
+    #expect(run(ClientKeys(detachKey: 0x1D), input).send == input)
   }
 
   @Test func theDetachKeyInABatchOrSplitAcrossReads() {

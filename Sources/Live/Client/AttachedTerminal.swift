@@ -63,7 +63,7 @@ public struct AttachedTerminal {
       if interactive { TerminalMode.restore() }
     }
     var stdinOpen = !tail || interactive
-    var keys = ClientKeys(detachKey: detachKey, quitKeys: tail)
+    var keys = ClientKeys(detachKey: detachKey, quitKeys: tail, mouseAsEvents: renderer != nil)
     var buffer = [UInt8](repeating: 0, count: 64 << 10)
     // Frames that came in with the reply (the repaint) are already read.
     while let frame = try client.reader.next() {
@@ -117,6 +117,9 @@ public struct AttachedTerminal {
   /// has been asked of the host.
   private func act(on outcome: ClientKeys.Outcome) throws -> Bool {
     if !outcome.send.isEmpty && !readOnly { try client.send(Frame(.input, outcome.send)) }
+    for mouse in outcome.mouse where !readOnly {
+      try client.send(Frame(.key, json: ScreenRenderer.keyEvent(for: mouse)))
+    }
     if outcome.leave { try client.send(Frame(.detach)) }
     return outcome.leave
   }

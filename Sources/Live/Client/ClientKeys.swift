@@ -20,10 +20,14 @@ public struct ClientKeys: Sendable {
     public var send: [UInt8] = []
     /// The user asked to leave (what came after it is dropped).
     public var leave = false
+    /// Mouse reports the terminal sent, decoded (with `mouseAsEvents`), for the host to encode
+    /// as the program asked; after `send`.
+    public var mouse: [MouseEvent] = []
 
-    public init(send: [UInt8] = [], leave: Bool = false) {
+    public init(send: [UInt8] = [], leave: Bool = false, mouse: [MouseEvent] = []) {
       self.send = send
       self.leave = leave
+      self.mouse = mouse
     }
   }
 
@@ -32,15 +36,19 @@ public struct ClientKeys: Sendable {
   let detachKind: InputEvent.Kind?
   /// `reel tail`: q and Ctrl-C leave as well.
   let quitKeys: Bool
+  /// `reel attach --render`: the terminal reports the mouse as SGR whatever the program asked
+  /// for, so reports are decoded and handed on as events (`Outcome.mouse`), not bytes.
+  let mouseAsEvents: Bool
   private var decoder = InputDecoder()
   /// The detach key was pressed: the next key decides.
   private var armed = false
   /// Leading bytes of `decoder.pending` already sent to the program.
   private var sentOfPending = 0
 
-  public init(detachKey: UInt8?, quitKeys: Bool = false) {
+  public init(detachKey: UInt8?, quitKeys: Bool = false, mouseAsEvents: Bool = false) {
     self.detachKey = detachKey
     self.quitKeys = quitKeys
+    self.mouseAsEvents = mouseAsEvents
     if let detachKey {
       var d = InputDecoder()
       detachKind = (d.decode([detachKey]) + d.flush()).first?.kind
@@ -78,6 +86,11 @@ public struct ClientKeys: Sendable {
         outcome.send.append(detachKey!)
         if whole && event.kind == detachKind { continue }
         outcome.send += unsent
+        continue
+      }
+      // (A report whose ESC a read cut off and forwarded alone is still the report.)
+      if mouseAsEvents, case .mouse(let mouse) = event.kind {
+        outcome.mouse.append(mouse)
         continue
       }
       if whole, let detachKind, event.kind == detachKind {

@@ -1,4 +1,5 @@
 import LiveProtocol
+import TerminalEmulator
 
 /// Draws screen-mode updates (docs/protocol.md#screen-mode) into a terminal with only what
 /// every terminal agrees on — cursor positioning, SGR, erase to the end of the line, text — as
@@ -7,7 +8,8 @@ import LiveProtocol
 /// the last column when `CSI K` follows; xterm and the shadow erase it). It works on the
 /// alternate screen (the user's scrollback is left alone) and redraws only the rows that
 /// changed; the modes a keyboard needs (application cursor keys, bracketed paste) follow the
-/// program's, so the terminal's keys are the bytes the program expects.
+/// program's, so the terminal's keys are the bytes the program expects, and the mouse is
+/// reported while the program asks for it.
 public struct ScreenRenderer: Sendable {
   private var state = ScreenState()
   /// What each terminal row shows: the line's id (nil on the alternate screen) and version.
@@ -22,7 +24,34 @@ public struct ScreenRenderer: Sendable {
   public static let enter = Array("\u{1B}[?1049h\u{1B}[H\u{1B}[2J".utf8)
 
   /// Gives the terminal back: the modes it set off, the cursor shown, the main screen.
-  public static let leave = Array("\u{1B}[0m\u{1B}[?1l\u{1B}[?2004l\u{1B}[?25h\u{1B}[?1049l".utf8)
+  public static let leave = Array(
+    "\u{1B}[0m\u{1B}[?1l\u{1B}[?2004l\(mouseOff)\u{1B}[?25h\u{1B}[?1049l".utf8)
+
+  static let mouseOff = "\u{1B}[?9;1000;1002;1003;1006l"
+
+  /// The terminal reports the mouse as the program's tracking mode asks, always in SGR (the
+  /// client decodes the reports and the host encodes them for the program).
+  static func mouseModes(_ tracking: String) -> String {
+    let mode = ["x10": 9, "normal": 1000, "buttonEvent": 1002, "anyEvent": 1003][tracking]
+    return mouseOff + (mode.map { "\u{1B}[?\($0)h\u{1B}[?1006h" } ?? "")
+  }
+
+  /// A mouse report of the user's terminal as the key event the host encodes.
+  public static func keyEvent(for mouse: MouseEvent) -> KeyEvent {
+    let pointer: PointerEvent
+    switch mouse.kind {
+    case .press(let button):
+      pointer = PointerEvent(action: "press", button: button.rawValue, row: mouse.row, col: mouse.col)
+    case .release(let button):
+      pointer = PointerEvent(action: "release", button: button.rawValue, row: mouse.row, col: mouse.col)
+    case .move: pointer = PointerEvent(action: "move", row: mouse.row, col: mouse.col)
+    }
+    var event = KeyEvent(mouse: pointer)
+    if mouse.modifiers.contains(.control) { event.ctrl = true }
+    if mouse.modifiers.contains(.alt) { event.alt = true }
+    if mouse.modifiers.contains(.shift) { event.shift = true }
+    return event
+  }
 
   /// The bytes that bring the terminal from what it shows to `update`.
   public mutating func draw(_ update: ScreenUpdate) -> [UInt8] {
@@ -45,6 +74,7 @@ public struct ScreenRenderer: Sendable {
     if modes != update.modes {
       let m = update.modes
       out += "\u{1B}[?1\(m.applicationCursorKeys ? "h" : "l")\u{1B}[?2004\(m.bracketedPaste ? "h" : "l")"
+      if modes?.mouse != m.mouse { out += ScreenRenderer.mouseModes(m.mouse) }
       modes = m
     }
     if title != update.title {

@@ -13,16 +13,16 @@ extension LiveSessionTests {
     // reads in hex, one read a line.
     let script = root.appendingPathComponent("reads.py")
     try """
-      import os, sys, tty
-      tty.setraw(0)
-      os.write(1, b"\\x1b[?1000h\\x1b[?1006hready\\r\\n")
-      while True:
-          b = os.read(0, 256)
-          os.write(1, b"hex " + b.hex().encode() + b"\\r\\n")
-          if b == b"q":
-              break
-      os.write(1, b"\\x1b[?1000l\\x1b[?1006l")
-      """.write(to: script, atomically: true, encoding: .utf8)
+    import os, sys, tty
+    tty.setraw(0)
+    os.write(1, b"\\x1b[?1000h\\x1b[?1006hready\\r\\n")
+    while True:
+        b = os.read(0, 256)
+        os.write(1, b"hex " + b.hex().encode() + b"\\r\\n")
+        if b == b"q":
+            break
+    os.write(1, b"\\x1b[?1000l\\x1b[?1006l")
+    """.write(to: script, atomically: true, encoding: .utf8)
     try browser.open("a", "http://127.0.0.1:\(serve.port)/login#" + serve.token)
     XCTAssertNotNil(try browser.wait("a") { $0.available.contains("mouse") })
     _ = try browser.run("a", "window.reelViewer.attach('mouse')")
@@ -101,7 +101,8 @@ extension LiveSessionTests {
     XCTAssertEqual(refused.attached, ["one"])
     // The setting survives a reload (kept on this device).
     _ = try browser.run("a", "location.reload()")
-    XCTAssertNotNil(try browser.wait("a") { ($0.raw["maxAttached"] as? Int) == 1 && $0.available.contains("two") })
+    XCTAssertNotNil(
+      try browser.wait("a") { ($0.raw["maxAttached"] as? Int) == 1 && $0.available.contains("two") })
 
     // Remove asks first; dismissed, the program goes on.
     let clickRemove = """

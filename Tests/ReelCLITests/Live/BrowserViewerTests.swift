@@ -214,7 +214,8 @@ extension LiveSessionTests {
         });
         """, [rows]) as? [[String]], file: file, line: line)
     let history = try XCTUnwrap(
-      try JSONSerialization.jsonObject(with: Data(reel(["history", session, "--format", "json"]).stdout.utf8))
+      try JSONSerialization.jsonObject(
+        with: Data(reel(["history", session, "--format", "json"]).stdout.utf8))
         as? [String: Any], file: file, line: line)
     let cols = try XCTUnwrap(history["cols"] as? Int, file: file, line: line)
     let lines = try XCTUnwrap(history["lines"] as? [[String: Any]], file: file, line: line).suffix(rows)
@@ -232,7 +233,9 @@ extension LiveSessionTests {
           String(span["bold"] as? Bool == true), String(span["italic"] as? Bool == true),
           String(span["underline"] != nil),
         ].joined(separator: "|")
-        for col in (span["start"] as? Int ?? 0)..<min(cols, span["end"] as? Int ?? 0) { expected[col] = style }
+        for col in (span["start"] as? Int ?? 0)..<min(cols, span["end"] as? Int ?? 0) {
+          expected[col] = style
+        }
       }
       let page = Array((cells + [String](repeating: plain, count: max(0, cols - cells.count))).prefix(cols))
       if page != expected {

@@ -43,4 +43,36 @@ extension LiveSessionTests {
     XCTAssertEqual(rendered.display("#{alternate_on}"), "0", "the terminal is given back")
     try reel(["kill", "quirk"])
   }
+
+  func testRenderedAttachReportsTheMouseInTheEncodingTheProgramAskedFor() throws {
+    // A program that asks for mouse reports in xterm's first encoding (normal tracking, no SGR)
+    // and prints what it reads in hex.
+    let script = root.appendingPathComponent("reads.py")
+    try """
+    import os, tty
+    tty.setraw(0)
+    os.write(1, b"\\x1b[?1000hready\\r\\n")
+    while True:
+        b = os.read(0, 256)
+        os.write(1, b"hex " + b.hex().encode() + b"\\r\\n")
+        if b == b"q":
+            break
+    """.write(to: script, atomically: true, encoding: .utf8)
+    let pane = try attachPane("--render mouse -c 'python3 \(script.path)'")
+    XCTAssertTrue(waitForScreen(pane, containing: "ready"), pane.screen())
+    // The terminal reports the mouse while the program asks, in SGR (which the client decodes).
+    XCTAssertTrue(pane.wait(for: "#{mouse_standard_flag} #{mouse_sgr_flag}", toBe: "1 1"))
+    // What the terminal sends for a click at row 6, column 11 (1-based)…
+    pane.send("-l", "\u{1B}[<0;11;6M")
+    pane.send("-l", "\u{1B}[<0;11;6m")
+    // …reaches the program encoded as it asked: ESC [ M, then button, column, row plus 32.
+    let expected = "hex 1b5b4d202b26\nhex 1b5b4d232b26"
+    XCTAssertTrue(
+      eventually { ((try? self.history("mouse")) ?? "").contains(expected) },
+      (try? history("mouse")) ?? "")
+    pane.send("q")
+    XCTAssertTrue(waitForScreen(pane, containing: "reel-exit=0"), pane.screen())
+    XCTAssertEqual(
+      pane.display("#{mouse_any_flag}"), "0", "mouse reports off once the terminal is given back")
+  }
 }
