@@ -19,12 +19,14 @@ enum BrowserBench {
       ? "browser figure left out: needs selenium (pip install selenium)" : nil
   }
 
-  /// Milliseconds per key, `keys` keys per round, `rounds` rounds.
-  static func run(exe: String, rounds: Int = 3, keys: Int = 40) throws -> [Double] {
+  /// Milliseconds per key, `keys` keys per round, `rounds` rounds; with `history` lines printed
+  /// first, all of them fetched into the page (scrolled through) before the keys.
+  static func run(exe: String, history: Int = 0, rounds: Int = 3, keys: Int = 40) throws -> [Double] {
     let served = try RemoteBench.Served(exe: exe, token: TokenRecord(label: "bench", create: true))
     defer { served.stop() }
     try LiveBench.startSession(
-      "typed", command: "exec cat", cols: 80, rows: 24, exe: exe, directory: served.sockets)
+      "typed", command: history > 0 ? "seq 1 \(history); exec cat" : "exec cat", cols: 80, rows: 24, exe: exe,
+      directory: served.sockets)
     defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["typed"]), in: served.sockets) }
     let script = served.dir + "/browser_latency.py"
     try driver.write(toFile: script, atomically: true, encoding: .utf8)
@@ -33,6 +35,7 @@ enum BrowserBench {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = [
       "python3", script, "http://127.0.0.1:\(served.port)", "typed", "\(rounds)", "\(keys)", output,
+      "\(history)",
     ]
     // The token through the environment, never in arguments (`ps` shows those).
     var environment = ProcessInfo.processInfo.environment
@@ -61,6 +64,7 @@ enum BrowserBench {
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     base, session, rounds, keys, output = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+    history = int(sys.argv[6])
     options = webdriver.ChromeOptions()
     for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=900,640"]:
         options.add_argument(a)
@@ -79,7 +83,15 @@ enum BrowserBench {
         raise SystemExit("the page did not get there: %s" % json.dumps(state()))
     TIME_KEY = '''
     const [key, expected, done] = arguments;
-    const rows = () => window.reelViewer.state().rows.some(r => r.text === expected);
+    // The screen's rows are the last lines drawn: look there only (a long history holds thousands).
+    const screen = document.getElementById("screen");
+    const rows = () => {
+      let el = screen.lastElementChild;
+      for (let i = 0; el && i < 60; i++, el = el.previousElementSibling) {
+        if (el.classList.contains("line") && el.textContent.replace(/\\u200b/g, "").replace(/ +$/, "") === expected) return true;
+      }
+      return false;
+    };
     const start = performance.now();
     const observer = new MutationObserver(() => {
       if (rows()) { observer.disconnect(); done(performance.now() - start); }
@@ -92,6 +104,13 @@ enum BrowserBench {
         wait(lambda s: session in s["available"])
         driver.execute_script("window.reelViewer.attach(arguments[0])", session)
         wait(lambda s: s["connection"].startswith("connected") and s["rows"])
+        if history:
+            # Scrolled to the top, the page fetches the history before it, gap by gap.
+            def fetched(s):
+                driver.execute_script("const e = document.getElementById('screen'); e.scrollTop = 0; e.dispatchEvent(new Event('scroll'))")
+                return any(row["text"] == "1" for row in s["rows"])
+            wait(fetched)
+            driver.execute_script("const e = document.getElementById('screen'); e.scrollTop = e.scrollHeight")
         times = []
         letters = "abcdefghijklmnopqrstuvwxyz"
         for r in range(rounds):

@@ -179,6 +179,8 @@
       state.lines = new Map();
       state.alternate = new Map();
       state.update = null;
+      drawnElements.clear();
+      keysChanged++;
       state.readOnly = false;
       $("draft").value = state.drafts.get(name) || "";
     }
@@ -297,7 +299,7 @@
       }
       case T.lines: {
         const got = json(f.payload);
-        for (const line of got.lines) state.lines.set(line.id, line);
+        for (const line of got.lines) holdLine(line);
         historyAsked = null;
         render();
         askHistory();
@@ -320,11 +322,16 @@
   function apply(update) {
     if (!update.alternate) state.alternate.clear();
     for (const line of update.lines) {
-      if (line.id !== undefined && line.id !== null) state.lines.set(line.id, line);
+      if (line.id !== undefined && line.id !== null) holdLine(line);
       else state.alternate.set(line.row, line);
     }
     if (update.first !== undefined && update.first !== null) {
-      for (const id of state.lines.keys()) if (id < update.first) state.lines.delete(id);
+      for (const id of state.lines.keys()) {
+        if (id < update.first) {
+          state.lines.delete(id);
+          keysChanged++;
+        }
+      }
     }
     state.update = update;
     document.title = update.title ? update.title + " — reel" : "reel";
@@ -383,6 +390,25 @@
     return div;
   }
 
+  // The held lines' ids in order, kept between renders (new lines almost always come last).
+  let sortedIds = [];
+  let sortedCount = -1;
+  // Bumped when a line id is added or dropped (not when a held line changes).
+  let keysChanged = 0;
+  function holdLine(line) {
+    if (!state.lines.has(line.id)) keysChanged++;
+    state.lines.set(line.id, line);
+  }
+  function heldIdsBefore(top) {
+    if (sortedCount !== keysChanged) {
+      sortedIds = [...state.lines.keys()].sort((a, b) => a - b);
+      sortedCount = keysChanged;
+    }
+    let end = sortedIds.length;
+    while (end > 0 && sortedIds[end - 1] >= top) end--;
+    return sortedIds.slice(0, end);
+  }
+
   // The rows drawn, in order: history lines held (with a gap where lines are not held yet:
   // fetched when it comes into view), then the screen.
   function rowsToDraw() {
@@ -390,7 +416,7 @@
     if (!update) return [];
     const rows = [];
     if (!update.alternate) {
-      const ids = [...state.lines.keys()].filter((id) => id < update.top).sort((a, b) => a - b);
+      const ids = heldIdsBefore(update.top);
       let next = update.first === undefined || update.first === null ? (ids.length ? ids[0] : update.top) : update.first;
       for (const id of ids.concat([update.top])) {
         if (id > next) rows.push({ gap: true, before: id, count: id - next });
@@ -399,7 +425,7 @@
       }
       for (let r = 0; r < update.rows; r++) rows.push({ id: update.top + r, line: state.lines.get(update.top + r), history: false });
     } else {
-      for (let r = 0; r < update.rows; r++) rows.push({ id: null, line: state.alternate.get(r), history: false });
+      for (let r = 0; r < update.rows; r++) rows.push({ id: null, row: r, line: state.alternate.get(r), history: false });
     }
     return rows;
   }
@@ -413,15 +439,51 @@
     return div;
   }
 
+  // Elements drawn, by line id (or alternate-screen row, or gap), with the line they draw: an
+  // update redraws only the lines it changed, and the page moves no element that stays.
+  const drawnElements = new Map();
+  const cursorElement = document.createElement("div");
+  cursorElement.id = "cursor";
+
+  function elementFor(row) {
+    const key = row.gap ? "g" + row.before + ":" + row.count : row.id !== null ? "l" + row.id : "a" + row.row;
+    const known = drawnElements.get(key);
+    if (known && known.line === row.line && known.history === row.history) return [key, known.el];
+    const el = row.gap ? gapElement(row) : lineElement(row.line, row.id, row.history);
+    drawnElements.set(key, { line: row.line, history: row.history, el });
+    return [key, el];
+  }
+
+  // Makes `parent`'s children `wanted`, in order, touching only what differs.
+  function patchChildren(parent, wanted) {
+    let child = parent.firstChild;
+    for (const el of wanted) {
+      if (child === el) {
+        child = child.nextSibling;
+        continue;
+      }
+      parent.insertBefore(el, child);
+    }
+    while (child) {
+      const next = child.nextSibling;
+      child.remove();
+      child = next;
+    }
+  }
+
   function render() {
     const screen = $("screen");
     const atBottom = screen.scrollTop + screen.clientHeight >= screen.scrollHeight - 4;
-    const anchor = topLine();
-    const rows = rowsToDraw();
-    const elements = rows.map((r) => (r.gap ? gapElement(r) : lineElement(r.line, r.id, r.history)));
-    const cursor = document.createElement("div");
-    cursor.id = "cursor";
-    screen.replaceChildren(...elements, cursor);
+    const anchor = atBottom ? null : topLine();
+    const used = new Set();
+    const elements = rowsToDraw().map((row) => {
+      const [key, el] = elementFor(row);
+      used.add(key);
+      return el;
+    });
+    for (const key of drawnElements.keys()) if (!used.has(key)) drawnElements.delete(key);
+    const cursor = cursorElement;
+    patchChildren(screen, [...elements, cursor]);
     const update = state.update;
     if (update) {
       const row = elements[elements.length - update.rows + update.cursor.row];
@@ -449,13 +511,23 @@
     keyboard.style.left = Math.max(0, box.left - terminal.left) + "px";
   }
 
-  // The line at the top of the view and how far above the view's top it starts.
+  // The line at the top of the view and how far above the view's top it starts (a binary
+  // search: the rows are in order, and a long history holds thousands).
   function topLine() {
     const screen = $("screen");
-    for (const el of screen.querySelectorAll(".line")) {
-      if (el.offsetTop + el.offsetHeight > screen.scrollTop) {
-        return el.dataset.id === undefined ? null : { id: Number(el.dataset.id), delta: el.offsetTop - screen.scrollTop };
-      }
+    const rows = screen.children;
+    let low = 0;
+    let high = rows.length - 1;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      const el = rows[mid];
+      if (el.offsetTop + el.offsetHeight > screen.scrollTop) high = mid;
+      else low = mid + 1;
+    }
+    for (let i = low; i < rows.length; i++) {
+      const el = rows[i];
+      if (!el.classList.contains("line")) continue;
+      return el.dataset.id === undefined ? null : { id: Number(el.dataset.id), delta: el.offsetTop - screen.scrollTop };
     }
     return null;
   }
