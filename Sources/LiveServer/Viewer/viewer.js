@@ -150,6 +150,7 @@
         state.session = null;
         showList();
       }
+      kept.delete(name);
       state.attached = state.attached.filter((n) => n !== name);
       state.available = state.available.filter((n) => n !== name);
       state.drafts.delete(name);
@@ -173,12 +174,18 @@
       return;
     }
     if (state.session !== name) {
-      if (state.session) state.drafts.set(state.session, $("draft").value);
+      if (state.session) {
+        state.drafts.set(state.session, $("draft").value);
+        keepSession();
+      }
       closeSocket();
+      const saved = kept.get(name);
+      kept.delete(name);
       state.session = name;
-      state.lines = new Map();
-      state.alternate = new Map();
-      state.update = null;
+      state.lines = saved ? saved.lines : new Map();
+      state.alternate = saved ? saved.alternate : new Map();
+      state.update = saved ? saved.update : null;
+      restore = saved ? saved.position : null;
       drawnElements.clear();
       keysChanged++;
       state.readOnly = false;
@@ -189,11 +196,33 @@
     $("terminal").hidden = false;
     $("back").hidden = false;
     $("takenover").hidden = true;
+    // A session this page held: shown at once, where the user was reading.
+    if (state.update) render();
     open();
     $("keyboard").focus();
   }
 
+  // What the page holds of each attached session it left: its lines and the user's reading
+  // position. Back to it, the page shows it at once, the reconnect names the lines held (the
+  // host sends only what changed), and the view opens where the user was reading (seed 004).
+  const kept = new Map();
+  let restore = null;
+
+  function keepSession() {
+    const screen = $("screen");
+    const atBottom = screen.scrollTop + screen.clientHeight >= screen.scrollHeight - 4;
+    const position = atBottom ? null : Object.assign({ ratio: scrollRatio(screen) }, topLine());
+    kept.set(state.session, { lines: state.lines, alternate: state.alternate, update: state.update, position });
+  }
+
+  // Where the view is, 0 the top and 1 the bottom.
+  function scrollRatio(screen) {
+    const range = screen.scrollHeight - screen.clientHeight;
+    return range > 0 ? screen.scrollTop / range : 1;
+  }
+
   function detach(name) {
+    kept.delete(name);
     if (state.session === name && socket) {
       socket.send(frame(T.detach));
       closeSocket();
@@ -474,7 +503,10 @@
   function render() {
     const screen = $("screen");
     const atBottom = screen.scrollTop + screen.clientHeight >= screen.scrollHeight - 4;
-    const anchor = atBottom ? null : topLine();
+    const ratio = scrollRatio(screen);
+    // The line the user reads stays where it is; back in a session left, where it was.
+    const anchor = restore || (atBottom ? null : topLine());
+    restore = null;
     const used = new Set();
     const elements = rowsToDraw().map((row) => {
       const [key, el] = elementFor(row);
@@ -494,11 +526,13 @@
       }
     }
     placeKeyboard(cursor);
-    if (atBottom || !anchor) {
+    if (!anchor) {
       screen.scrollTop = screen.scrollHeight;
     } else {
-      const el = screen.querySelector('[data-id="' + anchor.id + '"]');
+      const el = anchor.id === undefined || anchor.id === null ? null : screen.querySelector('[data-id="' + anchor.id + '"]');
+      // A line no longer held: the same place by ratio (seed 004's fallback).
       if (el) screen.scrollTop = el.offsetTop - anchor.delta;
+      else screen.scrollTop = (anchor.ratio === undefined ? ratio : anchor.ratio) * (screen.scrollHeight - screen.clientHeight);
     }
   }
 

@@ -120,4 +120,29 @@ extension LiveSessionTests {
     XCTAssertNotNil(try browser.wait("a") { !$0.available.contains("two") && $0.message == "Removed two." })
     XCTAssertTrue(try reel(["ls"]).stdout.contains("one"), "the other session goes on")
   }
+
+  func testBrowserViewerOpensEachSessionWhereTheUserWasReading() throws {
+    let (browser, serve) = try browserAndServe()
+    defer { serve.process.terminate() }
+    try detachedShell("long")
+    try detachedShell("other")
+    try browser.open("a", "http://127.0.0.1:\(serve.port)/login#" + serve.token)
+    XCTAssertNotNil(try browser.wait("a") { $0.available.contains("long") && $0.available.contains("other") })
+    _ = try browser.run("a", "window.reelViewer.attach('long')")
+    XCTAssertNotNil(try browser.wait("a") { $0.connected && !$0.rows.isEmpty })
+    try browser.type("a", "seq 1 400\n")
+    XCTAssertNotNil(try browser.wait("a") { $0.rows.contains("400") })
+    // Scrolled up, reading a line of the history (nothing is sent for it).
+    _ = try browser.run(
+      "a",
+      "const s = document.getElementById('screen'); s.scrollTop = s.scrollHeight / 3; s.dispatchEvent(new Event('scroll'))"
+    )
+    let reading = try XCTUnwrap(try browser.wait("a") { $0.topLineID != nil }?.topLineID)
+    // Another session, then back: the same line at the top.
+    _ = try browser.run("a", "window.reelViewer.attach('other')")
+    XCTAssertNotNil(try browser.wait("a") { $0.session == "other" && $0.connected })
+    _ = try browser.run("a", "window.reelViewer.attach('long')")
+    let back = try browser.wait("a") { $0.session == "long" && $0.connected && $0.topLineID == reading }
+    XCTAssertNotNil(back, "top line \(browser.lastSeen?.topLineID ?? -1), was \(reading)")
+  }
 }

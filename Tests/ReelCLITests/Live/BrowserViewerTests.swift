@@ -117,7 +117,7 @@ extension LiveSessionTests {
     XCTAssertFalse(desk.contains("intruder"), desk)
   }
 
-  func testBrowserViewerShowsVimAndHtopExactlyWithTheirColoursAndCursorKeys() throws {
+  func testBrowserViewerShowsVimLessAndHtopExactlyWithTheirColoursAndCursorKeys() throws {
     try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/vim"), "vim is not installed")
     try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/htop"), "htop is not installed")
     let (browser, serve) = try browserAndServe()
@@ -158,6 +158,20 @@ extension LiveSessionTests {
     try browser.type("a", ":q\n")
     // Back at the prompt, not just off the alternate screen: keys typed while vim still exits
     // are vim's (it discards what was typed ahead when it gives the terminal back).
+    XCTAssertNotNil(try browser.wait("a") { $0.lineIDs.last != nil && $0.rows.last { !$0.isEmpty } == "$" })
+
+    // less: a pager on the alternate screen, paged with the page's keys.
+    try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/less"), "less is not installed")
+    try browser.type("a", "less \(file.path)\n")
+    XCTAssertNotNil(try browser.wait("a") { $0.rows.first == "line 1 of the edited file" })
+    try browser.type("a", " ")
+    XCTAssertNotNil(
+      try browser.wait("a") { state in
+        state.rows.first != "line 1 of the edited file"
+          && (try? self.history("full")).map { state.screen(rows: rows) == $0 } == true
+      },
+      "page: \(browser.lastSeen?.screen(rows: rows) ?? "")")
+    try browser.type("a", "q")
     XCTAssertNotNil(try browser.wait("a") { $0.lineIDs.last != nil && $0.rows.last { !$0.isEmpty } == "$" })
 
     // htop: colours and attributes drawn as styles.
