@@ -171,7 +171,9 @@ extension BenchRun {
   private func screenFigures(exe: String) throws -> JSONValue {
     let outages = [1, max(1, options.outageSeconds / 3), options.outageSeconds]
     BenchProgress.step("remote: a screen-mode viewer of steady output, and its catch-up after outages")
-    let (flow, catchUps) = try RemoteScreenBench.run(exe: exe, seconds: 5, outages: outages)
+    // As long as the longest outage (30 s by default): the heavy output the issue measures.
+    let (flow, catchUps) = try RemoteScreenBench.run(
+      exe: exe, seconds: max(5, options.outageSeconds), outages: outages)
     if !json {
       BenchProgress.line(
         "remote screen mode: a read-only ws:// viewer acknowledging every update, \(Int(flow.seconds)) s of a session"

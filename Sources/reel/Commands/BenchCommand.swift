@@ -62,7 +62,9 @@ struct BenchCommand: ParsableCommand {
 
   @Option(
     name: .customLong("outage-seconds"),
-    help: "The longest outage in the remote section's catch-up figure (seconds).")
+    help:
+      "The longest outage in the remote section's catch-up figures, and how long the screen-mode viewer watches heavy output (seconds)."
+  )
   var outageSeconds = 30.0
 
   @Option(
