@@ -1,0 +1,113 @@
+import LiveServer
+import Testing
+
+/// End-to-end sealing through the relay: what opens, and everything a relay or a network
+/// could do to a message that must not.
+struct RelaySealingTests {
+  func handshake(_ secret: RelaySecret = RelaySecret()) -> (viewer: RelayChannelKeys, host: RelayChannelKeys)
+  {
+    let (viewerSalt, hostSalt) = (RelayChannelKeys.makeSalt(), RelayChannelKeys.makeSalt())
+    return (
+      RelayChannelKeys(secret: secret, viewerSalt: viewerSalt, hostSalt: hostSalt),
+      RelayChannelKeys(secret: secret, viewerSalt: viewerSalt, hostSalt: hostSalt)
+    )
+  }
+
+  @Test func messagesOpenInOrderBothWays() throws {
+    let (viewerKeys, hostKeys) = handshake()
+    var (viewerSeal, viewerOpen) = viewerKeys.viewer()
+    var (hostSeal, hostOpen) = hostKeys.host()
+    for n in 0..<100 {
+      let key = Array("key \(n)".utf8)
+      #expect(try hostOpen.open(viewerSeal.seal(key)) == key)
+      let echo = [UInt8](repeating: UInt8(n), count: n * 37)
+      #expect(try viewerOpen.open(hostSeal.seal(echo)) == echo)
+    }
+  }
+
+  @Test func aChangedDroppedRepeatedOrReorderedMessageDoesNotOpen() {
+    let (viewerKeys, hostKeys) = handshake()
+    var (seal, _) = viewerKeys.viewer()
+    let first = seal.seal(Array("ls\r".utf8))
+    let second = seal.seal(Array("rm -rf /\r".utf8))
+    // Changed: every single bit of the message.
+    for bit in 0..<(first.count * 8) {
+      var changed = first
+      changed[bit / 8] ^= 1 << (bit % 8)
+      var (_, open) = hostKeys.host()
+      #expect(throws: (any Error).self) { try open.open(changed) }
+    }
+    // Reordered or dropped: the second first.
+    var (_, reordered) = hostKeys.host()
+    #expect(throws: (any Error).self) { try reordered.open(second) }
+    // Repeated: the first twice.
+    var (_, repeated) = hostKeys.host()
+    #expect((try? repeated.open(first)) != nil)
+    #expect(throws: (any Error).self) { try repeated.open(first) }
+    // Cut short, or nothing at all.
+    var (_, short) = hostKeys.host()
+    #expect(throws: (any Error).self) { try short.open(Array(first.prefix(15))) }
+  }
+
+  @Test func anotherConnectionsKeysOpenNothingOfThisOne() {
+    // The same secret, the same viewer salt (a relay replaying a viewer's handshake), a new
+    // host salt: the recorded keys do not open.
+    let secret = RelaySecret()
+    let viewerSalt = RelayChannelKeys.makeSalt()
+    var (seal, _) = RelayChannelKeys(
+      secret: secret, viewerSalt: viewerSalt, hostSalt: RelayChannelKeys.makeSalt()
+    )
+    .viewer()
+    let recorded = seal.seal(Array("password\r".utf8))
+    var (_, open) = RelayChannelKeys(
+      secret: secret, viewerSalt: viewerSalt, hostSalt: RelayChannelKeys.makeSalt()
+    )
+    .host()
+    #expect(throws: (any Error).self) { try open.open(recorded) }
+  }
+
+  @Test func theHostTellsTheRoomsSecretFromTheReadOnlyOneAndRefusesOthers() {
+    let (room, readOnly, stranger) = (RelaySecret(), RelaySecret(), RelaySecret())
+    for (secret, expected) in [(room, 0), (readOnly, 1)] {
+      let (viewerSalt, hostSalt) = (RelayChannelKeys.makeSalt(), RelayChannelKeys.makeSalt())
+      var (seal, _) = RelayChannelKeys(secret: secret, viewerSalt: viewerSalt, hostSalt: hostSalt).viewer()
+      let first = seal.seal(Array("{\"operation\":\"list\"}".utf8))
+      let accepted = RelayChannelKeys.accept(
+        first: first, viewerSalt: viewerSalt, hostSalt: hostSalt, secrets: [room, readOnly])
+      #expect(accepted?.secret == expected)
+      #expect(accepted?.plaintext == Array("{\"operation\":\"list\"}".utf8))
+      // The next message opens with the opener handed back.
+      var open = accepted!.open
+      #expect((try? open.open(seal.seal([1, 2, 3]))) == [1, 2, 3])
+    }
+    let (viewerSalt, hostSalt) = (RelayChannelKeys.makeSalt(), RelayChannelKeys.makeSalt())
+    var (seal, _) = RelayChannelKeys(secret: stranger, viewerSalt: viewerSalt, hostSalt: hostSalt).viewer()
+    #expect(
+      RelayChannelKeys.accept(
+        first: seal.seal([1]), viewerSalt: viewerSalt, hostSalt: hostSalt, secrets: [room, readOnly]) == nil)
+  }
+
+  @Test func theSecretsLinkFormRoundTripsAndTheVerifierRevealsNoKey() throws {
+    let secret = RelaySecret()
+    #expect(secret.text.count == 43)
+    #expect(try RelaySecret(text: secret.text) == secret)
+    #expect(secret.verifier.count == 64)
+    #expect(secret.verifier != RelaySecret().verifier)
+    for bad in [
+      "", "abc", secret.text + "A", String(secret.text.dropLast()), secret.text + "=",
+      "!" + secret.text.dropFirst(),
+    ] {
+      #expect(throws: (any Error).self) { try RelaySecret(text: bad) }
+    }
+  }
+
+  @Test func equalPlaintextsSealDifferentlyOnEveryConnectionAndMessage() {
+    let secret = RelaySecret()
+    var sealed = Set<[UInt8]>()
+    for _ in 0..<20 {
+      var (seal, _) = handshake(secret).viewer.viewer()
+      for _ in 0..<5 { sealed.insert(seal.seal(Array("same".utf8))) }
+    }
+    #expect(sealed.count == 100)
+  }
+}
