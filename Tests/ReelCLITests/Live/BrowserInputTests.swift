@@ -9,24 +9,8 @@ extension LiveSessionTests {
     let (browser, serve) = try browserAndServe()
     defer { serve.process.terminate() }
     try detachedShell("mouse")
-    // A program that asks for mouse reports (normal tracking, SGR encoding) and prints what it
-    // reads in hex, one read a line.
-    let script = root.appendingPathComponent("reads.py")
-    try """
-    import os, sys, tty
-    tty.setraw(0)
-    os.write(1, b"\\x1b[?1000h\\x1b[?1006hready\\r\\n")
-    while True:
-        b = os.read(0, 256)
-        os.write(1, b"hex " + b.hex().encode() + b"\\r\\n")
-        if b == b"q":
-            break
-    os.write(1, b"\\x1b[?1000l\\x1b[?1006l")
-    """.write(to: script, atomically: true, encoding: .utf8)
-    try browser.open("a", "http://127.0.0.1:\(serve.port)/login#" + serve.token)
-    XCTAssertNotNil(try browser.wait("a") { $0.available.contains("mouse") })
-    _ = try browser.run("a", "window.reelViewer.attach('mouse')")
-    XCTAssertNotNil(try browser.wait("a") { $0.connected && !$0.rows.isEmpty })
+    let script = try byteReader(sgr: true)
+    try openAndAttach(browser, "a", port: serve.port, token: serve.token, session: "mouse")
     let rows = try sessionRows("mouse")
     try browser.type("a", "python3 \(script.path)\n")
     XCTAssertNotNil(try browser.wait("a") { $0.mouse == "normal" && $0.rows.contains("ready") }, "mouse mode")
@@ -126,10 +110,7 @@ extension LiveSessionTests {
     defer { serve.process.terminate() }
     try detachedShell("long")
     try detachedShell("other")
-    try browser.open("a", "http://127.0.0.1:\(serve.port)/login#" + serve.token)
-    XCTAssertNotNil(try browser.wait("a") { $0.available.contains("long") && $0.available.contains("other") })
-    _ = try browser.run("a", "window.reelViewer.attach('long')")
-    XCTAssertNotNil(try browser.wait("a") { $0.connected && !$0.rows.isEmpty })
+    try openAndAttach(browser, "a", port: serve.port, token: serve.token, session: "long")
     try browser.type("a", "seq 1 400\n")
     XCTAssertNotNil(try browser.wait("a") { $0.rows.contains("400") })
     // Scrolled up, reading a line of the history (nothing is sent for it).

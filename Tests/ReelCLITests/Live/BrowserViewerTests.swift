@@ -126,10 +126,7 @@ extension LiveSessionTests {
     let file = root.appendingPathComponent("edited.txt")
     try (1...200).map { "line \($0) of the edited file" }.joined(separator: "\n").write(
       to: file, atomically: true, encoding: .utf8)
-    try browser.open("a", "http://127.0.0.1:\(serve.port)/login#" + serve.token)
-    XCTAssertNotNil(try browser.wait("a") { $0.available.contains("full") })
-    _ = try browser.run("a", "window.reelViewer.attach('full')")
-    XCTAssertNotNil(try browser.wait("a") { $0.connected && !$0.rows.isEmpty })
+    try openAndAttach(browser, "a", port: serve.port, token: serve.token, session: "full")
     let rows = try sessionRows("full")
 
     // vim: the alternate screen, application cursor keys (the page sends key names; the host
@@ -202,6 +199,35 @@ extension LiveSessionTests {
   }
 
   // MARK: - Helpers
+
+  /// Page `page` logged in with `token`, attached to `session` and showing it.
+  func openAndAttach(_ browser: BrowserBridge, _ page: String, port: Int, token: String, session: String)
+    throws
+  {
+    try browser.open(page, "http://127.0.0.1:\(port)/login#" + token)
+    XCTAssertNotNil(try browser.wait(page) { $0.available.contains(session) }, "\(session) listed")
+    _ = try browser.run(page, "window.reelViewer.attach(arguments[0])", [session])
+    XCTAssertNotNil(try browser.wait(page) { $0.connected && !$0.rows.isEmpty }, "\(session) shown")
+  }
+
+  /// A program that asks for mouse reports (normal tracking, and SGR reports when `sgr`) and
+  /// prints what it reads in hex, "hex …" a line per read, until it reads `q`.
+  func byteReader(sgr: Bool) throws -> URL {
+    let script = root.appendingPathComponent("reads.py")
+    let modes = sgr ? "\\x1b[?1000h\\x1b[?1006h" : "\\x1b[?1000h"
+    try """
+    import os, tty
+    tty.setraw(0)
+    os.write(1, b"\(modes)ready\\r\\n")
+    while True:
+        b = os.read(0, 256)
+        os.write(1, b"hex " + b.hex().encode() + b"\\r\\n")
+        if b == b"q":
+            break
+    os.write(1, b"\\x1b[?1000l\\x1b[?1006l")
+    """.write(to: script, atomically: true, encoding: .utf8)
+    return script
+  }
 
   /// Every cell of the page's screen is drawn with the style `reel history --format json`
   /// gives it: colours (inverse swapped, as the page draws it), bold, italic, underline.

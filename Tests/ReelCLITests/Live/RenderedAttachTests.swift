@@ -45,19 +45,8 @@ extension LiveSessionTests {
   }
 
   func testRenderedAttachReportsTheMouseInTheEncodingTheProgramAskedFor() throws {
-    // A program that asks for mouse reports in xterm's first encoding (normal tracking, no SGR)
-    // and prints what it reads in hex.
-    let script = root.appendingPathComponent("reads.py")
-    try """
-    import os, tty
-    tty.setraw(0)
-    os.write(1, b"\\x1b[?1000hready\\r\\n")
-    while True:
-        b = os.read(0, 256)
-        os.write(1, b"hex " + b.hex().encode() + b"\\r\\n")
-        if b == b"q":
-            break
-    """.write(to: script, atomically: true, encoding: .utf8)
+    // Mouse reports asked for in xterm's first encoding (normal tracking, no SGR).
+    let script = try byteReader(sgr: false)
     let pane = try attachPane("--render mouse -c 'python3 \(script.path)'")
     XCTAssertTrue(waitForScreen(pane, containing: "ready"), pane.screen())
     // The terminal reports the mouse while the program asks, in SGR (which the client decodes).
