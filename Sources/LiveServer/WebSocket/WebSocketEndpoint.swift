@@ -96,12 +96,19 @@ final class WebSocketEndpoint: ChannelInboundHandler, @unchecked Sendable {
       return
     }
     let frame = WebSocketFrame(fin: true, opcode: .binary, maskKey: maskKey(), data: buffer)
+    let count = buffer.readableBytes
+    backlog += count
+    let written = promise ?? context.eventLoop.makePromise()
+    written.futureResult.whenComplete { [weak self] _ in self?.backlog -= count }
     if flush {
-      context.writeAndFlush(wrapOutboundOut(frame), promise: promise)
+      context.writeAndFlush(wrapOutboundOut(frame), promise: written)
     } else {
-      context.write(wrapOutboundOut(frame), promise: promise)
+      context.write(wrapOutboundOut(frame), promise: written)
     }
   }
+
+  /// Bytes of messages sent and not yet taken by the socket (on the event loop).
+  private(set) var backlog = 0
 
   func flush() { context?.flush() }
 

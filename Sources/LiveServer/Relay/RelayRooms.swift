@@ -1,0 +1,223 @@
+import Foundation
+import LiveProtocol
+import NIOCore
+
+/// What the relay keeps of its rooms (docs/protocol.md#relay): a room is created by its
+/// host's first connection, which names the verifiers; it holds one host connection, at most
+/// one interactive viewer — a new one replaces the old, which is closed with 4001 and does not
+/// come back — and read-only viewers up to a limit. The relay pipes messages and reads none:
+/// a viewer's message goes to the host as `data` on the viewer's channel, the host's `data`
+/// on a channel goes to that viewer. Thread-safe: connections on several event loops call in.
+final class RelayRooms: @unchecked Sendable {
+  /// Relay ↔ host messages: a kind byte, the viewer's channel (4 bytes, big-endian), then the
+  /// viewer's message (`data`) or, for `close` from the host, the close code (2 bytes).
+  enum Kind: UInt8 {
+    case open = 1
+    case data = 2
+    case close = 3
+  }
+
+  struct Limits: Sendable {
+    var rooms = 1000
+    var viewersPerRoom = 64
+    /// A room's bytes per second, both ways, and the burst it may save up.
+    var bytesPerSecond = 32 << 20
+    var burstBytes = 64 << 20
+    /// Bytes written to a viewer and not yet taken by its socket, past which it is dropped.
+    var viewerBacklog = 8 << 20
+  }
+
+  struct Viewer {
+    let socket: WebSocketEndpoint
+    let interactive: Bool
+  }
+
+  final class Room {
+    let verifier: [UInt8]
+    let readOnlyVerifier: [UInt8]?
+    var host: WebSocketEndpoint?
+    var viewers: [UInt32: Viewer] = [:]
+    var nextChannel: UInt32 = 1
+    var allowance: Double
+    var lastRefill = Date()
+    init(verifier: [UInt8], readOnlyVerifier: [UInt8]?, burst: Int) {
+      self.verifier = verifier
+      self.readOnlyVerifier = readOnlyVerifier
+      allowance = Double(burst)
+    }
+  }
+
+  let limits: Limits
+  private let lock = NSLock()
+  private var rooms: [String: Room] = [:]
+
+  init(limits: Limits) { self.limits = limits }
+
+  var roomCount: Int { lock.withLock { rooms.count } }
+
+  /// A host's connection to `name`: the room is created with its verifiers, or (the room
+  /// exists) the verifier must be the room's — the new connection replaces the old one, whose
+  /// viewers are closed to come back to it. A refusal's code and reason otherwise.
+  func connectHost(
+    _ name: String, verifier: [UInt8], readOnlyVerifier: [UInt8]?, socket: WebSocketEndpoint
+  ) -> (code: CloseCode, reason: String)? {
+    let (refusal, gone) = lock.withLock { () -> ((CloseCode, String)?, [WebSocketEndpoint]) in
+      if let room = rooms[name] {
+        guard RelayRooms.same(room.verifier, verifier) else {
+          return ((.notAllowed, "not this room's host"), [])
+        }
+        let old = [room.host].compactMap { $0 } + room.viewers.values.map(\.socket)
+        room.viewers.removeAll()
+        room.host = socket
+        return (nil, old)
+      }
+      guard rooms.count < limits.rooms else { return ((.overloaded, "this relay holds its most rooms"), []) }
+      let room = Room(verifier: verifier, readOnlyVerifier: readOnlyVerifier, burst: limits.burstBytes)
+      room.host = socket
+      rooms[name] = room
+      return (nil, [])
+    }
+    for socket in gone { RelayRooms.close(socket, .hostStopping, "the room's host connected again") }
+    return refusal
+  }
+
+  /// A viewer's connection to `name`: its channel, or why not.
+  func connectViewer(_ name: String, verifier: [UInt8], socket: WebSocketEndpoint) -> Result<
+    UInt32, RemoteServer.Refusal
+  > {
+    let outcome = lock.withLock { () -> (Result<UInt32, RemoteServer.Refusal>, WebSocketEndpoint?, UInt32?) in
+      guard let room = rooms[name], let host = room.host else {
+        return (.failure(.init(code: .hostStopping, reason: "the room's host is not connected")), nil, nil)
+      }
+      let interactive = RelayRooms.same(room.verifier, verifier)
+      guard interactive || room.readOnlyVerifier.map({ RelayRooms.same($0, verifier) }) == true else {
+        return (.failure(.init(code: .notAllowed, reason: "not this room's secret")), nil, nil)
+      }
+      var replaced: (UInt32, WebSocketEndpoint)? = nil
+      if interactive, let old = room.viewers.first(where: { $0.value.interactive }) {
+        room.viewers[old.key] = nil
+        replaced = (old.key, old.value.socket)
+      }
+      guard room.viewers.count < limits.viewersPerRoom else {
+        return (.failure(.init(code: .overloaded, reason: "this room holds its most viewers")), nil, nil)
+      }
+      let channel = room.nextChannel
+      room.nextChannel &+= 1
+      room.viewers[channel] = Viewer(socket: socket, interactive: interactive)
+      RelayRooms.send(host, RelayRooms.message(.open, channel, interactive ? [1] : [0]))
+      if let (oldChannel, _) = replaced { RelayRooms.send(host, RelayRooms.message(.close, oldChannel, [])) }
+      return (.success(channel), replaced?.1, replaced?.0)
+    }
+    if let replaced = outcome.1 {
+      RelayRooms.close(replaced, .takenOver, "replaced by new connection")
+    }
+    return outcome.0
+  }
+
+  /// A viewer's message, to the host; false when it is past the room's rate (the viewer is
+  /// then closed with 4101).
+  func fromViewer(_ name: String, channel: UInt32, _ message: ByteBuffer) -> Bool {
+    let (host, allowed) = lock.withLock { () -> (WebSocketEndpoint?, Bool) in
+      guard let room = rooms[name], room.viewers[channel] != nil else { return (nil, true) }
+      guard spend(room, message.readableBytes) else { return (nil, false) }
+      return (room.host, true)
+    }
+    if let host {
+      RelayRooms.send(host, RelayRooms.message(.data, channel, Array(message.readableBytesView)))
+    }
+    return allowed
+  }
+
+  /// A host's message: data for a viewer, or a viewer to close. The code to close the host's
+  /// connection with when the message is neither (4000) or past the room's rate (4101).
+  func fromHost(_ name: String, socket: WebSocketEndpoint, _ message: ByteBuffer) -> CloseCode? {
+    var message = message
+    guard let kindByte = message.readInteger(as: UInt8.self), let kind = Kind(rawValue: kindByte),
+      kind != .open, let channel = message.readInteger(as: UInt32.self)
+    else { return .badRequest }
+    let (viewer, allowed) = lock.withLock { () -> (Viewer?, Bool) in
+      guard let room = rooms[name], room.host === socket else { return (nil, true) }
+      if kind == .close { return (room.viewers.removeValue(forKey: channel), true) }
+      guard spend(room, message.readableBytes) else { return (nil, false) }
+      return (room.viewers[channel], true)
+    }
+    guard allowed else { return .overloaded }
+    guard let viewer else { return nil }
+    switch kind {
+    case .data:
+      RelayRooms.send(viewer.socket, Array(message.readableBytesView), limit: limits.viewerBacklog)
+    case .close:
+      let code = message.readInteger(as: UInt16.self).flatMap(CloseCode.init(rawValue:)) ?? .normal
+      RelayRooms.close(viewer.socket, code, "closed by the host")
+    case .open:
+      break
+    }
+    return nil
+  }
+
+  /// A viewer's connection ended: the host hears so.
+  func viewerGone(_ name: String, channel: UInt32, socket: WebSocketEndpoint) {
+    let host = lock.withLock { () -> WebSocketEndpoint? in
+      guard let room = rooms[name], room.viewers[channel]?.socket === socket else { return nil }
+      room.viewers[channel] = nil
+      return room.host
+    }
+    if let host { RelayRooms.send(host, RelayRooms.message(.close, channel, [])) }
+  }
+
+  /// A host's connection ended: its viewers are closed (to come back when it does) and the
+  /// room goes (a new host connection creates it again).
+  func hostGone(_ name: String, socket: WebSocketEndpoint) {
+    let viewers = lock.withLock { () -> [WebSocketEndpoint] in
+      guard let room = rooms[name], room.host === socket else { return [] }
+      rooms[name] = nil
+      return room.viewers.values.map(\.socket)
+    }
+    for viewer in viewers { RelayRooms.close(viewer, .hostStopping, "the room's host went away") }
+  }
+
+  /// Takes `bytes` from the room's allowance (a token bucket); false past it. Locked.
+  private func spend(_ room: Room, _ bytes: Int) -> Bool {
+    let now = Date()
+    room.allowance = min(
+      Double(limits.burstBytes),
+      room.allowance + now.timeIntervalSince(room.lastRefill) * Double(limits.bytesPerSecond))
+    room.lastRefill = now
+    guard room.allowance >= Double(bytes) else { return false }
+    room.allowance -= Double(bytes)
+    return true
+  }
+
+  // MARK: -
+
+  static func message(_ kind: Kind, _ channel: UInt32, _ payload: [UInt8]) -> [UInt8] {
+    [
+      kind.rawValue, UInt8(channel >> 24), UInt8(channel >> 16 & 0xFF), UInt8(channel >> 8 & 0xFF),
+      UInt8(channel & 0xFF),
+    ]
+      + payload
+  }
+
+  /// Constant-time comparison of two verifiers.
+  static func same(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    guard a.count == b.count else { return false }
+    var difference: UInt8 = 0
+    for i in a.indices { difference |= a[i] ^ b[i] }
+    return difference == 0
+  }
+
+  /// Sends on `socket`'s event loop; a socket holding more than `limit` unsent is dropped.
+  static func send(_ socket: WebSocketEndpoint, _ bytes: [UInt8], limit: Int = .max) {
+    socket.channel.eventLoop.execute {
+      if socket.backlog > limit {
+        socket.close(code: Int(CloseCode.overloaded.rawValue), reason: "too slow for this room")
+        return
+      }
+      socket.send(ByteBuffer(bytes: bytes))
+    }
+  }
+
+  static func close(_ socket: WebSocketEndpoint, _ code: CloseCode, _ reason: String) {
+    socket.channel.eventLoop.execute { socket.close(code: Int(code.rawValue), reason: reason) }
+  }
+}

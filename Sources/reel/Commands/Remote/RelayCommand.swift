@@ -1,0 +1,76 @@
+import ArgumentParser
+import CLISupport
+import Capture
+import Foundation
+import LiveProtocol
+import LiveServer
+
+/// `reel relay`: rooms that join a host and its viewers when they cannot reach each other.
+struct RelayCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "relay",
+    abstract: "Run a relay in the foreground: rooms joining hosts and viewers that both connect out to it.",
+    discussion: """
+      A host connects to /r/ROOM/host and its viewers to /r/ROOM/view, each with the room's \
+      verifier; every message between them is sealed end to end (docs/protocol.md#relay), and \
+      the relay only pipes it. A room holds one host, one interactive viewer (a new one \
+      replaces the old, closed with 4001) and read-only viewers. Rooms are kept in memory. A \
+      non-loopback address needs TLS (--tls-cert, --tls-key) unless --behind-proxy says a \
+      TLS-terminating proxy is in front. One line per connection event goes to standard error.
+      """)
+
+  @Option(help: "Address and port to listen on.")
+  var listen = "127.0.0.1:\(RelayOptions.defaultPort)"
+
+  @Option(
+    name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain for TLS.", valueName: "file"))
+  var tlsCertificate: String?
+
+  @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key for TLS.", valueName: "file"))
+  var tlsKey: String?
+
+  @Flag(help: "A TLS-terminating proxy is in front: allow a non-loopback address without TLS.")
+  var behindProxy = false
+
+  @Option(help: "Most rooms at once.")
+  var maxRooms = 1000
+
+  @Option(help: "Most viewers in one room.")
+  var maxViewers = 64
+
+  @Option(help: ArgumentHelp("A room's bytes per second, both ways (MiB).", valueName: "MiB"))
+  var roomRate = 32
+
+  func validate() throws {
+    guard maxRooms > 0, maxViewers > 0, roomRate > 0 else {
+      throw ValidationError("--max-rooms, --max-viewers and --room-rate take positive numbers")
+    }
+  }
+
+  func run() throws {
+    TaskThreads.runOnEventLoops()
+    var options = RelayOptions()
+    (options.host, options.port) = try ServeCommand.address(listen)
+    options.tlsCertificate = tlsCertificate
+    options.tlsKey = tlsKey
+    options.behindProxy = behindProxy
+    options.maxRooms = maxRooms
+    options.maxViewersPerRoom = maxViewers
+    options.roomBytesPerSecond = roomRate << 20
+    if let refusal = options.refusal { throw CLIError(refusal) }
+    let relay = RelayServer(options: options, log: { Output.print("reel relay: \($0)\n", to: 2) })
+    TerminationRequest.install()
+    let port: Int
+    do {
+      port = try relay.start()
+    } catch {
+      throw CLIError((error as? LiveError)?.message ?? "\(error)")
+    }
+    let scheme = options.tlsCertificate == nil ? "ws" : "wss"
+    let shownHost = options.host.contains(":") ? "[\(options.host)]" : options.host
+    Output.print("reel relay: listening on \(scheme)://\(shownHost):\(port)\n", to: 2)
+    while TerminationRequest.signal == nil { usleep(100_000) }
+    Output.print("reel relay: stopping\n", to: 2)
+    relay.stop()
+  }
+}

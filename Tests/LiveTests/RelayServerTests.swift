@@ -1,0 +1,242 @@
+import Foundation
+import HTTPTypes
+import HummingbirdWSClient
+import LiveProtocol
+import LiveServer
+import Logging
+import NIOCore
+import NIOWebSocket
+import XCTest
+
+/// `reel relay` on loopback with real WebSocket peers: rooms, who gets in, who replaces whom,
+/// and the piping of sealed messages the relay cannot read.
+final class RelayServerTests: XCTestCase {
+  private var relay: RelayServer!
+  private var port = 0
+  private let log = LogLines()
+
+  private func start(_ configure: (inout RelayOptions) -> Void = { _ in }) throws {
+    var options = RelayOptions()
+    options.port = 0
+    configure(&options)
+    relay = RelayServer(options: options, log: { [log] in log.append($0) })
+    port = try relay.start()
+  }
+
+  override func tearDown() { relay?.stop() }
+
+  func testAHostAndAViewerTalkThroughARoomSealedEndToEnd() throws {
+    try start()
+    let (secret, readOnly) = (RelaySecret(), RelaySecret())
+    let host = RelayPeer(
+      port: port, path: "/r/lab/host", verifier: secret.verifier, readOnly: readOnly.verifier)
+    XCTAssertTrue(eventually { self.log.text.contains("room lab: host connected") }, log.text)
+    let viewer = RelayPeer(port: port, path: "/r/lab/view", verifier: secret.verifier)
+
+    // The host hears of the viewer: `open`, its channel, 1 (interactive).
+    let open = try XCTUnwrap(host.message(0))
+    XCTAssertEqual(open.first, 1)
+    XCTAssertEqual(open.last, 1)
+    let channel = Array(open[1..<5])
+
+    // The handshake: the viewer's salt, the host's, then sealed frames both ways.
+    let viewerSalt = RelayChannelKeys.makeSalt()
+    viewer.send(viewerSalt)
+    XCTAssertEqual(try XCTUnwrap(host.message(1)), [2] + channel + viewerSalt)
+    let hostSalt = RelayChannelKeys.makeSalt()
+    host.send([2] + channel + hostSalt)
+    XCTAssertEqual(viewer.message(0), hostSalt)
+    var (viewerSeal, viewerOpen) = RelayChannelKeys(
+      secret: secret, viewerSalt: viewerSalt, hostSalt: hostSalt
+    )
+    .viewer()
+    let request = Array("{\"operation\":\"list\",\"mark\":\"plain-text-marker\"}".utf8)
+    viewer.send(viewerSeal.seal(request))
+    let sealed = try XCTUnwrap(host.message(2))
+    XCTAssertNil(
+      String(decoding: sealed, as: UTF8.self).range(of: "plain-text-marker"),
+      "the relay pipes ciphertext only")
+    let accepted = try XCTUnwrap(
+      RelayChannelKeys.accept(
+        first: Array(sealed.dropFirst(5)), viewerSalt: viewerSalt, hostSalt: hostSalt,
+        secrets: [secret, readOnly]))
+    XCTAssertEqual(accepted.secret, 0)
+    XCTAssertEqual(accepted.plaintext, request)
+    var hostSeal = accepted.seal
+    host.send([2] + channel + hostSeal.seal(Array("reply".utf8)))
+    XCTAssertEqual(try viewerOpen.open(try XCTUnwrap(viewer.message(1))), Array("reply".utf8))
+
+    // The host closes the viewer's channel with a code: the viewer's connection ends with it.
+    host.send([3] + channel + [0x0F, 0xA2])  // 4002
+    XCTAssertEqual(viewer.waitForEnd(), 4002)
+  }
+
+  func testASecondInteractiveViewerReplacesTheFirstWith4001AndReadOnlyViewersStay() throws {
+    try start()
+    let (secret, readOnly) = (RelaySecret(), RelaySecret())
+    let host = RelayPeer(
+      port: port, path: "/r/lab/host", verifier: secret.verifier, readOnly: readOnly.verifier)
+    XCTAssertTrue(eventually { self.log.text.contains("host connected") })
+    let first = RelayPeer(port: port, path: "/r/lab/view", verifier: secret.verifier)
+    XCTAssertNotNil(host.message(0))
+    let watcher = RelayPeer(port: port, path: "/r/lab/view", verifier: readOnly.verifier)
+    let watcherOpen = try XCTUnwrap(host.message(1))
+    XCTAssertEqual(watcherOpen.last, 0, "read-only")
+    let second = RelayPeer(port: port, path: "/r/lab/view", verifier: secret.verifier)
+    XCTAssertEqual(first.waitForEnd(), 4001)
+    XCTAssertTrue(first.closeReason.contains("replaced by new connection"))
+    // The host heard the new viewer open and the old one close.
+    let kinds = try (2..<4).map { try XCTUnwrap(host.message($0)).first }
+    XCTAssertEqual(Set(kinds.compactMap { $0 }), [1, 3])
+    second.send([7])
+    watcher.send([8])
+    XCTAssertNotNil(
+      host.wait { messages in messages.contains { $0.last == 7 } && messages.contains { $0.last == 8 } })
+    XCTAssertFalse(watcher.ended)
+  }
+
+  func testWrongSecretsMissingHostsAndBrokenMessagesAreRefusedWithTheirCodes() throws {
+    try start { $0.roomBytesPerSecond = 4000 }
+    let secret = RelaySecret()
+    // No host yet: come back later (retryable).
+    XCTAssertEqual(RelayPeer(port: port, path: "/r/lab/view", verifier: secret.verifier).waitForEnd(), 4100)
+    let host = RelayPeer(port: port, path: "/r/lab/host", verifier: secret.verifier)
+    XCTAssertTrue(eventually { self.log.text.contains("host connected") })
+    // Another secret, as a viewer or as the room's host: final.
+    XCTAssertEqual(
+      RelayPeer(port: port, path: "/r/lab/view", verifier: RelaySecret().verifier).waitForEnd(), 4003)
+    XCTAssertEqual(
+      RelayPeer(port: port, path: "/r/lab/host", verifier: RelaySecret().verifier).waitForEnd(), 4003)
+    XCTAssertEqual(RelayPeer(port: port, path: "/r/lab/view", verifier: nil).waitForEnd(), 4003)
+    // Past the room's rate (4000 bytes a second, 8000 of burst).
+    let greedy = RelayPeer(port: port, path: "/r/lab/view", verifier: secret.verifier)
+    greedy.send([UInt8](repeating: 1, count: 9000))
+    XCTAssertEqual(greedy.waitForEnd(), 4101)
+    // A host message that is no relay message.
+    host.send([9, 0, 0, 0, 1])
+    XCTAssertEqual(host.waitForEnd(), 4000)
+    // The host gone, the room is too: its viewers are told to come back.
+    let host2 = RelayPeer(port: port, path: "/r/lab2/host", verifier: secret.verifier)
+    XCTAssertTrue(eventually { self.log.text.contains("room lab2: host connected") })
+    let viewer = RelayPeer(port: port, path: "/r/lab2/view", verifier: secret.verifier)
+    XCTAssertNotNil(host2.message(0))
+    host2.close()
+    XCTAssertEqual(viewer.waitForEnd(), 4100)
+  }
+
+  func testOnlyRoomPathsAndTheRelaysSubprotocolUpgrade() throws {
+    try start()
+    for (path, subprotocol) in [
+      ("/ws", RelayServer.subprotocol), ("/r/lab/other", RelayServer.subprotocol),
+      ("/r/a%20b/view", RelayServer.subprotocol),
+      ("/r/lab/view", "reel.v2"),
+    ] {
+      let peer = RelayPeer(port: port, path: path, verifier: RelaySecret().verifier, subprotocol: subprotocol)
+      let end = peer.waitForEnd(allowFailure: true)
+      XCTAssertTrue(end == nil && peer.failure != nil, "\(path) \(subprotocol): \(String(describing: end))")
+    }
+  }
+}
+
+/// Whether `condition` holds within `seconds` (looked at every 20 ms).
+private func eventually(seconds: Double = 20, _ condition: () -> Bool) -> Bool {
+  let deadline = Date(timeIntervalSinceNow: seconds)
+  while Date() < deadline {
+    if condition() { return true }
+    usleep(20_000)
+  }
+  return condition()
+}
+
+/// A raw peer of the relay: binary messages in and out, the close code kept.
+final class RelayPeer: @unchecked Sendable {
+  private let condition = NSCondition()
+  private var received: [[UInt8]] = []
+  private var code: Int? = nil
+  private(set) var closeReason = ""
+  private(set) var ended = false
+  private(set) var failure: String? = nil
+  private let feed: AsyncStream<[UInt8]?>.Continuation
+
+  init(
+    port: Int, path: String, verifier: String?, readOnly: String? = nil,
+    subprotocol: String = RelayServer.subprotocol
+  ) {
+    let (outgoing, feed) = AsyncStream.makeStream(of: [UInt8]?.self)
+    self.feed = feed
+    var headers = HTTPFields()
+    if let verifier { headers[HTTPField.Name("X-Reel-Verifier")!] = verifier }
+    if let readOnly { headers[HTTPField.Name("X-Reel-Read-Only-Verifier")!] = readOnly }
+    headers[.secWebSocketProtocol] = subprotocol
+    let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20, additionalHeaders: headers)
+    var logger = Logger(label: "relay-peer")
+    logger.logLevel = .critical
+    Task { [self] in
+      do {
+        let close = try await WebSocketClient.connect(
+          url: "ws://127.0.0.1:\(port)\(path)", configuration: configuration, logger: logger
+        ) { inbound, outbound, _ in
+          let writer = Task {
+            for await bytes in outgoing {
+              guard let bytes else {
+                try await outbound.close(.normalClosure, reason: nil)
+                return
+              }
+              try await outbound.writeBinaryMessage(ByteBuffer(bytes: bytes))
+            }
+          }
+          defer { writer.cancel() }
+          for try await message in inbound.messages(maxSize: 8 << 20) {
+            guard case .binary(let buffer) = message else { continue }
+            self.condition.withLock {
+              self.received.append(Array(buffer.readableBytesView))
+              self.condition.broadcast()
+            }
+          }
+        }
+        condition.withLock {
+          code = close.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) }
+          closeReason = close?.reason ?? ""
+          ended = true
+          condition.broadcast()
+        }
+      } catch {
+        condition.withLock {
+          failure = "\(error)"
+          ended = true
+          condition.broadcast()
+        }
+      }
+    }
+  }
+
+  func send(_ bytes: [UInt8]) { feed.yield(bytes) }
+  func close() { feed.yield(nil) }
+
+  /// Waits until `check` holds for the messages so far (20 s at most).
+  func wait(_ check: ([[UInt8]]) -> Bool) -> [[UInt8]]? {
+    let deadline = Date(timeIntervalSinceNow: 20)
+    condition.lock()
+    defer { condition.unlock() }
+    while !check(received) {
+      guard condition.wait(until: deadline) else { return nil }
+    }
+    return received
+  }
+
+  /// Message `index`, waited for.
+  func message(_ index: Int) -> [UInt8]? { wait { $0.count > index }?[index] }
+
+  /// The close code once the connection ended; nil when it never became a WebSocket (with
+  /// `allowFailure`) or did not end within 20 s.
+  func waitForEnd(allowFailure: Bool = false) -> Int? {
+    let deadline = Date(timeIntervalSinceNow: 20)
+    condition.lock()
+    defer { condition.unlock() }
+    while !ended {
+      guard condition.wait(until: deadline) else { return nil }
+    }
+    if failure != nil && !allowFailure { XCTFail("never a WebSocket: \(failure!)") }
+    return code
+  }
+}
