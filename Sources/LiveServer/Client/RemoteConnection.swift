@@ -23,15 +23,15 @@ enum RemoteConnection {
   static let maxMessage = FrameFormat.maxPayload + 64
 
   /// Connects to `endpoint`, sends `request` as the first frame, then hands each frame to
-  /// `take` on `loop` (true closes the connection normally); `connected` gets the endpoint
-  /// once upgraded (on `loop`). The future says how it ended; it never fails.
+  /// `take` on `loop` (true closes the connection normally); `connected` gets the socket
+  /// once upgraded (on `loop`). Through a relay's room, frames are sealed end to end after a
+  /// handshake of salts (docs/protocol.md#relay). The future says how it ended; it never fails.
   static func run(
     _ endpoint: RemoteEndpoint, credentials: RemoteCredentials, request: LiveRequest, on loop: EventLoop,
     pingInterval: TimeAmount,
-    connected: @escaping (WebSocketEndpoint) -> Void = { _ in },
-    take: @escaping (Frame, WebSocketEndpoint) -> Bool
+    connected: @escaping (RemoteSocket) -> Void = { _ in },
+    take: @escaping (Frame, RemoteSocket) -> Bool
   ) -> EventLoopFuture<Outcome> {
-    let ended = Ended(loop.makePromise(of: Outcome.self))
     let first: Frame
     let tls: NIOSSLContext?
     do {
@@ -42,35 +42,89 @@ enum RemoteConnection {
     } catch {
       return loop.makeSucceededFuture(.lost("\(error)"))
     }
-    let requesterName = "reel-upgrade-requester"
+    let relaySecret = endpoint.relayRoom == nil ? nil : credentials.relaySecret
+    if endpoint.relayRoom != nil && relaySecret == nil {
+      return loop.makeSucceededFuture(.lost("a relay's room needs its secret"))
+    }
+    var headers = HTTPHeaders()
+    if let relaySecret {
+      headers.add(name: "X-Reel-Verifier", value: relaySecret.verifier)
+      headers.add(name: "Sec-WebSocket-Protocol", value: RelayServer.subprotocol)
+    } else {
+      headers.add(name: "Authorization", value: "Bearer \(credentials.token)")
+      headers.add(name: "Sec-WebSocket-Protocol", value: RemoteServer.subprotocol)
+    }
     let connection = UnsafeTransfer((connected, take))
+    return open(
+      endpoint, path: endpoint.webSocketPath, headers: headers, tls: tls, on: loop,
+      pingInterval: pingInterval,
+      maxMessage: maxMessage + RelayOpener.tagCount
+    ) { endpoint, finish in
+      let (connected, take) = connection.value
+      let socket = RemoteSocket(endpoint)
+      let handshake = relaySecret.map { RelayHandshake(secret: $0) }
+      endpoint.start(
+        WebSocketEndpoint.Events(
+          message: { message in
+            var bytes = Array(message.readableBytesView)
+            if let handshake {
+              guard handshake.keys != nil else {
+                // The host's salt: the keys, then the request, sealed.
+                guard handshake.received(hostSalt: bytes, socket: socket) else {
+                  endpoint.close(code: Int(CloseCode.badRequest.rawValue), reason: "not a relay handshake")
+                  return
+                }
+                connected(socket)
+                socket.send(first)
+                return
+              }
+              guard let opened = try? socket.open(bytes) else {
+                endpoint.close(
+                  code: Int(CloseCode.badRequest.rawValue), reason: "a sealed message that does not open")
+                return
+              }
+              bytes = opened
+            }
+            guard let frame = try? Frame(message: bytes) else {
+              endpoint.close(code: Int(CloseCode.badRequest.rawValue), reason: "not a reel frame")
+              return
+            }
+            if take(frame, socket) { endpoint.close(code: 1000, reason: nil) }
+          },
+          ended: finish))
+      if let handshake {
+        endpoint.send(ByteBuffer(bytes: handshake.viewerSalt))
+      } else {
+        connected(socket)
+        socket.send(first)
+      }
+    }
+  }
+
+  /// One WebSocket connection to `endpoint`'s host at `path` with `headers` (and `Host`):
+  /// TCP, TLS when `tls`, the upgrade; `upgraded` starts the socket's events on `loop`, handing
+  /// its end to the second argument. The future says how it ended; it never fails.
+  static func open(
+    _ endpoint: RemoteEndpoint, path: String, headers: HTTPHeaders, tls: NIOSSLContext?, on loop: EventLoop,
+    pingInterval: TimeAmount, maxMessage: Int,
+    upgraded: @escaping (WebSocketEndpoint, @escaping (WebSocketEndpoint.Ending) -> Void) -> Void
+  ) -> EventLoopFuture<Outcome> {
+    let ended = Ended(loop.makePromise(of: Outcome.self))
+    let requesterName = "reel-upgrade-requester"
+    let upgrade = UnsafeTransfer(upgraded)
     let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: maxMessage) { channel, _ in
       channel.eventLoop.makeCompletedFuture {
-        let (connected, take) = connection.value
         _ = channel.pipeline.syncOperations.removeHandler(name: requesterName)
         let socket = WebSocketEndpoint(
           channel: channel, isClient: true, maxMessage: maxMessage, pingInterval: pingInterval)
         try channel.pipeline.syncOperations.addHandlers(socket.handlers())
-        socket.start(
-          WebSocketEndpoint.Events(
-            message: { message in
-              guard let frame = try? Frame(message: Array(message.readableBytesView)) else {
-                socket.close(code: Int(CloseCode.badRequest.rawValue), reason: "not a reel frame")
-                return
-              }
-              if take(frame, socket) { socket.close(code: 1000, reason: nil) }
-            },
-            ended: { ending in ended.succeed(outcome(ending)) }))
-        connected(socket)
-        socket.send(ByteBuffer(bytes: first.encoded))
+        upgrade.value(socket) { ending in ended.succeed(outcome(ending)) }
       }
     }
-    var headers = HTTPHeaders()
+    var headers = headers
     headers.add(name: "Host", value: endpoint.name)
-    headers.add(name: "Authorization", value: "Bearer \(credentials.token)")
-    headers.add(name: "Sec-WebSocket-Protocol", value: RemoteServer.subprotocol)
     headers.add(name: "Content-Length", value: "0")
-    let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/ws", headers: headers)
+    let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)
     let sni = endpoint.secure && !RemoteConnection.isAddress(endpoint.host) ? endpoint.host : nil
     ClientBootstrap(group: loop)
       .connectTimeout(.seconds(10))
@@ -128,6 +182,48 @@ enum RemoteConnection {
   /// Whether `host` is an IP address (no SNI for those).
   static func isAddress(_ host: String) -> Bool {
     (try? SocketAddress(ipAddress: host, port: 0)) != nil
+  }
+}
+
+/// A connection's sending end as the network client uses it: frames, sealed when it goes
+/// through a relay's room (on the event loop).
+final class RemoteSocket: @unchecked Sendable {
+  let endpoint: WebSocketEndpoint
+  var sealer: RelaySealer? = nil
+  var opener: RelayOpener? = nil
+
+  init(_ endpoint: WebSocketEndpoint) { self.endpoint = endpoint }
+
+  var channel: Channel { endpoint.channel }
+
+  func send(_ frame: Frame) {
+    let bytes = frame.encoded
+    endpoint.send(ByteBuffer(bytes: sealer != nil ? sealer!.seal(bytes) : bytes))
+  }
+
+  func open(_ sealed: [UInt8]) throws -> [UInt8] {
+    guard opener != nil else { return sealed }
+    return try opener!.open(sealed)
+  }
+
+  func close(code: Int, reason: String?) { endpoint.close(code: code, reason: reason) }
+}
+
+/// The viewer's side of a relay handshake: its salt sent, the host's awaited.
+final class RelayHandshake: @unchecked Sendable {
+  let secret: RelaySecret
+  let viewerSalt = RelayChannelKeys.makeSalt()
+  private(set) var keys: RelayChannelKeys? = nil
+
+  init(secret: RelaySecret) { self.secret = secret }
+
+  /// The host's salt: the socket seals and opens from now on; false for anything else.
+  func received(hostSalt: [UInt8], socket: RemoteSocket) -> Bool {
+    guard hostSalt.count == RelayChannelKeys.saltCount else { return false }
+    let keys = RelayChannelKeys(secret: secret, viewerSalt: viewerSalt, hostSalt: hostSalt)
+    self.keys = keys
+    (socket.sealer, socket.opener) = keys.viewer()
+    return true
   }
 }
 

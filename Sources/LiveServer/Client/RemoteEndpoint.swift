@@ -2,19 +2,23 @@ import Foundation
 import LiveProtocol
 import NIOSSL
 
-/// Where a network client connects: `ws[s]://HOST[:PORT][/SESSION]`.
+/// Where a network client connects: `ws[s]://HOST[:PORT][/SESSION]` (a `reel serve`), or a
+/// room of a relay, `ws[s]://RELAY[:PORT]/r/ROOM[/SESSION][#SECRET]`.
 public struct RemoteEndpoint: Sendable, Equatable {
   public var secure: Bool
   public var host: String
   public var port: Int
   /// The session the URL names (nil for `reel ls ws://HOST:PORT`).
   public var session: String?
+  /// A relay's room, and the room's secret when the address carries it (after `#`).
+  public var relayRoom: String? = nil
+  public var relaySecret: RelaySecret? = nil
 
   /// Whether `text` is a network address rather than a session name.
   public static func isRemote(_ text: String) -> Bool { text.hasPrefix("ws://") || text.hasPrefix("wss://") }
 
   public init(_ text: String) throws {
-    let rest: Substring
+    var rest: Substring
     if text.hasPrefix("wss://") {
       secure = true
       rest = text.dropFirst(6)
@@ -24,11 +28,26 @@ public struct RemoteEndpoint: Sendable, Equatable {
     } else {
       throw LiveError("\(text): not a ws:// or wss:// address")
     }
+    if let hash = rest.firstIndex(of: "#") {
+      relaySecret = try RelaySecret(text: String(rest[rest.index(after: hash)...]))
+      rest = rest[..<hash]
+    }
     let slash = rest.firstIndex(of: "/") ?? rest.endIndex
     var authority = rest[..<slash]
     let path = rest[slash...].drop { $0 == "/" }
     session = path.isEmpty ? nil : String(path)
     port = ServeOptions.defaultPort
+    let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+    if parts.first == "r" {
+      guard parts.count == 2 || parts.count == 3, !parts[1].isEmpty else {
+        throw LiveError("\(text): a relay's room is wss://RELAY/r/ROOM[/SESSION]")
+      }
+      relayRoom = String(parts[1])
+      session = parts.count == 3 && !parts[2].isEmpty ? String(parts[2]) : nil
+      port = RelayOptions.defaultPort
+    } else if relaySecret != nil {
+      throw LiveError("\(text): only a relay's room (…/r/ROOM) takes a secret after #")
+    }
     if let bracket = authority.lastIndex(of: "]"), authority.hasPrefix("[") {
       host = String(authority[authority.index(after: authority.startIndex)..<bracket])
       authority = authority[authority.index(after: bracket)...]
@@ -47,11 +66,8 @@ public struct RemoteEndpoint: Sendable, Equatable {
     return port
   }
 
-  /// The server's WebSocket endpoint.
-  public var webSocketURL: String {
-    let shownHost = host.contains(":") ? "[\(host)]" : host
-    return "\(secure ? "wss" : "ws")://\(shownHost):\(port)/ws"
-  }
+  /// The path the WebSocket upgrades at: `/ws`, or a relay room's viewer end.
+  public var webSocketPath: String { relayRoom.map { "/r/\($0)/view" } ?? "/ws" }
 
   /// For messages: HOST:PORT.
   public var name: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
@@ -62,10 +78,13 @@ public struct RemoteCredentials: Sendable {
   public var token: String
   /// PEM file of the CA that signed a `wss://` server's certificate (default: the system's).
   public var caFile: String?
+  /// A relay room's secret (from the address, `$REEL_RELAY_SECRET` or a file).
+  public var relaySecret: RelaySecret?
 
-  public init(token: String, caFile: String? = nil) {
+  public init(token: String, caFile: String? = nil, relaySecret: RelaySecret? = nil) {
     self.token = token
     self.caFile = caFile
+    self.relaySecret = relaySecret
   }
 
   /// The token from `$REEL_TOKEN`, else from `tokenFile` (never from an argument: `ps` shows

@@ -36,7 +36,7 @@ public final class RemoteLink: @unchecked Sendable {
   private let loop: EventLoop = MultiThreadedEventLoopGroup.singleton.next()
   private let lock = NSLock()
   /// The connection frames go to, once the host accepted the request.
-  private var socket: WebSocketEndpoint? = nil
+  private var socket: RemoteSocket? = nil
   /// The socket pair's end towards the terminal loop.
   private var relay: TerminalRelay? = nil
   /// The offset just past what the terminal was sent; where a reconnect resumes.
@@ -174,7 +174,7 @@ public final class RemoteLink: @unchecked Sendable {
   }
 
   /// A frame from the host (on the event loop); true ends the connection.
-  private func take(_ frame: Frame, from socket: WebSocketEndpoint, round: Round, first: Bool, answer: Answer)
+  private func take(_ frame: Frame, from socket: RemoteSocket, round: Round, first: Bool, answer: Answer)
     -> Bool
   {
     switch frame.type {
@@ -221,7 +221,7 @@ public final class RemoteLink: @unchecked Sendable {
   /// One WebSocket connection: sends `request`, hands each frame to `take` on the event loop
   /// (true stops), and says how it ended.
   private func connect(
-    _ request: LiveRequest, _ take: @escaping (Frame, WebSocketEndpoint) -> Bool
+    _ request: LiveRequest, _ take: @escaping (Frame, RemoteSocket) -> Bool
   ) -> EventLoopFuture<RemoteConnection.Outcome> {
     RemoteConnection.run(
       endpoint, credentials: credentials, request: request, on: loop,
@@ -237,7 +237,7 @@ public final class RemoteLink: @unchecked Sendable {
       lock.withLock { lastSize = size }
     }
     if let socket = lock.withLock({ socket }), socket.channel.isActive {
-      socket.send(ByteBuffer(bytes: frame.encoded))
+      socket.send(frame)
       return
     }
     switch frame.type {

@@ -19,7 +19,10 @@ extension LiveSessionTests {
     process.arguments = ["serve", "--listen", "127.0.0.1:0"] + extra
     process.environment = environment
     process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
+    // Standard output (links, a first token) to serve.out beside the log.
+    let out = root.appendingPathComponent("serve.out")
+    FileManager.default.createFile(atPath: out.path, contents: nil)
+    process.standardOutput = try FileHandle(forWritingTo: out)
     process.standardError = try FileHandle(forWritingTo: log)
     try process.run()
     var port = 0

@@ -32,8 +32,7 @@ enum RemoteAttach {
     request.directory = nil
     request.terminal = nil
     let link = RemoteLink(
-      endpoint: endpoint,
-      credentials: RemoteCredentials(token: try RemoteCredentials.token(file: tokenFile), caFile: caFile))
+      endpoint: endpoint, credentials: try credentials(for: endpoint, tokenFile: tokenFile, caFile: caFile))
     let (descriptor, _) = try link.open(request)
     var terminal = AttachedTerminal(
       client: LiveClient(descriptor: descriptor), name: name, readOnly: readOnly, tail: tail,
@@ -47,9 +46,25 @@ enum RemoteAttach {
     TaskThreads.runOnEventLoops()
     let endpoint = try RemoteEndpoint(address)
     let link = RemoteLink(
-      endpoint: endpoint,
-      credentials: RemoteCredentials(token: try RemoteCredentials.token(file: tokenFile), caFile: caFile))
+      endpoint: endpoint, credentials: try credentials(for: endpoint, tokenFile: tokenFile, caFile: caFile))
     return try link.ask(LiveRequest(.list)).sessions ?? []
+  }
+
+  /// A `reel serve`'s token, or a relay room's secret: from the address's fragment, else
+  /// `$REEL_RELAY_SECRET` (an address on the command line is seen by every user's `ps`).
+  static func credentials(for endpoint: RemoteEndpoint, tokenFile: String?, caFile: String?) throws
+    -> RemoteCredentials
+  {
+    guard endpoint.relayRoom != nil else {
+      return RemoteCredentials(token: try RemoteCredentials.token(file: tokenFile), caFile: caFile)
+    }
+    if let secret = endpoint.relaySecret {
+      return RemoteCredentials(token: "", caFile: caFile, relaySecret: secret)
+    }
+    guard let text = ProcessInfo.processInfo.environment["REEL_RELAY_SECRET"], !text.isEmpty else {
+      throw CLIError("a relay's room needs its secret: the link's #SECRET, or REEL_RELAY_SECRET")
+    }
+    return RemoteCredentials(token: "", caFile: caFile, relaySecret: try RelaySecret(text: text))
   }
 
   /// The line and status for a connection that ended without an attachment's own end.

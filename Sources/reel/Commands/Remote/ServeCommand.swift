@@ -34,6 +34,17 @@ struct ServeCommand: ParsableCommand {
   @Option(help: "Most sessions at once (-1: unlimited).")
   var maxSessions = -1
 
+  @Option(
+    help: ArgumentHelp(
+      "Also keep a room on this relay (wss://RELAY[:PORT]) for viewers that cannot reach this machine.",
+      valueName: "url"))
+  var relay: String?
+
+  @Option(
+    name: .customLong("ca-file"),
+    help: ArgumentHelp("For a wss:// relay: the PEM CA that signed its certificate.", valueName: "file"))
+  var caFile: String?
+
   func run() throws {
     TaskThreads.runOnEventLoops()
     try liveCommand {
@@ -69,6 +80,25 @@ struct ServeCommand: ParsableCommand {
         Output.line(firstToken)
       }
       defer { server.stop() }
+      var relayHost: RelayHost? = nil
+      if let relay {
+        let endpoint = try RemoteEndpoint(relay)
+        guard endpoint.relayRoom == nil && endpoint.session == nil else {
+          throw CLIError("--relay takes the relay's address, wss://RELAY[:PORT]")
+        }
+        let keeper = RelayHost(
+          relay: endpoint, caFile: caFile, inbox: host.inbox, environment: environment,
+          directory: ProcessInfo.processInfo.environment["HOME"],
+          log: { Output.print("reel serve: \($0)\n", to: 2) })
+        keeper.start()
+        relayHost = keeper
+        // The links hold the room's secrets: standard output, once, each on a line of its own.
+        Output.print(
+          "reel serve: the relay room's links (anyone with one can watch; the first can type):\n", to: 2)
+        Output.line(keeper.link)
+        Output.line(keeper.readOnlyLink)
+      }
+      defer { relayHost?.stop() }
       try host.run()
     }
   }

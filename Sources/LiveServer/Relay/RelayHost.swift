@@ -1,0 +1,174 @@
+import Foundation
+import Live
+import LiveProtocol
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// `reel serve --relay`: the host's connection out to a relay's room (docs/protocol.md#relay),
+/// kept up with backoff. Each viewer the relay announces becomes a client of the host's inbox
+/// (`RelayTransport`) once its first sealed frame opened under the room's secret (interactive)
+/// or the read-only one (watch only): the host, not the relay, decides what a viewer may do.
+public final class RelayHost: @unchecked Sendable {
+  public let relay: RemoteEndpoint
+  public let room: String
+  let secret: RelaySecret
+  let readOnlySecret: RelaySecret
+  let inbox: LiveHost.Inbox
+  let grantDefaults: (environment: [String], directory: String?)
+  let log: @Sendable (String) -> Void
+  let credentials: RemoteCredentials
+  private let loop: EventLoop = MultiThreadedEventLoopGroup.singleton.next()
+  /// The viewers' channels of the current connection (on `loop`).
+  private var channels: [UInt32: RelayTransport] = [:]
+  private let lock = NSLock()
+  private var stopped = false
+  private var current: WebSocketEndpoint? = nil
+
+  /// `relay` is the relay's address (`wss://RELAY[:PORT]`); `room` and the secrets are new
+  /// unless given.
+  public init(
+    relay: RemoteEndpoint, room: String = RelayHost.newRoom(), secret: RelaySecret = RelaySecret(),
+    readOnlySecret: RelaySecret = RelaySecret(), caFile: String? = nil, inbox: LiveHost.Inbox,
+    environment: [String], directory: String?, log: @escaping @Sendable (String) -> Void
+  ) {
+    self.relay = relay
+    self.room = room
+    self.secret = secret
+    self.readOnlySecret = readOnlySecret
+    self.inbox = inbox
+    self.grantDefaults = (environment, directory)
+    self.log = log
+    credentials = RemoteCredentials(token: "", caFile: caFile)
+  }
+
+  /// A new room name: 16 random letters and digits.
+  public static func newRoom() -> String {
+    let alphabet = Array("abcdefghijkmnpqrstuvwxyz23456789")
+    var generator = SystemRandomNumberGenerator()
+    return String((0..<16).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+  }
+
+  /// The room's link for viewers that may type, and the read-only one.
+  public var link: String { link(secret) }
+  public var readOnlyLink: String { link(readOnlySecret) }
+
+  private func link(_ secret: RelaySecret) -> String {
+    "\(relay.secure ? "wss" : "ws")://\(relay.name)/r/\(room)#\(secret.text)"
+  }
+
+  /// Connects, and keeps connecting until `stop`.
+  public func start() {
+    let host = self
+    Task { await host.keep() }
+  }
+
+  public func stop() {
+    let socket = lock.withLock { () -> WebSocketEndpoint? in
+      stopped = true
+      return current
+    }
+    socket?.channel.eventLoop.execute {
+      socket?.close(code: Int(CloseCode.hostStopping.rawValue), reason: "host stopping")
+    }
+  }
+
+  private func keep() async {
+    var attempt = 0
+    while !lock.withLock({ stopped }) {
+      let connected = Flag()
+      var headers = HTTPHeaders()
+      headers.add(name: "X-Reel-Verifier", value: secret.verifier)
+      headers.add(name: "X-Reel-Read-Only-Verifier", value: readOnlySecret.verifier)
+      headers.add(name: "Sec-WebSocket-Protocol", value: RelayServer.subprotocol)
+      let tls: NIOSSLContext?
+      do {
+        tls = try credentials.tlsConfiguration(for: relay).map { try NIOSSLContext(configuration: $0) }
+      } catch {
+        log("relay \(relay.name): \((error as? LiveError)?.message ?? "\(error)")")
+        return
+      }
+      let outcome =
+        (try? await RemoteConnection.open(
+          relay, path: "/r/\(room)/host", headers: headers, tls: tls, on: loop, pingInterval: .seconds(10),
+          maxMessage: RelayServer.maxMessage
+        ) { [self] socket, finish in
+          connected.set()
+          lock.withLock { current = socket }
+          log("relay \(relay.name): room \(room) connected")
+          socket.start(
+            WebSocketEndpoint.Events(
+              message: { [self] message in
+                if !fromRelay(message, socket: socket) {
+                  socket.close(code: Int(CloseCode.badRequest.rawValue), reason: "not a relay message")
+                }
+              },
+              ended: { [self] ending in
+                for transport in channels.values { transport.relayClosed() }
+                channels.removeAll()
+                finish(ending)
+              }))
+        }.get()) ?? .lost(nil)
+      lock.withLock { current = nil }
+      if lock.withLock({ stopped }) { return }
+      if connected.isSet { attempt = 0 }
+      if case .closed(let code, let reason) = outcome, code == .notAllowed {
+        log("relay \(relay.name): room \(room) refused: \(reason)")
+        return
+      }
+      attempt += 1
+      let delay = RemoteLink.delay(attempt: attempt)
+      log("relay \(relay.name): \(RelayHost.describe(outcome)); again in \(String(format: "%.1f", delay)) s")
+      try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+    }
+  }
+
+  static func describe(_ outcome: RemoteConnection.Outcome) -> String {
+    switch outcome {
+    case .closed(let code, let reason):
+      return "closed \(code.rawValue)" + (reason.isEmpty ? "" : " (\(reason))")
+    case .lost(let why): return "lost" + (why.map { ": \($0)" } ?? "")
+    }
+  }
+
+  /// A message of the relay (on the loop): a viewer opened, sent, or went. False for a
+  /// message that is none of these.
+  private func fromRelay(_ message: ByteBuffer, socket: WebSocketEndpoint) -> Bool {
+    var message = message
+    guard let kind = message.readInteger(as: UInt8.self).flatMap(RelayRooms.Kind.init(rawValue:)),
+      let number = message.readInteger(as: UInt32.self)
+    else { return false }
+    switch kind {
+    case .open:
+      channels[number]?.relayClosed()
+      channels[number] = RelayTransport(host: self, socket: socket, channel: number)
+    case .data:
+      channels[number]?.received(Array(message.readableBytesView))
+    case .close:
+      channels.removeValue(forKey: number)?.relayClosed()
+    }
+    return true
+  }
+
+  /// A viewer's first frame opened under the secret at `index`: what it may do.
+  func admit(_ transport: RelayTransport, secretIndex: Int) {
+    let capabilities: LiveCapabilities =
+      secretIndex == 0 ? [.view, .type, .send, .manage, .create] : .readOnly
+    let grant = LiveGrant(
+      capabilities: capabilities, sessions: nil, sessionEnvironment: grantDefaults.environment,
+      sessionDirectory: grantDefaults.directory)
+    log("relay room \(room): viewer \(transport.channel) \(secretIndex == 0 ? "interactive" : "read-only")")
+    inbox.admit(transport, grant: grant)
+  }
+
+  var secrets: [RelaySecret] { [secret, readOnlySecret] }
+}
+
+/// A set-once flag read from another task.
+final class Flag: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value = false
+  func set() { lock.withLock { value = true } }
+  var isSet: Bool { lock.withLock { value } }
+}

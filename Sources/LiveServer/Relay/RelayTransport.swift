@@ -1,0 +1,179 @@
+import Foundation
+import Live
+import LiveProtocol
+import NIOCore
+
+/// One viewer through a relay's room, as a client of the host: the handshake of salts, then
+/// every frame opened on the way in and sealed on the way out (docs/protocol.md#relay), carried
+/// as `data` on the viewer's channel of the host's relay connection. The first frame decides
+/// the grant (`RelayHost.admit`); a frame that does not open closes the channel.
+final class RelayTransport: LiveTransport, @unchecked Sendable {
+  /// Frames kept for the host at most, as a WebSocket client's.
+  static let incomingLimit = 1 << 20
+
+  let channel: UInt32
+  private unowned let host: RelayHost
+  private let socket: WebSocketEndpoint
+  private let condition = NSCondition()
+  private var hostSalt: [UInt8]? = nil
+  private var viewerSalt: [UInt8]? = nil
+  private var sealer: RelaySealer? = nil
+  private var opener: RelayOpener? = nil
+  private var incoming: [Frame] = []
+  private var inFlight = 0
+  private var closed = false
+  private var finishing = false
+  private var closeCode: CloseCode = .normal
+  private var failure: LiveError? = nil
+  /// The queue refused a frame since it last drained: the host hears when it has.
+  private var overflowed = false
+
+  init(host: RelayHost, socket: WebSocketEndpoint, channel: UInt32) {
+    self.host = host
+    self.socket = socket
+    self.channel = channel
+  }
+
+  // MARK: - The relay's side (on the event loop)
+
+  /// A `data` message of this viewer.
+  func received(_ bytes: [UInt8]) {
+    guard let viewerSalt else {
+      // The viewer's salt; the host's answers it.
+      guard bytes.count == RelayChannelKeys.saltCount else { return refuse() }
+      self.viewerSalt = bytes
+      let salt = RelayChannelKeys.makeSalt()
+      hostSalt = salt
+      socket.send(ByteBuffer(bytes: RelayRooms.message(.data, channel, salt)))
+      return
+    }
+    if condition.withLock({ opener == nil }) {
+      guard
+        let accepted = RelayChannelKeys.accept(
+          first: bytes, viewerSalt: viewerSalt, hostSalt: hostSalt ?? [], secrets: host.secrets),
+        let frame = try? Frame(message: accepted.plaintext)
+      else { return refuse() }
+      condition.withLock {
+        sealer = accepted.seal
+        opener = accepted.open
+        incoming.append(frame)
+      }
+      host.admit(self, secretIndex: accepted.secret)
+      host.inbox.wake()
+      return
+    }
+    let frame = condition.withLock { () -> Frame? in
+      guard let plaintext = try? opener!.open(bytes), let frame = try? Frame(message: plaintext) else {
+        return nil
+      }
+      incoming.append(frame)
+      return frame
+    }
+    guard let frame else {
+      condition.withLock { failure = LiveError("a sealed message that does not open") }
+      host.inbox.wake()
+      return
+    }
+    if frame.type == .input && host.inbox.serveNow(self) { return }
+    host.inbox.wake()
+  }
+
+  /// The relay closed the channel or the connection.
+  func relayClosed() {
+    condition.withLock {
+      closed = true
+      condition.broadcast()
+    }
+    host.inbox.wake()
+  }
+
+  /// A viewer that breaks the handshake: its channel is closed.
+  private func refuse() {
+    socket.send(ByteBuffer(bytes: RelayRooms.message(.close, channel, RelayTransport.code(.notAllowed))))
+    relayClosed()
+  }
+
+  static func code(_ code: CloseCode) -> [UInt8] { [UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)] }
+
+  // MARK: - The host's side
+
+  func enqueue(_ frame: Frame, limit: Int) -> Bool {
+    let sealed = condition.withLock { () -> [UInt8]? in
+      guard !closed, sealer != nil else { return nil }
+      guard inFlight + frame.encodedCount <= max(limit, frame.encodedCount) else {
+        overflowed = true
+        return nil
+      }
+      if frame.type == .end, let end = try? frame.decode(LiveEnd.self) { closeCode = CloseCode(end.reason) }
+      if frame.type == .reply, let reply = try? frame.decode(LiveReply.self), !reply.ok {
+        closeCode = reply.code ?? .badRequest
+      }
+      inFlight += frame.encodedCount
+      return RelayRooms.message(.data, channel, sealer!.seal(frame.encoded))
+    }
+    guard let sealed else { return false }
+    let count = frame.encodedCount
+    let socket = self.socket
+    socket.channel.eventLoop.execute {
+      let written = socket.channel.eventLoop.makePromise(of: Void.self)
+      written.futureResult.whenComplete { _ in
+        let drained = self.condition.withLock { () -> Bool in
+          self.inFlight -= count
+          self.condition.broadcast()
+          guard self.inFlight == 0 && self.overflowed else { return false }
+          self.overflowed = false
+          return true
+        }
+        // The host repaints a viewer that fell behind once its queue drained.
+        if drained { self.host.inbox.wake() }
+      }
+      socket.send(ByteBuffer(bytes: sealed), promise: written)
+    }
+    return true
+  }
+
+  var queuedBytes: Int { condition.withLock { inFlight } }
+
+  func nextFrame() throws -> Frame? {
+    try condition.withLock {
+      if !incoming.isEmpty { return incoming.removeFirst() }
+      if let failure {
+        self.failure = nil
+        throw failure
+      }
+      return nil
+    }
+  }
+
+  var isClosed: Bool { condition.withLock { closed } }
+
+  func finish() {
+    let code = condition.withLock { () -> CloseCode? in
+      guard !closed, !finishing else { return nil }
+      finishing = true
+      return closeCode
+    }
+    guard let code else { return }
+    // After what was queued: the event loop runs tasks in order.
+    let (socket, channel) = (self.socket, self.channel)
+    socket.channel.eventLoop.execute {
+      socket.send(ByteBuffer(bytes: RelayRooms.message(.close, channel, RelayTransport.code(code))))
+    }
+    relayClosed()
+  }
+
+  func close() { finish() }
+
+  func flushBeforeStopping() {
+    let deadline = Date(timeIntervalSinceNow: 2)
+    condition.lock()
+    defer { condition.unlock() }
+    while inFlight > 0 {
+      guard condition.wait(until: deadline) else { return }
+    }
+  }
+
+  func pollRequest(wantsInput: Bool) -> pollfd? { nil }
+
+  func serviceReady(_ revents: Int16) {}
+}

@@ -1,0 +1,103 @@
+import Foundation
+import XCTest
+
+/// A session watched and driven through `reel relay`: `reel serve --relay` keeps a room, and
+/// `reel attach` reaches the session through it with the room's secret — sealed end to end.
+extension LiveSessionTests {
+  /// `reel relay` on a free loopback port; the process and its port.
+  func startRelay() throws -> (Process, Int) {
+    let log = root.appendingPathComponent("relay.log")
+    FileManager.default.createFile(atPath: log.path, contents: nil)
+    let process = Process()
+    process.executableURL = ReelCLI.executable
+    process.arguments = ["relay", "--listen", "127.0.0.1:0"]
+    process.environment = environment
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = try FileHandle(forWritingTo: log)
+    try process.run()
+    var port = 0
+    XCTAssertTrue(
+      eventually(seconds: 30) {
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        guard let range = text.range(of: "listening on ws://127.0.0.1:") else { return false }
+        port = Int(text[range.upperBound...].prefix { $0.isNumber }) ?? 0
+        return port > 0
+      }, "reel relay did not start")
+    return (process, port)
+  }
+
+  /// A pane running `reel ARGS` with the relay room's secret in its environment.
+  func relayPane(_ arguments: String, secret: String) throws -> TmuxPane {
+    try TmuxPane(
+      command:
+        "\(exports) REEL_RELAY_SECRET='\(secret)' '\(ReelCLI.executable.path)' \(arguments); echo \"reel-exit=$?\"; exec sleep 600"
+    )
+  }
+
+  func testASessionThroughARelayRoomTypesWatchesAndASecondViewerReplacesTheFirst() throws {
+    let (relay, relayPort) = try startRelay()
+    defer { relay.terminate() }
+    let serve = try startServe(["--relay", "ws://127.0.0.1:\(relayPort)"])
+    defer { serve.process.terminate() }
+    let out = root.appendingPathComponent("serve.out")
+    var links: [String] = []
+    XCTAssertTrue(
+      eventually {
+        links = ((try? String(contentsOf: out, encoding: .utf8)) ?? "").split(separator: "\n").map(
+          String.init
+        )
+        .filter { $0.contains("/r/") }
+        return links.count == 2
+      }, "the room's links")
+    // ws://127.0.0.1:PORT/r/ROOM#SECRET
+    func parts(_ link: String) -> (room: String, secret: String) {
+      let afterR = link.components(separatedBy: "/r/")[1].split(separator: "#")
+      return (String(afterR[0]), String(afterR[1]))
+    }
+    let (room, secret) = parts(links[0])
+    let readOnly = parts(links[1]).secret
+    XCTAssertTrue(
+      eventually {
+        ((try? String(contentsOf: serve.log, encoding: .utf8)) ?? "").contains("room \(room) connected")
+      })
+    try detachedShell("relayed")
+    let address = "ws://127.0.0.1:\(relayPort)/r/\(room)"
+
+    // The room's sessions, listed through it (the read-only secret may list).
+    let listed = try relayPane("ls \(address)", secret: readOnly)
+    XCTAssertTrue(waitForScreen(listed, containing: "reel-exit=0"), listed.screen())
+    XCTAssertTrue(listed.screen().contains("relayed"), listed.screen())
+
+    // Typed through the relay: the pane shows the session's screen exactly.
+    let first = try relayPane("attach \(address)/relayed", secret: secret)
+    XCTAssertTrue(waitForScreen(first, containing: "$"), first.screen())
+    first.send("echo through-the-relay-$((6*7))", "Enter")
+    var expected = ""
+    XCTAssertTrue(
+      first.wait {
+        expected = (try? self.history("relayed")) ?? ""
+        return expected.contains("through-the-relay-42\n") && first.screen() == expected
+      }, "pane:\n\(first.screen())\nsession:\n\(expected)")
+    // The relay saw only ciphertext: its log names rooms and viewers, never what was typed.
+    let relayLog = (try? String(contentsOf: root.appendingPathComponent("relay.log"), encoding: .utf8)) ?? ""
+    XCTAssertTrue(relayLog.contains("room \(room): viewer"), relayLog)
+    XCTAssertFalse(relayLog.contains("through-the-relay"), relayLog)
+
+    // A second interactive viewer: the first is replaced and ends for good.
+    let second = try relayPane("attach \(address)/relayed", secret: secret)
+    XCTAssertTrue(waitForScreen(first, containing: "reel-exit="), first.screen())
+    XCTAssertFalse(first.screen().contains("reel-exit=0"), first.screen())
+    XCTAssertTrue(first.screen().contains("4001") || first.screen().contains("taken over"), first.screen())
+    XCTAssertTrue(waitForScreen(second, containing: "through-the-relay-42"), second.screen())
+    second.send("echo second-$((6*7))", "Enter")
+    XCTAssertTrue(eventually { ((try? self.history("relayed")) ?? "").contains("second-42\n") })
+
+    // The read-only secret cannot take the keyboard: one line, non-zero.
+    let watcher = try relayPane("attach \(address)/relayed", secret: readOnly)
+    XCTAssertTrue(waitForScreen(watcher, containing: "reel-exit="), watcher.screen())
+    XCTAssertFalse(watcher.screen().contains("reel-exit=0"), watcher.screen())
+    second.send("C-]", "d")
+    XCTAssertTrue(waitForScreen(second, containing: "reel-exit=0"), second.screen())
+  }
+}
