@@ -7,7 +7,8 @@ import LiveProtocol
 /// are the same however the bytes were cut and encode back to exactly the bytes they came
 /// from; a client frame's JSON (request, resize, screen acknowledgement, key, lines request)
 /// decodes or throws, never traps; the bytes as one
-/// WebSocket message are a frame exactly when they hold one whole frame.
+/// WebSocket message are a frame exactly when they hold one whole frame; as a relay message,
+/// they decode exactly when they have a kind and a channel, and encode back to themselves.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   guard var (random, input) = seededInput(data, size) else { return 0 }
@@ -54,6 +55,11 @@ public func fuzzFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   if (message != nil) != single || (single && message != whole.frames[0]) {
     fuzzFailure("a message is taken as a frame exactly when it holds one whole frame")
   }
+  let relay = RelayMessage(bytes: input)
+  if (relay != nil) != (input.count >= 5 && (1...3).contains(input[0])) {
+    fuzzFailure("a relay message decodes exactly when it has a known kind and a channel")
+  }
+  if let relay, relay.encoded != input { fuzzFailure("a relay message does not encode to its bytes") }
   return 0
 }
 

@@ -1,3 +1,4 @@
+import LiveProtocol
 import LiveServer
 import Testing
 
@@ -109,5 +110,19 @@ struct RelaySealingTests {
       for _ in 0..<5 { sealed.insert(seal.seal(Array("same".utf8))) }
     }
     #expect(sealed.count == 100)
+  }
+}
+
+/// The relay's messages to and from a host.
+struct RelayMessageTests {
+  @Test func messagesRoundTripAndOnlyKnownKindsWithAChannelDecode() {
+    let data = RelayMessage(.data, channel: 0x0102_0304, [9, 8, 7])
+    #expect(data.encoded == [2, 1, 2, 3, 4, 9, 8, 7])
+    #expect(RelayMessage(bytes: data.encoded) == data)
+    #expect(RelayMessage.close(7, code: 4001).closeCode == 4001)
+    #expect(RelayMessage(.close, channel: 7).closeCode == nil)
+    for bad: [UInt8] in [[], [2, 0, 0, 0], [0, 0, 0, 0, 1], [4, 0, 0, 0, 1], [255, 1, 2, 3, 4, 5]] {
+      #expect(RelayMessage(bytes: bad) == nil)
+    }
   }
 }

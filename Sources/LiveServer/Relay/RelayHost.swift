@@ -135,16 +135,14 @@ public final class RelayHost: @unchecked Sendable {
   /// A message of the relay (on the loop): a viewer opened, sent, or went. False for a
   /// message that is none of these.
   private func fromRelay(_ message: ByteBuffer, socket: WebSocketEndpoint) -> Bool {
-    var message = message
-    guard let kind = message.readInteger(as: UInt8.self).flatMap(RelayRooms.Kind.init(rawValue:)),
-      let number = message.readInteger(as: UInt32.self)
-    else { return false }
+    guard let message = RelayMessage(bytes: message.readableBytesView) else { return false }
+    let (kind, number) = (message.kind, message.channel)
     switch kind {
     case .open:
       channels[number]?.relayClosed()
       channels[number] = RelayTransport(host: self, socket: socket, channel: number)
     case .data:
-      channels[number]?.received(Array(message.readableBytesView))
+      channels[number]?.received(message.payload)
     case .close:
       channels.removeValue(forKey: number)?.relayClosed()
     }

@@ -9,14 +9,6 @@ import NIOCore
 /// a viewer's message goes to the host as `data` on the viewer's channel, the host's `data`
 /// on a channel goes to that viewer. Thread-safe: connections on several event loops call in.
 final class RelayRooms: @unchecked Sendable {
-  /// Relay ↔ host messages: a kind byte, the viewer's channel (4 bytes, big-endian), then the
-  /// viewer's message (`data`) or, for `close` from the host, the close code (2 bytes).
-  enum Kind: UInt8 {
-    case open = 1
-    case data = 2
-    case close = 3
-  }
-
   struct Limits: Sendable {
     var rooms = 1000
     var viewersPerRoom = 64
@@ -131,23 +123,23 @@ final class RelayRooms: @unchecked Sendable {
   /// A host's message: data for a viewer, or a viewer to close. The code to close the host's
   /// connection with when the message is neither (4000) or past the room's rate (4101).
   func fromHost(_ name: String, socket: WebSocketEndpoint, _ message: ByteBuffer) -> CloseCode? {
-    var message = message
-    guard let kindByte = message.readInteger(as: UInt8.self), let kind = Kind(rawValue: kindByte),
-      kind != .open, let channel = message.readInteger(as: UInt32.self)
-    else { return .badRequest }
+    guard let message = RelayMessage(bytes: message.readableBytesView), message.kind != .open else {
+      return .badRequest
+    }
+    let (kind, channel) = (message.kind, message.channel)
     let (viewer, allowed) = lock.withLock { () -> (Viewer?, Bool) in
       guard let room = rooms[name], room.host === socket else { return (nil, true) }
       if kind == .close { return (room.viewers.removeValue(forKey: channel), true) }
-      guard spend(room, message.readableBytes) else { return (nil, false) }
+      guard spend(room, message.payload.count) else { return (nil, false) }
       return (room.viewers[channel], true)
     }
     guard allowed else { return .overloaded }
     guard let viewer else { return nil }
     switch kind {
     case .data:
-      RelayRooms.send(viewer.socket, Array(message.readableBytesView), limit: limits.viewerBacklog)
+      RelayRooms.send(viewer.socket, message.payload, limit: limits.viewerBacklog)
     case .close:
-      let code = message.readInteger(as: UInt16.self).flatMap(CloseCode.init(rawValue:)) ?? .normal
+      let code = message.closeCode.flatMap(CloseCode.init(rawValue:)) ?? .normal
       RelayRooms.close(viewer.socket, code, "closed by the host")
     case .open:
       break
@@ -190,12 +182,8 @@ final class RelayRooms: @unchecked Sendable {
 
   // MARK: -
 
-  static func message(_ kind: Kind, _ channel: UInt32, _ payload: [UInt8]) -> [UInt8] {
-    [
-      kind.rawValue, UInt8(channel >> 24), UInt8(channel >> 16 & 0xFF), UInt8(channel >> 8 & 0xFF),
-      UInt8(channel & 0xFF),
-    ]
-      + payload
+  static func message(_ kind: RelayMessage.Kind, _ channel: UInt32, _ payload: [UInt8]) -> [UInt8] {
+    RelayMessage(kind, channel: channel, payload).encoded
   }
 
   /// Constant-time comparison of two verifiers.

@@ -89,11 +89,9 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
 
   /// A viewer that breaks the handshake: its channel is closed.
   private func refuse() {
-    socket.send(ByteBuffer(bytes: RelayRooms.message(.close, channel, RelayTransport.code(.notAllowed))))
+    socket.send(ByteBuffer(bytes: RelayMessage.close(channel, code: CloseCode.notAllowed.rawValue).encoded))
     relayClosed()
   }
-
-  static func code(_ code: CloseCode) -> [UInt8] { [UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)] }
 
   // MARK: - The host's side
 
@@ -157,7 +155,7 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
     // After what was queued: the event loop runs tasks in order.
     let (socket, channel) = (self.socket, self.channel)
     socket.channel.eventLoop.execute {
-      socket.send(ByteBuffer(bytes: RelayRooms.message(.close, channel, RelayTransport.code(code))))
+      socket.send(ByteBuffer(bytes: RelayMessage.close(channel, code: code.rawValue).encoded))
     }
     relayClosed()
   }
