@@ -59,7 +59,9 @@ public struct RelayOptions: Sendable {
 /// `reel relay` (docs/protocol.md#relay): rooms joining a host and its viewers that cannot
 /// reach each other, both connecting out to it. `GET /r/ROOM/host` and `GET /r/ROOM/view`
 /// upgrade to WebSockets (subprotocol `reel-relay.v1`) that present the room's verifier in
-/// `X-Reel-Verifier` (the host also the read-only one in `X-Reel-Read-Only-Verifier`); every
+/// `X-Reel-Verifier` or, from a browser, as a second subprotocol `reel-verifier.HEX` (the host
+/// also the read-only one in `X-Reel-Read-Only-Verifier`); `GET /r/ROOM` is the browser
+/// viewer's page, which seals with WebCrypto; every
 /// message after that is sealed end to end and only piped (`RelayRooms`). One node, rooms in
 /// memory.
 public final class RelayServer: @unchecked Sendable {
@@ -104,6 +106,10 @@ public final class RelayServer: @unchecked Sendable {
     logger.logLevel = .critical
     let router = Router()
     router.get("/") { _, _ in "reel relay\n" }
+    // The browser viewer, for a room's link: https://RELAY/r/ROOM#SECRET.
+    router.get("/r/:room") { _, _ in RemoteServer.viewerFile("index.html") }
+    router.get("/viewer.js") { _, _ in RemoteServer.viewerFile("viewer.js") }
+    router.get("/viewer.css") { _, _ in RemoteServer.viewerFile("viewer.css") }
     let app = Application(
       router: router, server: server,
       configuration: .init(
@@ -196,7 +202,14 @@ public final class RelayServer: @unchecked Sendable {
         socket.close(code: Int(code.rawValue), reason: reason)
       }
     }
-    guard let verifier = RelayServer.verifier(head.headers.first(name: "X-Reel-Verifier")) else {
+    // A browser cannot set headers on a WebSocket: it offers the verifier as a subprotocol.
+    let offered = head.headers["Sec-WebSocket-Protocol"].flatMap { $0.split(separator: ",") }.map {
+      $0.trimmingCharacters(in: .whitespaces)
+    }
+    let presented =
+      head.headers.first(name: "X-Reel-Verifier")
+      ?? offered.first { $0.hasPrefix("reel-verifier.") }.map { String($0.dropFirst(14)) }
+    guard let verifier = RelayServer.verifier(presented) else {
       refuse(.notAllowed, "no verifier")
       try? await channel.closeFuture.get()
       return

@@ -37,14 +37,91 @@
   }
   const json = (payload) => JSON.parse(decoder.decode(payload));
 
+  // Through a relay's room (/r/ROOM#SECRET), every frame is sealed end to end with keys the
+  // relay never sees (docs/protocol.md#relay-reel-relay): WebCrypto's HKDF-SHA256 and
+  // AES-256-GCM, the nonce each message's number.
+  const relay = { room: null, secret: null, verifier: null };
+  const utf8 = (text) => encoder.encode(text);
+  async function hkdf(salt, info) {
+    const key = await crypto.subtle.importKey("raw", relay.secret, "HKDF", false, ["deriveBits"]);
+    return new Uint8Array(await crypto.subtle.deriveBits({ name: "HKDF", hash: "SHA-256", salt, info: utf8(info) }, key, 256));
+  }
+  function nonce(counter) {
+    const iv = new Uint8Array(12);
+    new DataView(iv.buffer).setBigUint64(4, BigInt(counter));
+    return iv;
+  }
+  async function channelKeys(viewerSalt, hostSalt) {
+    const salt = new Uint8Array(32);
+    salt.set(viewerSalt, 0);
+    salt.set(hostSalt, 16);
+    const use = async (info, usage) => crypto.subtle.importKey("raw", await hkdf(salt, info), "AES-GCM", false, [usage]);
+    return { seal: await use("reel relay v1 viewer to host", "encrypt"), open: await use("reel relay v1 host to viewer", "decrypt") };
+  }
+
+  // A connection as the page uses it — send, close, onclose — plain to reel serve, sealed
+  // through a relay (in order: each message waits for the one before).
   function connect(request, onFrame, onClose) {
-    const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws";
-    const ws = new WebSocket(url, "reel.v2");
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    const first = frame(T.request, Object.assign({ version: 2 }, request));
+    const conn = { ws: null, onclose: (code, reason) => onClose(code, reason) };
+    if (!relay.room) {
+      const ws = new WebSocket(scheme + location.host + "/ws", "reel.v2");
+      ws.binaryType = "arraybuffer";
+      ws.onopen = () => ws.send(first);
+      ws.onmessage = (e) => onFrame(parse(e.data), conn);
+      ws.onclose = (e) => conn.onclose && conn.onclose(e.code, e.reason);
+      conn.ws = ws;
+      conn.send = (bytes) => ws.send(bytes);
+      conn.close = () => ws.close();
+      return conn;
+    }
+    const ws = new WebSocket(scheme + location.host + "/r/" + relay.room + "/view", ["reel-relay.v1", "reel-verifier." + relay.verifier]);
     ws.binaryType = "arraybuffer";
-    ws.onopen = () => ws.send(frame(T.request, Object.assign({ version: 2 }, request)));
-    ws.onmessage = (e) => onFrame(parse(e.data), ws);
-    ws.onclose = (e) => onClose(e.code, e.reason);
-    return ws;
+    const viewerSalt = crypto.getRandomValues(new Uint8Array(16));
+    let keys = null;
+    let sent = 0;
+    let opened = 0;
+    let outgoing = Promise.resolve();
+    let incoming = Promise.resolve();
+    conn.ws = ws;
+    conn.send = (bytes) => {
+      outgoing = outgoing.then(async () => {
+        const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce(sent++) }, keys.seal, bytes);
+        if (ws.readyState === WebSocket.OPEN) ws.send(sealed);
+      });
+    };
+    conn.close = () => ws.close();
+    ws.onopen = () => ws.send(viewerSalt);
+    ws.onmessage = (e) => {
+      const data = new Uint8Array(e.data);
+      incoming = incoming.then(async () => {
+        if (!keys) {
+          keys = await channelKeys(viewerSalt, data);
+          conn.send(first);
+          return;
+        }
+        let plain;
+        try {
+          plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: nonce(opened++) }, keys.open, data);
+        } catch (error) {
+          ws.close(4000, "a sealed message that does not open");
+          return;
+        }
+        onFrame(parse(plain), conn);
+      });
+    };
+    ws.onclose = (e) => conn.onclose && conn.onclose(e.code, e.reason);
+    return conn;
+  }
+
+  async function startRelay(room, secretText) {
+    const base64 = secretText.replace(/-/g, "+").replace(/_/g, "/");
+    const secret = Uint8Array.from(atob(base64 + "=".repeat((4 - (base64.length % 4)) % 4)), (c) => c.charCodeAt(0));
+    if (secret.length !== 32) throw new Error("not a room secret");
+    relay.room = room;
+    relay.secret = secret;
+    relay.verifier = [...(await hkdf(new Uint8Array(0), "reel relay v1 verifier"))].map((b) => b.toString(16).padStart(2, "0")).join("");
   }
 
   function setConnection(text, kind) {
@@ -773,6 +850,19 @@
   // MARK: start
 
   async function start() {
+    const room = location.pathname.match(/^\/r\/([A-Za-z0-9_-]{1,64})\/?$/);
+    if (room) {
+      // The secret stays in this tab only (never sent, gone from the address bar).
+      if (location.hash.length > 1) sessionStorage.setItem("reel.relay." + room[1], location.hash.slice(1));
+      history.replaceState(null, "", location.pathname);
+      try {
+        await startRelay(room[1], sessionStorage.getItem("reel.relay." + room[1]) || "");
+      } catch (error) {
+        showMessage("Open the room's link (…/r/ROOM#SECRET) to watch it.");
+        setConnection("no secret", "closed");
+        return;
+      }
+    }
     if (location.pathname === "/login" && location.hash.length > 1) {
       const token = decodeURIComponent(location.hash.slice(1));
       history.replaceState(null, "", "/");

@@ -35,11 +35,9 @@ extension LiveSessionTests {
     )
   }
 
-  func testASessionThroughARelayRoomTypesWatchesAndASecondViewerReplacesTheFirst() throws {
-    let (relay, relayPort) = try startRelay()
-    defer { relay.terminate() }
-    let serve = try startServe(["--relay", "ws://127.0.0.1:\(relayPort)"])
-    defer { serve.process.terminate() }
+  /// The room `reel serve --relay` printed: its name and secret, and the read-only secret,
+  /// once the host is connected to it.
+  func roomLinks(_ log: URL) throws -> ((room: String, secret: String), readOnly: String) {
     let out = root.appendingPathComponent("serve.out")
     var links: [String] = []
     XCTAssertTrue(
@@ -50,17 +48,26 @@ extension LiveSessionTests {
         .filter { $0.contains("/r/") }
         return links.count == 2
       }, "the room's links")
+    guard links.count == 2 else { throw XCTSkip("no links") }
     // ws://127.0.0.1:PORT/r/ROOM#SECRET
     func parts(_ link: String) -> (room: String, secret: String) {
       let afterR = link.components(separatedBy: "/r/")[1].split(separator: "#")
       return (String(afterR[0]), String(afterR[1]))
     }
-    let (room, secret) = parts(links[0])
-    let readOnly = parts(links[1]).secret
+    let room = parts(links[0])
     XCTAssertTrue(
       eventually {
-        ((try? String(contentsOf: serve.log, encoding: .utf8)) ?? "").contains("room \(room) connected")
+        ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("room \(room.room) connected")
       })
+    return (room, parts(links[1]).secret)
+  }
+
+  func testASessionThroughARelayRoomTypesWatchesAndASecondViewerReplacesTheFirst() throws {
+    let (relay, relayPort) = try startRelay()
+    defer { relay.terminate() }
+    let serve = try startServe(["--relay", "ws://127.0.0.1:\(relayPort)"])
+    defer { serve.process.terminate() }
+    let ((room, secret), readOnly) = try roomLinks(serve.log)
     try detachedShell("relayed")
     let address = "ws://127.0.0.1:\(relayPort)/r/\(room)"
 
@@ -99,5 +106,37 @@ extension LiveSessionTests {
     XCTAssertFalse(watcher.screen().contains("reel-exit=0"), watcher.screen())
     second.send("C-]", "d")
     XCTAssertTrue(waitForScreen(second, containing: "reel-exit=0"), second.screen())
+  }
+
+  func testTheBrowserViewerThroughARelayRoomSealsWithWebCryptoAndIsExact() throws {
+    if let missing = BrowserBridge.unavailable() {
+      if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail(missing) }
+      throw XCTSkip(missing)
+    }
+    let (relay, relayPort) = try startRelay()
+    defer { relay.terminate() }
+    let serve = try startServe(["--relay", "ws://127.0.0.1:\(relayPort)"])
+    defer { serve.process.terminate() }
+    let ((room, secret), _) = try roomLinks(serve.log)
+    try detachedShell("web")
+    let browser = try BrowserBridge()
+    // The room's link as the host printed it, served by the relay.
+    try browser.open("a", "http://127.0.0.1:\(relayPort)/r/\(room)#\(secret)")
+    XCTAssertNotNil(try browser.wait("a") { $0.available.contains("web") }, "\(browser.lastSeen?.raw ?? [:])")
+    XCTAssertEqual(
+      try browser.run("a", "return location.href") as? String, "http://127.0.0.1:\(relayPort)/r/\(room)",
+      "the secret left the address bar")
+    _ = try browser.run("a", "window.reelViewer.attach('web')")
+    XCTAssertNotNil(try browser.wait("a") { $0.connected && !$0.rows.isEmpty })
+    let rows = try sessionRows("web")
+    try browser.type("a", "echo sealed-$((6*7))\n")
+    XCTAssertNotNil(
+      try browser.wait("a") { state in
+        state.rows.contains("sealed-42")
+          && (try? self.history("web")).map { state.screen(rows: rows) == $0 } == true
+      }, "page: \(browser.lastSeen?.screen(rows: rows) ?? "")")
+    let relayLog = (try? String(contentsOf: root.appendingPathComponent("relay.log"), encoding: .utf8)) ?? ""
+    XCTAssertFalse(relayLog.contains("sealed-"), relayLog)
+    try screenshot(browser, "a", "viewer-through-relay")
   }
 }
