@@ -25,9 +25,7 @@ extension RemoteServer {
       log("\(peer): refused: foreign origin \(origin)")
       return (.forbidden, "foreign origin")
     }
-    let offered = head.headers["Sec-WebSocket-Protocol"].flatMap { $0.split(separator: ",") }.map {
-      $0.trimmingCharacters(in: .whitespaces)
-    }
+    let offered = LiveHTTPChannel.offeredProtocols(head)
     guard offered.contains(RemoteServer.subprotocol) else {
       log("\(peer): refused: no \(RemoteServer.subprotocol) subprotocol offered")
       return (.badRequest, "this server speaks \(RemoteServer.subprotocol)")

@@ -64,8 +64,7 @@ public final class RemoteServer: @unchecked Sendable {
   let attempts = FailedAttempts()
   let handshakes: HandshakeGate
 
-  private var group: ServiceGroup? = nil
-  private let finished = DispatchSemaphore(value: 0)
+  private var running: RunningServer? = nil
   private var revocationWatch: Task<Void, Never>? = nil
 
   /// `environment` and `directory` are what sessions started by remote clients get.
@@ -88,42 +87,29 @@ public final class RemoteServer: @unchecked Sendable {
   public func start() throws -> Int {
     if let refusal = options.refusal { throw LiveError(refusal) }
     let server = try serverBuilder()
-    let bound = BoundPort()
-    var logger = Logger(label: "reel-serve")
-    logger.logLevel = .critical
-    let app = Application(
-      router: httpRouter(),
-      server: server,
-      configuration: .init(
-        address: .hostname(options.host, port: options.port), serverName: nil, reuseAddress: true,
-        // Past this many connections the server stops accepting; the rest wait in the
-        // kernel's backlog and cost the process nothing.
-        availableConnectionsDelegate: .maximum(
-          options.maxConnections + options.maxPendingHandshakes, logger: logger)),
-      onServerRunning: { channel in bound.set(channel.localAddress?.port ?? -1) },
-      logger: logger)
-    let group = ServiceGroup(
-      configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-    self.group = group
-    Task {
-      do {
-        try await group.run()
-      } catch {
-        bound.fail("\(error)")
-      }
-      finished.signal()
+    let (router, options) = (httpRouter(), self.options)
+    let running = try RunningServer(label: "reel-serve") { logger, onRunning in
+      Application(
+        router: router,
+        server: server,
+        configuration: .init(
+          address: .hostname(options.host, port: options.port), serverName: nil, reuseAddress: true,
+          // Past this many connections the server stops accepting; the rest wait in the
+          // kernel's backlog and cost the process nothing.
+          availableConnectionsDelegate: .maximum(
+            options.maxConnections + options.maxPendingHandshakes, logger: logger)),
+        onServerRunning: onRunning,
+        logger: logger)
     }
-    let port = try bound.wait(seconds: 20)
+    self.running = running
     revocationWatch = Task { [weak self] in await self?.watchRevocations() }
-    return port
+    return running.port
   }
 
   /// Stops listening and closes the WebSocket connections (the host tells its clients first).
   public func stop() {
     revocationWatch?.cancel()
-    guard let group else { return }
-    Task { await group.triggerGracefulShutdown() }
-    _ = finished.wait(timeout: .now() + 10)
+    running?.stop()
   }
 
   /// The plain HTTP side: the browser viewer's page, and the login exchange a browser needs
@@ -191,7 +177,7 @@ public final class RemoteServer: @unchecked Sendable {
   }
 
   private func serverBuilder() throws -> HTTPServerBuilder {
-    let tls = try tlsConfiguration()
+    let tls = try RunningServer.tls(certificate: options.tlsCertificate, key: options.tlsKey)
     let gate = handshakes
     let server = self
     return HTTPServerBuilder { responder in
@@ -205,18 +191,6 @@ public final class RemoteServer: @unchecked Sendable {
       let gated = GatedChannel(base: channel, gate: gate)
       guard let tls else { return gated }
       return try TLSChannel(gated, tlsConfiguration: tls)
-    }
-  }
-
-  /// The TLS configuration from `--tls-cert` and `--tls-key`, or nil without them.
-  private func tlsConfiguration() throws -> TLSConfiguration? {
-    guard let certificate = options.tlsCertificate, let key = options.tlsKey else { return nil }
-    do {
-      return TLSConfiguration.makeServerConfiguration(
-        certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
-        privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
-    } catch {
-      throw LiveError("cannot load the TLS certificate or key (\(certificate), \(key)): \(error)")
     }
   }
 

@@ -73,8 +73,7 @@ public final class RelayServer: @unchecked Sendable {
   let rooms: RelayRooms
   let log: @Sendable (String) -> Void
   private let handshakes: HandshakeGate
-  private var group: ServiceGroup? = nil
-  private let finished = DispatchSemaphore(value: 0)
+  private var running: RunningServer? = nil
 
   public init(options: RelayOptions, log: @escaping @Sendable (String) -> Void) {
     self.options = options
@@ -87,7 +86,7 @@ public final class RelayServer: @unchecked Sendable {
   /// Binds and starts relaying; returns the port. A one-line error when refused.
   public func start() throws -> Int {
     if let refusal = options.refusal { throw LiveError(refusal) }
-    let tls = try RelayServer.tlsConfiguration(options)
+    let tls = try RunningServer.tls(certificate: options.tlsCertificate, key: options.tlsKey)
     let gate = handshakes
     let relay = self
     let server = HTTPServerBuilder { responder in
@@ -101,55 +100,30 @@ public final class RelayServer: @unchecked Sendable {
       guard let tls else { return gated }
       return try TLSChannel(gated, tlsConfiguration: tls)
     }
-    let bound = BoundPort()
-    var logger = Logger(label: "reel-relay")
-    logger.logLevel = .critical
     let router = Router()
     router.get("/") { _, _ in "reel relay\n" }
     // The browser viewer, for a room's link: https://RELAY/r/ROOM#SECRET.
     router.get("/r/:room") { _, _ in RemoteServer.viewerFile("index.html") }
     router.get("/viewer.js") { _, _ in RemoteServer.viewerFile("viewer.js") }
     router.get("/viewer.css") { _, _ in RemoteServer.viewerFile("viewer.css") }
-    let app = Application(
-      router: router, server: server,
-      configuration: .init(
-        address: .hostname(options.host, port: options.port), serverName: nil, reuseAddress: true,
-        availableConnectionsDelegate: .maximum(
-          options.limits.rooms * (1 + options.limits.viewersPerRoom) + options.maxPendingHandshakes,
-          logger: logger)),
-      onServerRunning: { channel in bound.set(channel.localAddress?.port ?? -1) },
-      logger: logger)
-    let group = ServiceGroup(
-      configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-    self.group = group
-    Task {
-      do {
-        try await group.run()
-      } catch {
-        bound.fail("\(error)")
-      }
-      finished.signal()
+    let options = self.options
+    let running = try RunningServer(label: "reel-relay") { logger, onRunning in
+      Application(
+        router: router, server: server,
+        configuration: .init(
+          address: .hostname(options.host, port: options.port), serverName: nil, reuseAddress: true,
+          availableConnectionsDelegate: .maximum(
+            options.limits.rooms * (1 + options.limits.viewersPerRoom) + options.maxPendingHandshakes,
+            logger: logger)),
+        onServerRunning: onRunning,
+        logger: logger)
     }
-    return try bound.wait(seconds: 20)
+    self.running = running
+    return running.port
   }
 
   /// Stops listening and closes every connection (hosts and viewers come back elsewhere).
-  public func stop() {
-    guard let group else { return }
-    Task { await group.triggerGracefulShutdown() }
-    _ = finished.wait(timeout: .now() + 10)
-  }
-
-  static func tlsConfiguration(_ options: RelayOptions) throws -> TLSConfiguration? {
-    guard let certificate = options.tlsCertificate, let key = options.tlsKey else { return nil }
-    do {
-      return TLSConfiguration.makeServerConfiguration(
-        certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
-        privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
-    } catch {
-      throw LiveError("cannot load the TLS certificate or key (\(certificate), \(key)): \(error)")
-    }
-  }
+  public func stop() { running?.stop() }
 
   /// A room's name and which end connects, from `/r/ROOM/host` or `/r/ROOM/view`.
   static func route(_ uri: String) -> (room: String, host: Bool)? {
@@ -180,9 +154,7 @@ public final class RelayServer: @unchecked Sendable {
   func refusal(of head: HTTPRequestHead, from peer: String) -> (status: HTTPResponse.Status, reason: String)?
   {
     guard RelayServer.route(head.uri) != nil else { return (.notFound, "no room at \(head.uri.prefix(80))") }
-    let offered = head.headers["Sec-WebSocket-Protocol"].flatMap { $0.split(separator: ",") }.map {
-      $0.trimmingCharacters(in: .whitespaces)
-    }
+    let offered = LiveHTTPChannel.offeredProtocols(head)
     guard offered.contains(RelayServer.subprotocol) else {
       log("\(peer): refused: no \(RelayServer.subprotocol) subprotocol offered")
       return (.badRequest, "this relay speaks \(RelayServer.subprotocol)")
@@ -203,9 +175,7 @@ public final class RelayServer: @unchecked Sendable {
       }
     }
     // A browser cannot set headers on a WebSocket: it offers the verifier as a subprotocol.
-    let offered = head.headers["Sec-WebSocket-Protocol"].flatMap { $0.split(separator: ",") }.map {
-      $0.trimmingCharacters(in: .whitespaces)
-    }
+    let offered = LiveHTTPChannel.offeredProtocols(head)
     let presented =
       head.headers.first(name: "X-Reel-Verifier")
       ?? offered.first { $0.hasPrefix("reel-verifier.") }.map { String($0.dropFirst(14)) }

@@ -42,6 +42,13 @@ struct LiveHTTPChannel: ServerChildChannel, HTTPChannelHandler {
   /// Runs a WebSocket connection until it ends (the endpoint is started by it).
   let connected: @Sendable (WebSocketEndpoint, HTTPRequestHead) async -> Void
 
+  /// The subprotocols an upgrade request offers, in order.
+  static func offeredProtocols(_ head: HTTPRequestHead) -> [String] {
+    head.headers["Sec-WebSocket-Protocol"].flatMap { $0.split(separator: ",") }.map {
+      $0.trimmingCharacters(in: .whitespaces)
+    }
+  }
+
   func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
     channel.eventLoop.makeCompletedFuture {
       let refusal = NIOLoopBoundBox<(HTTPResponse.Status, String)?>(nil, eventLoop: channel.eventLoop)

@@ -12,24 +12,7 @@ extension LiveSessionTests {
     let bad = try reel(["relay", "--max-rooms", "0"], status: 64)
     XCTAssertTrue(bad.stderr.contains("positive"), bad.stderr)
 
-    let log = root.appendingPathComponent("relay.log")
-    FileManager.default.createFile(atPath: log.path, contents: nil)
-    let process = Process()
-    process.executableURL = ReelCLI.executable
-    process.arguments = ["relay", "--listen", "127.0.0.1:0"]
-    process.environment = environment
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = try FileHandle(forWritingTo: log)
-    try process.run()
-    var port = 0
-    XCTAssertTrue(
-      eventually(seconds: 30) {
-        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        guard let range = text.range(of: "listening on ws://127.0.0.1:") else { return false }
-        port = Int(text[range.upperBound...].prefix { $0.isNumber }) ?? 0
-        return port > 0
-      }, "reel relay did not start")
+    let (process, port, log) = try startListening("relay")
     // Anything but a room's WebSocket is answered plainly.
     let page = try String(contentsOf: URL(string: "http://127.0.0.1:\(port)/")!, encoding: .utf8)
     XCTAssertEqual(page, "reel relay\n")

@@ -4,24 +4,18 @@ import XCTest
 /// `reel attach ws://…` in a real terminal (tmux), through `reel serve` and a proxy the test
 /// cuts: after every reconnect the pane shows exactly the session (`reel history`).
 extension LiveSessionTests {
-  /// `reel serve` on a free loopback port with a token made for the test; returns the
-  /// process, its port, the token and its log file.
-  func startServe(_ extra: [String] = []) throws -> (process: Process, port: Int, token: String, log: URL) {
-    environment["REEL_STATE_DIR"] = root.appendingPathComponent("state").path
-    // Sessions a remote client starts get the server's environment: the prompt the tests wait for.
-    environment["PS1"] = "$ "
-    let token = try reel(["token", "create", "--label", "test", "--create"]).stdout
-      .trimmingCharacters(in: .whitespacesAndNewlines)
-    let log = root.appendingPathComponent("serve.log")
-    FileManager.default.createFile(atPath: log.path, contents: nil)
+  /// `reel COMMAND --listen 127.0.0.1:0 EXTRA` (serve, relay) in the background, standard
+  /// error to COMMAND.log and standard output to COMMAND.out in the test's directory; the
+  /// process, the port it says it listens on, and its log.
+  func startListening(_ command: String, _ extra: [String] = []) throws -> (Process, Int, URL) {
+    let log = root.appendingPathComponent("\(command).log")
+    let out = root.appendingPathComponent("\(command).out")
+    for file in [log, out] { FileManager.default.createFile(atPath: file.path, contents: nil) }
     let process = Process()
     process.executableURL = ReelCLI.executable
-    process.arguments = ["serve", "--listen", "127.0.0.1:0"] + extra
+    process.arguments = [command, "--listen", "127.0.0.1:0"] + extra
     process.environment = environment
     process.standardInput = FileHandle.nullDevice
-    // Standard output (links, a first token) to serve.out beside the log.
-    let out = root.appendingPathComponent("serve.out")
-    FileManager.default.createFile(atPath: out.path, contents: nil)
     process.standardOutput = try FileHandle(forWritingTo: out)
     process.standardError = try FileHandle(forWritingTo: log)
     try process.run()
@@ -35,7 +29,19 @@ extension LiveSessionTests {
         else { return false }
         port = Int(text[range.upperBound...].prefix { $0.isNumber }) ?? 0
         return port > 0
-      }, "reel serve did not start")
+      }, "reel \(command) did not start")
+    return (process, port, log)
+  }
+
+  /// `reel serve` on a free loopback port with a token made for the test; returns the
+  /// process, its port, the token and its log file.
+  func startServe(_ extra: [String] = []) throws -> (process: Process, port: Int, token: String, log: URL) {
+    environment["REEL_STATE_DIR"] = root.appendingPathComponent("state").path
+    // Sessions a remote client starts get the server's environment: the prompt the tests wait for.
+    environment["PS1"] = "$ "
+    let token = try reel(["token", "create", "--label", "test", "--create"]).stdout
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    let (process, port, log) = try startListening("serve", extra)
     return (process, port, token, log)
   }
 
