@@ -22,15 +22,7 @@ struct RelayCommand: ParsableCommand {
   @Option(help: "Address and port to listen on.")
   var listen = "127.0.0.1:\(RelayOptions.defaultPort)"
 
-  @Option(
-    name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain for TLS.", valueName: "file"))
-  var tlsCertificate: String?
-
-  @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key for TLS.", valueName: "file"))
-  var tlsKey: String?
-
-  @Flag(help: "A TLS-terminating proxy is in front: allow a non-loopback address without TLS.")
-  var behindProxy = false
+  @OptionGroup var tls: TLSOptions
 
   @Option(help: "Most rooms at once.")
   var maxRooms = 1000
@@ -51,9 +43,9 @@ struct RelayCommand: ParsableCommand {
     TaskThreads.runOnEventLoops()
     var options = RelayOptions()
     (options.host, options.port) = try ServeCommand.address(listen)
-    options.tlsCertificate = tlsCertificate
-    options.tlsKey = tlsKey
-    options.behindProxy = behindProxy
+    options.tlsCertificate = tls.certificate
+    options.tlsKey = tls.key
+    options.behindProxy = tls.behindProxy
     options.maxRooms = maxRooms
     options.maxViewersPerRoom = maxViewers
     options.roomBytesPerSecond = roomRate << 20

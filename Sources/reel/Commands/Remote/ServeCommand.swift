@@ -21,15 +21,7 @@ struct ServeCommand: ParsableCommand {
   @Option(help: "Address and port to listen on.")
   var listen = "127.0.0.1:\(ServeOptions.defaultPort)"
 
-  @Option(
-    name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain for TLS.", valueName: "file"))
-  var tlsCertificate: String?
-
-  @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key for TLS.", valueName: "file"))
-  var tlsKey: String?
-
-  @Flag(help: "A TLS-terminating proxy is in front: allow a non-loopback address without TLS.")
-  var behindProxy = false
+  @OptionGroup var tls: TLSOptions
 
   @Option(help: "Most sessions at once (-1: unlimited).")
   var maxSessions = -1
@@ -50,9 +42,9 @@ struct ServeCommand: ParsableCommand {
     try liveCommand {
       var serve = ServeOptions()
       (serve.host, serve.port) = try ServeCommand.address(listen)
-      serve.tlsCertificate = tlsCertificate
-      serve.tlsKey = tlsKey
-      serve.behindProxy = behindProxy
+      serve.tlsCertificate = tls.certificate
+      serve.tlsKey = tls.key
+      serve.behindProxy = tls.behindProxy
       if let refusal = serve.refusal { throw CLIError(refusal) }
       let tokens = TokenStore(directory: StateDirectory())
       let firstToken = try tokens.records().isEmpty ? try ServeCommand.createFirstToken(tokens) : nil
@@ -120,4 +112,17 @@ struct ServeCommand: ParsableCommand {
     if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
     return (host.isEmpty ? "127.0.0.1" : host, port)
   }
+}
+
+/// How `reel serve` and `reel relay` secure what they serve.
+struct TLSOptions: ParsableArguments {
+  @Option(
+    name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain for TLS.", valueName: "file"))
+  var certificate: String?
+
+  @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key for TLS.", valueName: "file"))
+  var key: String?
+
+  @Flag(help: "A TLS-terminating proxy is in front: allow a non-loopback address without TLS.")
+  var behindProxy = false
 }
