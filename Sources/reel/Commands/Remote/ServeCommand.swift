@@ -72,27 +72,32 @@ struct ServeCommand: ParsableCommand {
         Output.line(firstToken)
       }
       defer { server.stop() }
-      var relayHost: RelayHost? = nil
-      if let relay {
-        let endpoint = try RemoteEndpoint(relay)
-        guard endpoint.relayRoom == nil && endpoint.session == nil else {
-          throw CLIError("--relay takes the relay's address, wss://RELAY[:PORT]")
-        }
-        let keeper = RelayHost(
-          relay: endpoint, caFile: caFile, inbox: host.inbox, environment: environment,
-          directory: ProcessInfo.processInfo.environment["HOME"],
-          log: { Output.print("reel serve: \($0)\n", to: 2) })
-        keeper.start()
-        relayHost = keeper
-        // The links hold the room's secrets: standard output, once, each on a line of its own.
-        Output.print(
-          "reel serve: the relay room's links (anyone with one can watch; the first can type):\n", to: 2)
-        Output.line(keeper.link)
-        Output.line(keeper.readOnlyLink)
+      let relayHost = try relay.map {
+        try ServeCommand.keepRelayRoom(
+          $0, caFile: caFile, inbox: host.inbox, environment: environment, log: "reel serve")
       }
       defer { relayHost?.stop() }
       try host.run()
     }
+  }
+
+  /// Keeps a room on the relay at `address` for `inbox`'s sessions, and prints its two links
+  /// (the room's secrets) once on standard output, each on a line of its own.
+  static func keepRelayRoom(
+    _ address: String, caFile: String?, inbox: LiveHost.Inbox, environment: [String], log: String
+  ) throws -> RelayHost {
+    let endpoint = try RemoteEndpoint(address)
+    guard endpoint.relayRoom == nil && endpoint.session == nil else {
+      throw CLIError("--relay takes the relay's address, wss://RELAY[:PORT]")
+    }
+    let keeper = RelayHost(
+      relay: endpoint, caFile: caFile, inbox: inbox, environment: environment,
+      directory: ProcessInfo.processInfo.environment["HOME"], log: { Output.print("\(log): \($0)\n", to: 2) })
+    keeper.start()
+    Output.print("\(log): the relay room's links (anyone with one can watch; the first can type):\n", to: 2)
+    Output.line(keeper.link)
+    Output.line(keeper.readOnlyLink)
+    return keeper
   }
 
   static func createFirstToken(_ tokens: TokenStore) throws -> String {
