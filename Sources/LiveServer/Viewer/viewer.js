@@ -19,6 +19,7 @@
   let attempt = 0;
   let retry = null;
   let historyAsked = null;
+  let historyAskedAt = 0;
   const sticky = { ctrl: false, alt: false };
 
   // Frames: type (1 byte), payload length (4 bytes, little-endian), payload.
@@ -350,6 +351,8 @@
 
   function open() {
     setConnection("connecting");
+    // A request for history sent on an earlier connection is answered on none.
+    historyAsked = null;
     const size = measure();
     const held = [];
     for (const line of state.lines.values()) held.push({ id: line.id, v: line.v });
@@ -646,13 +649,16 @@
   // Fetches the lines of the first gap in (or near) the view, the newest first.
   function askHistory() {
     const update = state.update;
-    if (!socket || !update || update.alternate || historyAsked !== null) return;
+    // One request at a time; one unanswered for 2 s (lost with a connection) is asked again.
+    if (!socket || !update || update.alternate) return;
+    if (historyAsked !== null && performance.now() - historyAskedAt < 2000) return;
     const screen = $("screen");
     for (const gap of screen.querySelectorAll(".gap")) {
       const top = gap.offsetTop;
       if (top + gap.offsetHeight < screen.scrollTop - screen.clientHeight || top > screen.scrollTop + 2 * screen.clientHeight) continue;
       const before = Number(gap.dataset.before);
       historyAsked = before;
+      historyAskedAt = performance.now();
       socket.send(frame(T.linesRequest, { before, count: Math.min(200, Number(gap.dataset.count)) }));
       return;
     }
@@ -837,6 +843,10 @@
         message: state.message,
         maxAttached: state.maxAttached,
         mouse: update && update.modes ? update.modes.mouse : null,
+        // The oldest line the host still holds, and the screen's first (history between is
+        // fetched as the user scrolls to it).
+        firstLineId: update && update.first !== undefined ? update.first : null,
+        screenTopLineId: update && update.top !== undefined ? update.top : null,
       };
     },
     attach(name) { attach(name); },
