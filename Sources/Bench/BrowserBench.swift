@@ -69,12 +69,12 @@ enum BrowserBench {
     for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=900,640"]:
         options.add_argument(a)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.set_script_timeout(20)
+    driver.set_script_timeout(60)
     def state():
         return driver.execute_script("return window.reelViewer ? window.reelViewer.state() : null")
     def wait(check):
         import time
-        deadline = time.time() + 20
+        deadline = time.time() + 60
         while time.time() < deadline:
             s = state()
             if s and check(s):

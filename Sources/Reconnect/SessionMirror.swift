@@ -7,6 +7,9 @@ import TerminalEmulator
 public struct SessionMirror: Sendable {
   public private(set) var recent: RecentOutput
   public private(set) var shadow: Terminal
+
+  /// Lays out the shadow's deferred history (see `Terminal.layOutHistory()`).
+  public mutating func layOutHistory() { shadow.layOutHistory() }
   /// When set, the shadow's answers to the program's queries (DA, DSR/CPR, DECRQM, XTVERSION)
   /// are kept for `takeQueryReplies()` — a live host sends them to the program while no
   /// client's terminal is there to answer. Otherwise they are dropped.

@@ -67,6 +67,13 @@ final class DeferredReflowTests: XCTestCase {
     let id = lazy.firstRetainedLineID + (lazy.screenTopLineID - lazy.firstRetainedLineID) / 2
     XCTAssertEqual(
       lazy.line(id: id)?.text, eager.line(id: id)?.text, "line \(id), \(context)", file: file, line: line)
+    // Every retained line at once (history laid out once): the same lines, every id in order.
+    let all = lazy.firstRetainedLineID..<(lazy.screenTopLineID + lazy.rows)
+    XCTAssertEqual(
+      lazy.lines(ids: all).map(\.text), eager.lines(ids: all).map(\.text), "lines, \(context)", file: file,
+      line: line)
+    XCTAssertEqual(
+      lazy.lines(ids: all).map(\.id), all.map { $0 }, "line ids, \(context)", file: file, line: line)
   }
 
   func testDeferredReflowEqualsEagerReflow() {

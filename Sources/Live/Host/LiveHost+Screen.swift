@@ -54,6 +54,7 @@ extension LiveHost {
       sendScreenUpdate(to: c, of: session)
     case .linesRequest:
       let asked = try frame.decode(LinesRequest.self)
+      session.layOutHistory()
       let lines = feed.lines(before: asked.before, count: asked.count, in: session.mirror.shadow)
       if let reply = try? Frame(.lines, json: lines) { c.send(reply) }
     case .key:

@@ -21,6 +21,9 @@ final class LiveSession {
   let terminal: PseudoTerminal
   let child: ChildProcess
   private(set) var mirror: SessionMirror
+
+  /// Lays out the shadow's history once, before history lines are read from it.
+  func layOutHistory() { mirror.layOutHistory() }
   let created: Date
   private let clockStart: UInt64
   /// The ring directory being written, nil once recording failed (the session goes on).

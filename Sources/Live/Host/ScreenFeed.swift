@@ -105,8 +105,8 @@ final class ScreenFeed {
     let start = max(first, end - max(0, min(count, 1000)))
     var lines: [ScreenLine] = []
     if start < end {
-      for id in start..<end {
-        guard let view = terminal.line(id: id) else { continue }
+      for view in terminal.lines(ids: start..<end) {
+        guard let id = view.id else { continue }
         let line = ScreenFeed.line(view, row: nil)
         if heldLines.count < ScreenRequest.heldLimit { heldLines[id] = line.v }
         lines.append(line)

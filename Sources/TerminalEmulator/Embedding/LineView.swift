@@ -45,6 +45,19 @@ extension Terminal {
     return view(grid, index, id: id)
   }
 
+  /// Lays out the history a resize left to lay out later (a burst of resizes reflows it once,
+  /// when it is read): from then on `line(id:)` reads it directly. A host that serves history
+  /// lines to viewers calls it before it reads them.
+  public mutating func layOutHistory() { state.materializeHistory() }
+
+  /// The lines whose ids are in `ids` (those retained), in order. History a resize left to
+  /// lay out later is laid out once for all of them — `line(id:)` lays it out on each call, so
+  /// a loop over it costs the whole history per line.
+  public func lines(ids: Range<Int>) -> [LineView] {
+    let source = hasDeferredHistory ? laidOut : self
+    return ids.compactMap { source.line(id: $0) }
+  }
+
   /// Row `row` of the active screen (the alternate screen's rows have no ids).
   public func line(row: Int) -> LineView {
     precondition(row >= 0 && row < rows, "row \(row) outside the screen")

@@ -114,6 +114,7 @@ final class BenchCommandTests: XCTestCase {
     if let browser = remote["browser"] as? [String: Any] {
       XCTAssertGreaterThan(browser["p50"] as? Double ?? 0, 0)
       XCTAssertEqual(browser["keys"] as? Int, 120)
+      XCTAssertGreaterThan((browser["historyHeld"] as? [String: Any])?["p50"] as? Double ?? 0, 0)
     } else if ProcessInfo.processInfo.environment["CI"] != nil {
       XCTFail("no browser figure in CI")
     }
