@@ -96,8 +96,10 @@ final class RelayRooms: @unchecked Sendable {
       let channel = room.nextChannel
       room.nextChannel &+= 1
       room.viewers[channel] = Viewer(socket: socket, interactive: interactive)
-      RelayRooms.send(host, RelayRooms.message(.open, channel, interactive ? [1] : [0]))
-      if let (oldChannel, _) = replaced { RelayRooms.send(host, RelayRooms.message(.close, oldChannel, [])) }
+      RelayRooms.send(host, RelayMessage(.open, channel: channel, interactive ? [1] : [0]).encoded)
+      if let (oldChannel, _) = replaced {
+        RelayRooms.send(host, RelayMessage(.close, channel: oldChannel).encoded)
+      }
       return (.success(channel), replaced?.1, replaced?.0)
     }
     if let replaced = outcome.1 {
@@ -115,7 +117,7 @@ final class RelayRooms: @unchecked Sendable {
       return (room.host, true)
     }
     if let host {
-      RelayRooms.send(host, RelayRooms.message(.data, channel, Array(message.readableBytesView)))
+      RelayRooms.send(host, RelayMessage(.data, channel: channel, Array(message.readableBytesView)).encoded)
     }
     return allowed
   }
@@ -154,7 +156,7 @@ final class RelayRooms: @unchecked Sendable {
       room.viewers[channel] = nil
       return room.host
     }
-    if let host { RelayRooms.send(host, RelayRooms.message(.close, channel, [])) }
+    if let host { RelayRooms.send(host, RelayMessage(.close, channel: channel).encoded) }
   }
 
   /// A host's connection ended: its viewers are closed (to come back when it does) and the
@@ -181,10 +183,6 @@ final class RelayRooms: @unchecked Sendable {
   }
 
   // MARK: -
-
-  static func message(_ kind: RelayMessage.Kind, _ channel: UInt32, _ payload: [UInt8]) -> [UInt8] {
-    RelayMessage(kind, channel: channel, payload).encoded
-  }
 
   /// Constant-time comparison of two verifiers.
   static func same(_ a: [UInt8], _ b: [UInt8]) -> Bool {

@@ -44,7 +44,7 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
       self.viewerSalt = bytes
       let salt = RelayChannelKeys.makeSalt()
       hostSalt = salt
-      socket.send(ByteBuffer(bytes: RelayRooms.message(.data, channel, salt)))
+      socket.send(ByteBuffer(bytes: RelayMessage(.data, channel: channel, salt).encoded))
       return
     }
     if condition.withLock({ opener == nil }) {
@@ -107,7 +107,7 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
         closeCode = reply.code ?? .badRequest
       }
       inFlight += frame.encodedCount
-      return RelayRooms.message(.data, channel, sealer!.seal(frame.encoded))
+      return RelayMessage(.data, channel: channel, sealer!.seal(frame.encoded)).encoded
     }
     guard let sealed else { return false }
     let count = frame.encodedCount

@@ -179,19 +179,10 @@ struct HostCommand: ParsableCommand {
   @Option(help: "Most sessions at once (-1: unlimited).")
   var maxSessions = -1
 
-  @Option(
-    help: ArgumentHelp(
-      "Keep a room on this relay (wss://RELAY[:PORT]) for viewers elsewhere; its links are printed once.",
-      valueName: "url"))
-  var relay: String?
-
-  @Option(
-    name: .customLong("ca-file"),
-    help: ArgumentHelp("For a wss:// relay: the PEM CA that signed its certificate.", valueName: "file"))
-  var caFile: String?
+  @OptionGroup var relayRoom: RelayRoomOptions
 
   func run() throws {
-    if relay != nil { TaskThreads.runOnEventLoops() }
+    if relayRoom.relay != nil { TaskThreads.runOnEventLoops() }
     try liveCommand {
       var options = LiveHost.Options()
       options.exitWhenIdle = exitWhenIdle
@@ -199,10 +190,7 @@ struct HostCommand: ParsableCommand {
       let host = try LiveHost(directory: SocketDirectory(), options: options)
       try host.bind()
       let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
-      let room = try relay.map {
-        try ServeCommand.keepRelayRoom(
-          $0, caFile: caFile, inbox: host.inbox, environment: environment, log: "reel host")
-      }
+      let room = try relayRoom.keep(inbox: host.inbox, environment: environment, log: "reel host")
       defer { room?.stop() }
       try host.run()
     }

@@ -26,16 +26,7 @@ struct ServeCommand: ParsableCommand {
   @Option(help: "Most sessions at once (-1: unlimited).")
   var maxSessions = -1
 
-  @Option(
-    help: ArgumentHelp(
-      "Also keep a room on this relay (wss://RELAY[:PORT]) for viewers that cannot reach this machine.",
-      valueName: "url"))
-  var relay: String?
-
-  @Option(
-    name: .customLong("ca-file"),
-    help: ArgumentHelp("For a wss:// relay: the PEM CA that signed its certificate.", valueName: "file"))
-  var caFile: String?
+  @OptionGroup var relayRoom: RelayRoomOptions
 
   func run() throws {
     TaskThreads.runOnEventLoops()
@@ -72,32 +63,10 @@ struct ServeCommand: ParsableCommand {
         Output.line(firstToken)
       }
       defer { server.stop() }
-      let relayHost = try relay.map {
-        try ServeCommand.keepRelayRoom(
-          $0, caFile: caFile, inbox: host.inbox, environment: environment, log: "reel serve")
-      }
+      let relayHost = try relayRoom.keep(inbox: host.inbox, environment: environment, log: "reel serve")
       defer { relayHost?.stop() }
       try host.run()
     }
-  }
-
-  /// Keeps a room on the relay at `address` for `inbox`'s sessions, and prints its two links
-  /// (the room's secrets) once on standard output, each on a line of its own.
-  static func keepRelayRoom(
-    _ address: String, caFile: String?, inbox: LiveHost.Inbox, environment: [String], log: String
-  ) throws -> RelayHost {
-    let endpoint = try RemoteEndpoint(address)
-    guard endpoint.relayRoom == nil && endpoint.session == nil else {
-      throw CLIError("--relay takes the relay's address, wss://RELAY[:PORT]")
-    }
-    let keeper = RelayHost(
-      relay: endpoint, caFile: caFile, inbox: inbox, environment: environment,
-      directory: ProcessInfo.processInfo.environment["HOME"], log: { Output.print("\(log): \($0)\n", to: 2) })
-    keeper.start()
-    Output.print("\(log): the relay room's links (anyone with one can watch; the first can type):\n", to: 2)
-    Output.line(keeper.link)
-    Output.line(keeper.readOnlyLink)
-    return keeper
   }
 
   static func createFirstToken(_ tokens: TokenStore) throws -> String {
@@ -130,4 +99,36 @@ struct TLSOptions: ParsableArguments {
 
   @Flag(help: "A TLS-terminating proxy is in front: allow a non-loopback address without TLS.")
   var behindProxy = false
+}
+
+/// `--relay` and `--ca-file`: a room on a relay for `reel serve` and `reel host`.
+struct RelayRoomOptions: ParsableArguments {
+  @Option(
+    help: ArgumentHelp(
+      "Keep a room on this relay (wss://RELAY[:PORT]) for viewers that cannot reach this machine; its links are printed once.",
+      valueName: "url"))
+  var relay: String?
+
+  @Option(
+    name: .customLong("ca-file"),
+    help: ArgumentHelp("For a wss:// relay: the PEM CA that signed its certificate.", valueName: "file"))
+  var caFile: String?
+
+  /// Keeps the room for `inbox`'s sessions (nil without `--relay`), and prints its two links
+  /// (the room's secrets) once on standard output, each on a line of its own.
+  func keep(inbox: LiveHost.Inbox, environment: [String], log: String) throws -> RelayHost? {
+    guard let relay else { return nil }
+    let endpoint = try RemoteEndpoint(relay)
+    guard endpoint.relayRoom == nil && endpoint.session == nil else {
+      throw CLIError("--relay takes the relay's address, wss://RELAY[:PORT]")
+    }
+    let keeper = RelayHost(
+      relay: endpoint, caFile: caFile, inbox: inbox, environment: environment,
+      directory: ProcessInfo.processInfo.environment["HOME"], log: { Output.print("\(log): \($0)\n", to: 2) })
+    keeper.start()
+    Output.print("\(log): the relay room's links (anyone with one can watch; the first can type):\n", to: 2)
+    Output.line(keeper.link)
+    Output.line(keeper.readOnlyLink)
+    return keeper
+  }
 }
