@@ -25,6 +25,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
   ],
   targets: [
     .systemLibrary(
@@ -76,6 +77,15 @@ let package = Package(
       resources: [
         .embedInCode("Viewer/index.html"), .embedInCode("Viewer/viewer.css"), .embedInCode("Viewer/viewer.js"),
       ]),
+    // `reel relay --database`: many relay nodes sharing their rooms' ownership in PostgreSQL
+    // (the `RelayDirectory` that LiveServer's relay asks where a room lives).
+    .target(
+      name: "RelayPostgres",
+      dependencies: [
+        "LiveServer", "LiveProtocol",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     // What the command-line tools share: one-line errors, output, `-` as a file, seconds.
     .target(name: "CLISupport", dependencies: ["Recording"]),
     // `reel bench`: workloads, sections, peers; the command only parses its options.
@@ -93,7 +103,7 @@ let package = Package(
       dependencies: [
         "CLISupport", "Bench", "ReelBase", "TerminalEmulator", "Recording", "Playback", "Capture",
         "Reconnect",
-        "LiveProtocol", "Live", "LiveServer",
+        "LiveProtocol", "Live", "LiveServer", "RelayPostgres",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

@@ -7,11 +7,14 @@ import NIOPosix
 import NIOSSL
 
 /// `reel serve --relay`: the host's connection out to a relay's room (docs/protocol.md#relay),
-/// kept up with backoff. Each viewer the relay announces becomes a client of the host's inbox
+/// kept up with backoff, moving to the next relay given (nodes of one service) after each
+/// connection that failed or ended. Each viewer the relay announces becomes a client of the host's inbox
 /// (`RelayTransport`) once its first sealed frame opened under the room's secret (interactive)
 /// or the read-only one (watch only): the host, not the relay, decides what a viewer may do.
 public final class RelayHost: @unchecked Sendable {
-  public let relay: RemoteEndpoint
+  /// The relay the links name; `relays` the ones tried in turn.
+  public var relay: RemoteEndpoint { relays[0] }
+  public let relays: [RemoteEndpoint]
   public let room: String
   let secret: RelaySecret
   let readOnlySecret: RelaySecret
@@ -26,14 +29,15 @@ public final class RelayHost: @unchecked Sendable {
   private var stopped = false
   private var current: WebSocketEndpoint? = nil
 
-  /// `relay` is the relay's address (`wss://RELAY[:PORT]`); `room` and the secrets are new
-  /// unless given.
+  /// `relays` are relay addresses (`wss://RELAY[:PORT]`, at least one); `room` and the secrets
+  /// are new unless given.
   public init(
-    relay: RemoteEndpoint, room: String = RelayHost.newRoom(), secret: RelaySecret = RelaySecret(),
+    relays: [RemoteEndpoint], room: String = RelayHost.newRoom(), secret: RelaySecret = RelaySecret(),
     readOnlySecret: RelaySecret = RelaySecret(), caFile: String? = nil, inbox: LiveHost.Inbox,
     environment: [String], directory: String?, log: @escaping @Sendable (String) -> Void
   ) {
-    self.relay = relay
+    precondition(!relays.isEmpty, "a relay host needs a relay")
+    self.relays = relays
     self.room = room
     self.secret = secret
     self.readOnlySecret = readOnlySecret
@@ -76,7 +80,10 @@ public final class RelayHost: @unchecked Sendable {
 
   private func keep() async {
     var attempt = 0
+    var index = 0
     while !lock.withLock({ stopped }) {
+      let relay = relays[index % relays.count]
+      index += 1
       let connected = Flag()
       var headers = HTTPHeaders()
       headers.add(name: "X-Reel-Verifier", value: secret.verifier)

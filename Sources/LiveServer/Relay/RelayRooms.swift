@@ -5,7 +5,8 @@ import NIOCore
 /// What the relay keeps of its rooms (docs/protocol.md#relay): a room is created by its
 /// host's first connection, which names the verifiers; it holds one host connection, at most
 /// one interactive viewer — a new one replaces the old, which is closed with 4001 and does not
-/// come back — and read-only viewers up to a limit. The relay pipes messages and reads none:
+/// come back — and read-only viewers up to a limit. A room whose host went waits for it (its
+/// name kept for its verifier) until it has been idle `Limits.idleSeconds`. The relay pipes messages and reads none:
 /// a viewer's message goes to the host as `data` on the viewer's channel, the host's `data`
 /// on a channel goes to that viewer. Thread-safe: connections on several event loops call in.
 final class RelayRooms: @unchecked Sendable {
@@ -17,6 +18,8 @@ final class RelayRooms: @unchecked Sendable {
     var burstBytes = 64 << 20
     /// Bytes written to a viewer and not yet taken by its socket, past which it is dropped.
     var viewerBacklog = 8 << 20
+    /// Seconds a room without its host is kept for it before it is forgotten.
+    var idleSeconds: Double = 600
   }
 
   struct Viewer {
@@ -32,6 +35,8 @@ final class RelayRooms: @unchecked Sendable {
     var nextChannel: UInt32 = 1
     var allowance: Double
     var lastRefill = Date()
+    /// When the host went (nil while it is connected).
+    var hostlessSince: Date? = nil
     init(verifier: [UInt8], readOnlyVerifier: [UInt8]?, burst: Int) {
       self.verifier = verifier
       self.readOnlyVerifier = readOnlyVerifier
@@ -61,7 +66,15 @@ final class RelayRooms: @unchecked Sendable {
         let old = [room.host].compactMap { $0 } + room.viewers.values.map(\.socket)
         room.viewers.removeAll()
         room.host = socket
+        room.hostlessSince = nil
         return (nil, old)
+      }
+      if rooms.count >= limits.rooms,
+        let oldest = rooms.filter({ $0.value.hostlessSince != nil }).min(by: {
+          $0.value.hostlessSince! < $1.value.hostlessSince!
+        })
+      {
+        rooms[oldest.key] = nil  // a room waiting for its host gives way to a connected one
       }
       guard rooms.count < limits.rooms else { return ((.overloaded, "this relay holds its most rooms"), []) }
       let room = Room(verifier: verifier, readOnlyVerifier: readOnlyVerifier, burst: limits.burstBytes)
@@ -160,14 +173,43 @@ final class RelayRooms: @unchecked Sendable {
   }
 
   /// A host's connection ended: its viewers are closed (to come back when it does) and the
-  /// room goes (a new host connection creates it again).
-  func hostGone(_ name: String, socket: WebSocketEndpoint) {
-    let viewers = lock.withLock { () -> [WebSocketEndpoint] in
-      guard let room = rooms[name], room.host === socket else { return [] }
-      rooms[name] = nil
-      return room.viewers.values.map(\.socket)
+  /// room waits for it. False when `socket` was no longer the room's host.
+  @discardableResult
+  func hostGone(_ name: String, socket: WebSocketEndpoint) -> Bool {
+    let viewers = lock.withLock { () -> [WebSocketEndpoint]? in
+      guard let room = rooms[name], room.host === socket else { return nil }
+      room.host = nil
+      room.hostlessSince = Date()
+      let viewers = room.viewers.values.map(\.socket)
+      room.viewers.removeAll()
+      return viewers
     }
-    for viewer in viewers { RelayRooms.close(viewer, .hostStopping, "the room's host went away") }
+    for viewer in viewers ?? [] { RelayRooms.close(viewer, .hostStopping, "the room's host went away") }
+    return viewers != nil
+  }
+
+  /// Whether `name`'s host is connected to this node.
+  func hasHost(_ name: String) -> Bool { lock.withLock { rooms[name]?.host != nil } }
+
+  /// Forgets the rooms whose host has been gone longer than `Limits.idleSeconds`; their names.
+  @discardableResult
+  func expireIdle(now: Date = Date()) -> [String] {
+    lock.withLock {
+      let idle = rooms.filter { $0.value.hostlessSince.map { now.timeIntervalSince($0) >= limits.idleSeconds } ?? false }
+      for name in idle.keys { rooms[name] = nil }
+      return Array(idle.keys)
+    }
+  }
+
+  /// The room is another node's now (its host connected there), or this node gave its rooms up
+  /// (`name` nil: all): its host and viewers are closed with 4100 and come back to find it.
+  func moved(_ name: String?, reason: String) {
+    let sockets = lock.withLock { () -> [WebSocketEndpoint] in
+      let gone = name.map { [rooms[$0]].compactMap { $0 } } ?? Array(rooms.values)
+      if let name { rooms[name] = nil } else { rooms.removeAll() }
+      return gone.flatMap { [$0.host].compactMap { $0 } + $0.viewers.values.map(\.socket) }
+    }
+    for socket in sockets { RelayRooms.close(socket, .hostStopping, reason) }
   }
 
   /// Takes `bytes` from the room's allowance (a token bucket); false past it. Locked.
@@ -185,12 +227,7 @@ final class RelayRooms: @unchecked Sendable {
   // MARK: -
 
   /// Constant-time comparison of two verifiers.
-  static func same(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-    guard a.count == b.count else { return false }
-    var difference: UInt8 = 0
-    for i in a.indices { difference |= a[i] ^ b[i] }
-    return difference == 0
-  }
+  static func same(_ a: [UInt8], _ b: [UInt8]) -> Bool { RelayPlacement.same(a, b) }
 
   /// Sends on `socket`'s event loop; a socket holding more than `limit` unsent is dropped.
   static func send(_ socket: WebSocketEndpoint, _ bytes: [UInt8], limit: Int = .max) {

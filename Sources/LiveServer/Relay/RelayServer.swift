@@ -7,6 +7,7 @@ import LiveProtocol
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 import ServiceLifecycle
 
@@ -45,6 +46,17 @@ public struct RelayOptions: Sendable {
     }
   }
 
+  /// Seconds a room whose host went is kept for it (its name held for its verifier).
+  public var idleRoomSeconds: Double {
+    get { limits.idleSeconds }
+    set { limits.idleSeconds = newValue }
+  }
+  /// With many nodes: this node's address for the others (`ws[s]://HOST:PORT`); by default
+  /// the address it listens on.
+  public var advertise: String? = nil
+  /// With many nodes: the CA that signed the other nodes' certificates (they serve `wss://`).
+  public var peerCAFile: String? = nil
+
   /// Why these options must not be served, or nil (as `reel serve`'s).
   public var refusal: String? {
     var serve = ServeOptions()
@@ -62,8 +74,10 @@ public struct RelayOptions: Sendable {
 /// `X-Reel-Verifier` or, from a browser, as a second subprotocol `reel-verifier.HEX` (the host
 /// also the read-only one in `X-Reel-Read-Only-Verifier`); `GET /r/ROOM` is the browser
 /// viewer's page, which seals with WebCrypto; every
-/// message after that is sealed end to end and only piped (`RelayRooms`). One node, rooms in
-/// memory.
+/// message after that is sealed end to end and only piped (`RelayRooms`). With no
+/// `RelayDirectory` it is one node with its rooms in memory; with one, one of many nodes: a
+/// room lives where its host connected, and a viewer reaching another node is piped there
+/// (`RelayProxies`).
 public final class RelayServer: @unchecked Sendable {
   public static let subprotocol = "reel-relay.v1"
   /// A message's largest size: a sealed live-protocol frame and the relay's five bytes.
@@ -72,12 +86,20 @@ public final class RelayServer: @unchecked Sendable {
   let options: RelayOptions
   let rooms: RelayRooms
   let log: @Sendable (String) -> Void
+  let directory: (any RelayDirectory)?
+  /// Claims and releases of this node's rooms, one at a time, in the order they happened.
+  private let directoryWork = SerialWork()
+  private var proxies: RelayProxies? = nil
   private let handshakes: HandshakeGate
   private var running: RunningServer? = nil
+  private var expiry: RepeatedTask? = nil
 
-  public init(options: RelayOptions, log: @escaping @Sendable (String) -> Void) {
+  public init(
+    options: RelayOptions, directory: (any RelayDirectory)? = nil, log: @escaping @Sendable (String) -> Void
+  ) {
     self.options = options
     self.log = log
+    self.directory = directory
     rooms = RelayRooms(limits: options.limits)
     handshakes = HandshakeGate(
       maxPending: options.maxPendingHandshakes, deadline: .seconds(Int64(options.handshakeSeconds)))
@@ -119,11 +141,54 @@ public final class RelayServer: @unchecked Sendable {
         logger: logger)
     }
     self.running = running
+    let rooms = self.rooms
+    let every = TimeAmount.milliseconds(Int64(max(100, min(5000, options.limits.idleSeconds * 250))))
+    expiry = MultiThreadedEventLoopGroup.singleton.next().scheduleRepeatedTask(initialDelay: every, delay: every) {
+      _ in rooms.expireIdle()
+    }
+    if let directory {
+      let shownHost = options.host.contains(":") ? "[\(options.host)]" : options.host
+      let address =
+        options.advertise ?? "\(options.tlsCertificate == nil ? "ws" : "wss")://\(shownHost):\(running.port)"
+      do {
+        proxies = try RelayProxies(caFile: options.peerCAFile, viewerBacklog: options.limits.viewerBacklog)
+        try BlockingWait.run(seconds: 30) { [self] in
+          try await directory.join(
+            address: address,
+            moved: { [self] room in roomMoved(room) },
+            lost: { [self] in
+              log("lost the database: this node's rooms are given up (their hosts connect again)")
+              rooms.moved(nil, reason: "this relay node lost its database")
+              proxies?.moved(nil)
+            })
+        }
+      } catch {
+        stop()
+        throw LiveError("\((error as? LiveError)?.message ?? "\(error)")")
+      }
+      log("node \(address) joined")
+    }
     return running.port
   }
 
-  /// Stops listening and closes every connection (hosts and viewers come back elsewhere).
-  public func stop() { running?.stop() }
+  /// Stops listening and closes every connection (hosts and viewers come back elsewhere);
+  /// with many nodes, leaves them first, so this node's rooms are free at once.
+  public func stop() {
+    expiry?.cancel()
+    if let directory { try? BlockingWait.run(seconds: 5) { await directory.leave() } }
+    running?.stop()
+  }
+
+  /// Another node says `room` moved: when the store agrees it is not this node's, its
+  /// connections here close and come back to find it.
+  private func roomMoved(_ room: String) {
+    guard let directory else { return }
+    Task { [self] in
+      guard let placement = try? await directory.locate(room: room), placement.owner != .here else { return }
+      rooms.moved(room, reason: "the room moved to another relay node")
+      proxies?.moved(room)
+    }
+  }
 
   /// A room's name and which end connects, from `/r/ROOM/host` or `/r/ROOM/view`.
   static func route(_ uri: String) -> (room: String, host: Bool)? {
@@ -187,8 +252,7 @@ public final class RelayServer: @unchecked Sendable {
     let rooms = self.rooms
     if isHost {
       let readOnly = head.headers.first(name: "X-Reel-Read-Only-Verifier").flatMap(RelayServer.verifier)
-      if let refusal = rooms.connectHost(room, verifier: verifier, readOnlyVerifier: readOnly, socket: socket)
-      {
+      if let refusal = await connectHost(room, verifier: verifier, readOnlyVerifier: readOnly, socket: socket) {
         refuse(refusal.code, refusal.reason)
         try? await channel.closeFuture.get()
         return
@@ -205,11 +269,41 @@ public final class RelayServer: @unchecked Sendable {
               }
             },
             text: { socket.close(code: Int(CloseCode.badRequest.rawValue), reason: "binary messages only") },
-            ended: { _ in rooms.hostGone(room, socket: socket) }))
+            ended: { [self] _ in
+              if rooms.hostGone(room, socket: socket) { release(room) }
+            }))
       }
       try? await channel.closeFuture.get()
       log("\(peer) room \(room): host gone")
     } else {
+      if let directory, let proxies, !rooms.hasHost(room) {
+        // Not this node's room: where is it?
+        let placement: RelayPlacement?
+        do {
+          placement = try await directory.locate(room: room)
+        } catch {
+          refuse(.hostStopping, "the relay's database cannot be reached")
+          try? await channel.closeFuture.get()
+          return
+        }
+        guard let placement, case .node(let address) = placement.owner,
+          head.headers.first(name: RelayProxies.hopHeader) == nil
+        else {
+          let known = placement.map { $0.admits(verifier) } ?? true
+          refuse(known ? .hostStopping : .notAllowed, known ? "the room's host is not connected" : "not this room's secret")
+          try? await channel.closeFuture.get()
+          return
+        }
+        guard placement.admits(verifier) else {
+          refuse(.notAllowed, "not this room's secret")
+          try? await channel.closeFuture.get()
+          return
+        }
+        log("\(peer) room \(room): viewer piped to \(address)")
+        await proxies.pipe(socket, room: room, verifier: presented ?? "", to: address)
+        log("\(peer) room \(room): piped viewer gone")
+        return
+      }
       switch rooms.connectViewer(room, verifier: verifier, socket: socket) {
       case .failure(let refusal):
         refuse(refusal.code, refusal.reason)
@@ -234,5 +328,89 @@ public final class RelayServer: @unchecked Sendable {
         log("\(peer) room \(room): viewer \(number) gone")
       }
     }
+  }
+}
+
+extension RelayServer {
+  /// A host's connection: with many nodes the room is claimed for this node first (refused
+  /// when it is another host's), then kept here. A refusal's code and reason otherwise.
+  fileprivate func connectHost(
+    _ room: String, verifier: [UInt8], readOnlyVerifier: [UInt8]?, socket: WebSocketEndpoint
+  ) async -> (code: CloseCode, reason: String)? {
+    guard let directory else {
+      return rooms.connectHost(room, verifier: verifier, readOnlyVerifier: readOnlyVerifier, socket: socket)
+    }
+    let rooms = self.rooms
+    do {
+      return try await directoryWork.run {
+        guard try await directory.claim(room: room, verifier: verifier, readOnlyVerifier: readOnlyVerifier) else {
+          return (.notAllowed, "not this room's host")
+        }
+        return rooms.connectHost(room, verifier: verifier, readOnlyVerifier: readOnlyVerifier, socket: socket)
+      }
+    } catch {
+      log("room \(room): cannot claim: \(error)")
+      return (.hostStopping, "the relay's database cannot be reached")
+    }
+  }
+
+  /// This node's host of `room` went: unless another connected meanwhile, the room is free.
+  fileprivate func release(_ room: String) {
+    guard let directory else { return }
+    let rooms = self.rooms
+    Task {
+      try? await directoryWork.run {
+        if !rooms.hasHost(room) { await directory.release(room: room) }
+      }
+    }
+  }
+}
+
+/// Async work run one at a time, in the order it was asked for (an actor would interleave at
+/// its awaits).
+final class SerialWork: @unchecked Sendable {
+  private let lock = NSLock()
+  private var tail: Task<Void, Never>? = nil
+
+  func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
+    let task = lock.withLock { () -> Task<T, any Error> in
+      let previous = tail
+      let task = Task {
+        await previous?.value
+        return try await work()
+      }
+      tail = Task { _ = try? await task.value }
+      return task
+    }
+    return try await task.value
+  }
+}
+
+/// Waits, blocking the calling thread (never an async task's), for async work started from
+/// synchronous code such as a command's `run`.
+enum BlockingWait {
+  static func run(seconds: Double, _ work: @escaping @Sendable () async throws -> Void) throws {
+    let done = DispatchSemaphore(value: 0)
+    let failure = LockedBox<(any Error)?>(nil)
+    let task = Task {
+      do { try await work() } catch { failure.value = error }
+      done.signal()
+    }
+    guard done.wait(timeout: .now() + seconds) == .success else {
+      task.cancel()
+      throw LiveError("timed out after \(Int(seconds)) s")
+    }
+    if let error = failure.value { throw error }
+  }
+}
+
+/// A value behind a lock.
+final class LockedBox<Value>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var stored: Value
+  init(_ value: Value) { stored = value }
+  var value: Value {
+    get { lock.withLock { stored } }
+    set { lock.withLock { stored = newValue } }
   }
 }

@@ -182,7 +182,7 @@ struct HostCommand: ParsableCommand {
   @OptionGroup var relayRoom: RelayRoomOptions
 
   func run() throws {
-    if relayRoom.relay != nil { TaskThreads.runOnEventLoops() }
+    if !relayRoom.relay.isEmpty { TaskThreads.runOnEventLoops() }
     try liveCommand {
       var options = LiveHost.Options()
       options.exitWhenIdle = exitWhenIdle

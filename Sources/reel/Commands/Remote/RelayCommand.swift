@@ -4,6 +4,7 @@ import Capture
 import Foundation
 import LiveProtocol
 import LiveServer
+import RelayPostgres
 
 /// `reel relay`: rooms that join a host and its viewers when they cannot reach each other.
 struct RelayCommand: ParsableCommand {
@@ -14,8 +15,11 @@ struct RelayCommand: ParsableCommand {
       A host connects to /r/ROOM/host and its viewers to /r/ROOM/view, each with the room's \
       verifier; every message between them is sealed end to end (docs/protocol.md#relay), and \
       the relay only pipes it. A room holds one host, one interactive viewer (a new one \
-      replaces the old, closed with 4001) and read-only viewers. Rooms are kept in memory. A \
-      non-loopback address needs TLS (--tls-cert, --tls-key) unless --behind-proxy says a \
+      replaces the old, closed with 4001) and read-only viewers. Rooms are kept in memory, or \
+      with --database in PostgreSQL, shared by every relay started with the same database: a \
+      room lives on the node its host connected to, and a viewer reaching another node is \
+      piped there; when a node dies, its hosts connect again to any other and their viewers \
+      follow. The database password, if any, comes from PGPASSWORD. A non-loopback address needs TLS (--tls-cert, --tls-key) unless --behind-proxy says a \
       TLS-terminating proxy is in front. One line per connection event goes to standard error.
       """)
 
@@ -33,9 +37,33 @@ struct RelayCommand: ParsableCommand {
   @Option(help: ArgumentHelp("A room's bytes per second, both ways (MiB).", valueName: "MiB"))
   var roomRate = 32
 
+  @Option(help: "Seconds a room whose host went is kept for it.")
+  var idleRoomSeconds = 600
+
+  @Option(
+    help: ArgumentHelp(
+      "Share rooms with the other relays on this PostgreSQL database (postgres://USER@HOST[:PORT]/DATABASE).",
+      valueName: "url"))
+  var database: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "With --database: this relay's address for the others (default: the address it listens on).",
+      valueName: "ws[s]://host:port"))
+  var advertise: String?
+
+  @Option(help: ArgumentHelp("With --database: the CA that signed the other relays' certificates.", valueName: "file"))
+  var peerCaFile: String?
+
   func validate() throws {
-    guard maxRooms > 0, maxViewers > 0, roomRate > 0 else {
-      throw ValidationError("--max-rooms, --max-viewers and --room-rate take positive numbers")
+    guard maxRooms > 0, maxViewers > 0, roomRate > 0, idleRoomSeconds > 0 else {
+      throw ValidationError("--max-rooms, --max-viewers, --room-rate and --idle-room-seconds take positive numbers")
+    }
+    if database == nil && (advertise != nil || peerCaFile != nil) {
+      throw ValidationError("--advertise and --peer-ca-file go with --database")
+    }
+    if let advertise, (try? RemoteEndpoint(advertise))?.session != nil || !RemoteEndpoint.isRemote(advertise) {
+      throw ValidationError("--advertise takes ws://HOST:PORT or wss://HOST:PORT")
     }
   }
 
@@ -49,8 +77,23 @@ struct RelayCommand: ParsableCommand {
     options.maxRooms = maxRooms
     options.maxViewersPerRoom = maxViewers
     options.roomBytesPerSecond = roomRate << 20
+    options.idleRoomSeconds = Double(idleRoomSeconds)
+    options.advertise = advertise
+    options.peerCAFile = peerCaFile
     if let refusal = options.refusal { throw CLIError(refusal) }
-    let relay = RelayServer(options: options, log: { Output.print("reel relay: \($0)\n", to: 2) })
+    if database != nil && advertise == nil && ["0.0.0.0", "::", ""].contains(options.host) {
+      throw CLIError("listening on every address, other relays need --advertise ws[s]://THIS-HOST:PORT")
+    }
+    let directory: PostgresRelayDirectory?
+    do {
+      directory = try database.map {
+        PostgresRelayDirectory(database: try RelayDatabaseAddress($0), idleSeconds: Double(idleRoomSeconds))
+      }
+    } catch {
+      throw CLIError((error as? LiveError)?.message ?? "\(error)")
+    }
+    let relay = RelayServer(
+      options: options, directory: directory, log: { Output.print("reel relay: \($0)\n", to: 2) })
     TerminationRequest.install()
     let port: Int
     do {

@@ -105,9 +105,9 @@ struct TLSOptions: ParsableArguments {
 struct RelayRoomOptions: ParsableArguments {
   @Option(
     help: ArgumentHelp(
-      "Keep a room on this relay (wss://RELAY[:PORT]) for viewers that cannot reach this machine; its links are printed once.",
+      "Keep a room on this relay (wss://RELAY[:PORT]) for viewers that cannot reach this machine; its links are printed once. Repeat it for relays sharing one database: the room moves to the next when one cannot be reached.",
       valueName: "url"))
-  var relay: String?
+  var relay: [String] = []
 
   @Option(
     name: .customLong("ca-file"),
@@ -117,13 +117,16 @@ struct RelayRoomOptions: ParsableArguments {
   /// Keeps the room for `inbox`'s sessions (nil without `--relay`), and prints its two links
   /// (the room's secrets) once on standard output, each on a line of its own.
   func keep(inbox: LiveHost.Inbox, environment: [String], log: String) throws -> RelayHost? {
-    guard let relay else { return nil }
-    let endpoint = try RemoteEndpoint(relay)
-    guard endpoint.relayRoom == nil && endpoint.session == nil else {
-      throw CLIError("--relay takes the relay's address, wss://RELAY[:PORT]")
+    guard !relay.isEmpty else { return nil }
+    let endpoints = try relay.map { address in
+      let endpoint = try RemoteEndpoint(address)
+      guard endpoint.relayRoom == nil && endpoint.session == nil else {
+        throw CLIError("--relay takes the relay's address, wss://RELAY[:PORT]")
+      }
+      return endpoint
     }
     let keeper = RelayHost(
-      relay: endpoint, caFile: caFile, inbox: inbox, environment: environment,
+      relays: endpoints, caFile: caFile, inbox: inbox, environment: environment,
       directory: ProcessInfo.processInfo.environment["HOME"], log: { Output.print("\(log): \($0)\n", to: 2) })
     keeper.start()
     Output.print("\(log): the relay room's links (anyone with one can watch; the first can type):\n", to: 2)
