@@ -131,6 +131,7 @@ let package = Package(
         .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOWebSocket", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
       ]),
     .testTarget(

@@ -95,17 +95,30 @@ final class WebSocketEndpoint: ChannelInboundHandler, @unchecked Sendable {
       promise?.fail(ChannelError.ioOnClosedChannel)
       return
     }
-    let frame = WebSocketFrame(fin: true, opcode: .binary, maskKey: maskKey(), data: buffer)
     let count = buffer.readableBytes
     backlog += count
     let written = promise ?? context.eventLoop.makePromise()
     written.futureResult.whenComplete { [weak self] _ in self?.backlog -= count }
+    // A message past one frame's size goes in fragments (peers, reel's among them, take
+    // frames of 1 MiB at most and join fragments into messages).
+    var rest = buffer
+    var first = true
+    while rest.readableBytes > WebSocketEndpoint.fragmentSize {
+      let part = rest.readSlice(length: WebSocketEndpoint.fragmentSize)!
+      let frame = WebSocketFrame(fin: false, opcode: first ? .binary : .continuation, maskKey: maskKey(), data: part)
+      context.write(wrapOutboundOut(frame), promise: nil)
+      first = false
+    }
+    let frame = WebSocketFrame(fin: true, opcode: first ? .binary : .continuation, maskKey: maskKey(), data: rest)
     if flush {
       context.writeAndFlush(wrapOutboundOut(frame), promise: written)
     } else {
       context.write(wrapOutboundOut(frame), promise: written)
     }
   }
+
+  /// The largest frame this side sends: longer messages go in fragments of this size.
+  static let fragmentSize = 256 << 10
 
   /// Bytes of messages sent and not yet taken by the socket (on the event loop).
   private(set) var backlog = 0

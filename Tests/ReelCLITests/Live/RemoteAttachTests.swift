@@ -6,10 +6,11 @@ import XCTest
 extension LiveSessionTests {
   /// `reel COMMAND --listen 127.0.0.1:0 EXTRA` (serve, relay) in the background, standard
   /// error to COMMAND.log and standard output to COMMAND.out in the test's directory; the
-  /// process, the port it says it listens on, and its log.
-  func startListening(_ command: String, _ extra: [String] = []) throws -> (Process, Int, URL) {
-    let log = root.appendingPathComponent("\(command).log")
-    let out = root.appendingPathComponent("\(command).out")
+  /// process, the port it says it listens on, and its log. `name` replaces COMMAND in the
+  /// files' names (several of one command).
+  func startListening(_ command: String, _ extra: [String] = [], name: String? = nil) throws -> (Process, Int, URL) {
+    let log = root.appendingPathComponent("\(name ?? command).log")
+    let out = root.appendingPathComponent("\(name ?? command).out")
     for file in [log, out] { FileManager.default.createFile(atPath: file.path, contents: nil) }
     let process = Process()
     process.executableURL = ReelCLI.executable

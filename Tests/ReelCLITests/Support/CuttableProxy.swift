@@ -11,7 +11,8 @@ import Foundation
 /// flight), as a network outage would; `armCut(afterDownstreamBytes:)` cuts at an exact byte
 /// of what the server sends (inside a WebSocket frame, almost always); `stall()` stops
 /// carrying the connections of now without closing them (a network that drops everything:
-/// only a ping notices). Threads with `poll`; stopped by `stop()`.
+/// only a ping notices). With `recording`, it keeps every byte it carried, both ways
+/// (`carried`). Threads with `poll`; stopped by `stop()`.
 final class CuttableProxy: @unchecked Sendable {
   let port: Int
   private let target: Int
@@ -26,12 +27,17 @@ final class CuttableProxy: @unchecked Sendable {
   /// Client descriptors of the connections stalled.
   private var stalled = Set<Int32>()
   private var down = false
+  private let recording: Bool
+  private var carriedBytes: [UInt8] = []
+  /// Every byte carried so far, both ways (with `recording`).
+  var carried: [UInt8] { lock.withLock { carriedBytes } }
   /// Connections carried so far (a client that came back after a cut is one more).
   var accepted: Int { lock.withLock { acceptedCount } }
   var cuts: Int { lock.withLock { cutCount } }
 
-  init(to target: Int) throws {
+  init(to target: Int, recording: Bool = false) throws {
     self.target = target
+    self.recording = recording
     let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     var one: Int32 = 1
     setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -174,6 +180,7 @@ final class CuttableProxy: @unchecked Sendable {
             }
           }
         }
+        if recording { lock.withLock { carriedBytes += buffer[0..<n] } }
         var written = 0
         while written < n {
           let m = buffer[written..<n].withUnsafeBytes {

@@ -1,0 +1,135 @@
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `reel relay --database`: three relay processes on one PostgreSQL database (the cluster
+/// `scripts/test-postgres.sh` starts, which `.ci/run` does) make one service — a host on one
+/// node, viewers on the others, a node killed with SIGKILL while the session prints.
+extension LiveSessionTests {
+  /// A new, empty database on the test cluster (`REEL_TEST_DATABASE`); skipped outside CI
+  /// when there is none, a failure in CI.
+  func relayDatabase() throws -> String {
+    guard let base = ProcessInfo.processInfo.environment["REEL_TEST_DATABASE"],
+      var address = URLComponents(string: base)
+    else {
+      let missing = "REEL_TEST_DATABASE is not set (scripts/test-postgres.sh start DIR prints one)"
+      if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail(missing) }
+      throw XCTSkip(missing)
+    }
+    let name = "reel_test_\(UInt32.random(in: 0...UInt32.max))"
+    let psql = Process()
+    psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    psql.arguments = ["psql", "-q", base, "-c", "CREATE DATABASE \(name)"]
+    psql.standardOutput = FileHandle.nullDevice
+    try psql.run()
+    psql.waitUntilExit()
+    XCTAssertEqual(psql.terminationStatus, 0, "psql could not create a database")
+    address.path = "/\(name)"
+    return try XCTUnwrap(address.string)
+  }
+
+  /// `reel relay --database DATABASE` number `index`: its process, port and log.
+  func startRelayNode(_ index: Int, database: String) throws -> (process: Process, port: Int, log: URL) {
+    let (process, port, log) = try startListening(
+      "relay", ["--database", database, "--idle-room-seconds", "60"], name: "node\(index)")
+    return (process, port, log)
+  }
+
+  func testThreeRelayNodesOnPostgreSQLKeepARoomThroughANodeKilledMidOutput() throws {
+    if let missing = BrowserBridge.unavailable() {
+      if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail(missing) }
+      throw XCTSkip(missing)
+    }
+    let database = try relayDatabase()
+    let nodes = try (1...3).map { try startRelayNode($0, database: database) }
+    defer { for node in nodes where node.process.isRunning { node.process.terminate() } }
+    // The host reaches node 1 through a proxy that keeps every byte it carries, and falls
+    // back to node 2.
+    let wire = try CuttableProxy(to: nodes[0].port, recording: true)
+    defer { wire.stop() }
+    let serve = try startServe(["--relay", "ws://127.0.0.1:\(wire.port)", "--relay", "ws://127.0.0.1:\(nodes[1].port)"])
+    defer { serve.process.terminate() }
+    let ((room, secret), readOnly) = try roomLinks(serve.log)
+    try detachedShell("relayed")
+    let onNode = { (index: Int) in "ws://127.0.0.1:\(nodes[index - 1].port)/r/\(room)" }
+
+    // An interactive viewer on node 2, piped to node 1: typed, printed, exact.
+    let first = try relayPane("attach \(onNode(2))/relayed", secret: secret)
+    first.send("echo marker-$((6*7))", "Enter")
+    var expected = ""
+    XCTAssertTrue(
+      first.wait {
+        expected = (try? self.history("relayed")) ?? ""
+        return expected.contains("marker-42\n") && first.screen() == expected
+      }, "pane:\n\(first.screen())\nhistory:\n\(expected)")
+    let node2Log = (try? String(contentsOf: nodes[1].log, encoding: .utf8)) ?? ""
+    XCTAssertTrue(node2Log.contains("viewer piped to ws://127.0.0.1:\(nodes[0].port)"), node2Log)
+
+    // A read-only browser viewer on node 3.
+    let browser = try BrowserBridge()
+    try browser.open("a", "http://127.0.0.1:\(nodes[2].port)/r/\(room)#\(readOnly)")
+    XCTAssertNotNil(try browser.wait("a") { $0.available.contains("relayed") }, "\(browser.lastSeen?.raw ?? [:])")
+    _ = try browser.run("a", "window.reelViewer.attach('relayed')")
+    let rows = try sessionRows("relayed")
+    XCTAssertNotNil(
+      try browser.wait("a") { state in
+        state.connected && (try? self.history("relayed")).map { state.screen(rows: rows) == $0 } == true
+      }, "page: \(browser.lastSeen?.screen(rows: rows) ?? "")")
+
+    // A wrong secret is refused, on a node that does not hold the room.
+    let wrong = try relayPane("ls \(onNode(3))", secret: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+    XCTAssertTrue(waitForScreen(wrong, containing: "reel-exit="), wrong.screen())
+    XCTAssertFalse(wrong.screen().contains("reel-exit=0"), wrong.screen())
+
+    // A second interactive viewer, on node 3, replaces the first, which ends for good.
+    let second = try relayPane("attach \(onNode(3))/relayed", secret: secret)
+    XCTAssertTrue(waitForScreen(first, containing: "reel-exit="), first.screen())
+    XCTAssertFalse(first.screen().contains("reel-exit=0"), first.screen())
+    XCTAssertTrue(first.screen().contains("(4001)"), first.screen())
+    XCTAssertTrue(waitForScreen(second, containing: "marker-42"), second.screen())
+
+    // Heavy output, and node 1 killed while it prints: the host moves to node 2, the viewers
+    // on node 3 follow, and both show the session's screen exactly once it is done.
+    second.send("for i in $(seq 1 40); do seq $((i*10000)) $((i*10000+9999)); sleep 0.2; done; echo done-$((6*7))", "Enter")
+    // (The screen shows the last lines only: the largest number on it says how far it got.)
+    let printed = { ((try? self.history("relayed")) ?? "").split(separator: "\n").compactMap { Int($0) }.max() ?? 0 }
+    XCTAssertTrue(eventually { printed() > 30000 }, "the output started")
+    kill(nodes[0].process.processIdentifier, SIGKILL)
+    let printing = ((try? self.history("relayed")) ?? "").contains("done-42\n") == false
+    XCTAssertTrue(printing, "node 1 was killed after the output ended: make the output longer")
+    XCTAssertTrue(
+      eventually(seconds: 30) {
+        ((try? String(contentsOf: serve.log, encoding: .utf8)) ?? "")
+          .contains("relay 127.0.0.1:\(nodes[1].port): room \(room) connected")
+      }, "the host did not move to node 2")
+    XCTAssertTrue(
+      second.wait(seconds: 60) {
+        expected = (try? self.history("relayed")) ?? ""
+        return expected.contains("done-42\n") && second.screen() == expected
+      }, "pane:\n\(second.screen())\nhistory:\n\(expected)\n\(relayLogs(nodes.map(\.log) + [serve.log]))")
+    XCTAssertNotNil(
+      try browser.wait("a", seconds: 60) { state in
+        state.connected && (try? self.history("relayed")).map { $0.contains("done-42") && state.screen(rows: rows) == $0 }
+          == true
+      }, "page: \(browser.lastSeen?.screen(rows: rows) ?? "")")
+    try screenshot(browser, "a", "viewer-through-relay-nodes")
+
+    // What went between the host and node 1 was sealed: many bytes, none of them the marker.
+    let carried = wire.carried
+    XCTAssertGreaterThan(carried.count, 10_000)
+    let text = String(decoding: carried, as: UTF8.self)
+    XCTAssertFalse(text.contains("marker-"), "plaintext between the host and the relay")
+    XCTAssertFalse(text.contains("done-"), "plaintext between the host and the relay")
+  }
+
+  /// The last lines of each log, for a failure's message.
+  func relayLogs(_ logs: [URL]) -> String {
+    logs.map { log in
+      let lines = ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").suffix(15)
+      return "--- \(log.lastPathComponent)\n" + lines.joined(separator: "\n")
+    }.joined(separator: "\n")
+  }
+}
