@@ -2,11 +2,12 @@ import Foundation
 import HTTPTypes
 import HummingbirdWSClient
 import LiveProtocol
-import LiveServer
 import Logging
 import NIOCore
 import NIOWebSocket
 import XCTest
+
+@testable import LiveServer
 
 /// `reel relay` on loopback with real WebSocket peers: rooms, who gets in, who replaces whom,
 /// and the piping of sealed messages the relay cannot read.
@@ -115,13 +116,36 @@ final class RelayServerTests: XCTestCase {
     // A host message that is no relay message.
     host.send([9, 0, 0, 0, 1])
     XCTAssertEqual(host.waitForEnd(), 4000)
-    // The host gone, the room is too: its viewers are told to come back.
+    // The host gone, its viewers are told to come back.
     let host2 = RelayPeer(port: port, path: "/r/lab2/host", verifier: secret.verifier)
     XCTAssertTrue(eventually { self.log.text.contains("room lab2: host connected") })
     let viewer = RelayPeer(port: port, path: "/r/lab2/view", verifier: secret.verifier)
     XCTAssertNotNil(host2.message(0))
     host2.close()
     XCTAssertEqual(viewer.waitForEnd(), 4100)
+  }
+
+  func testARoomWhoseHostWentIsKeptForItsVerifierUntilIdleThenForgotten() throws {
+    try start { $0.idleRoomSeconds = 1.5 }
+    let secret = RelaySecret()
+    let host = RelayPeer(port: port, path: "/r/lab/host", verifier: secret.verifier)
+    XCTAssertTrue(eventually { self.log.text.contains("room lab: host connected") })
+    host.close()
+    XCTAssertEqual(host.waitForEnd(), 1000)
+    // Waiting for its host: another verifier may not take the name; its own comes back.
+    XCTAssertEqual(relay.rooms.roomCount, 1)
+    XCTAssertEqual(
+      RelayPeer(port: port, path: "/r/lab/host", verifier: RelaySecret().verifier).waitForEnd(), 4003)
+    let back = RelayPeer(port: port, path: "/r/lab/host", verifier: secret.verifier)
+    XCTAssertTrue(eventually { self.log.text.components(separatedBy: "room lab: host connected").count == 3 })
+    back.close()
+    XCTAssertEqual(back.waitForEnd(), 1000)
+    // Idle past 1.5 s: forgotten, so the name is free.
+    XCTAssertTrue(eventually { self.relay.rooms.roomCount == 0 }, "the idle room was not forgotten")
+    let other = RelaySecret()
+    let newcomer = RelayPeer(port: port, path: "/r/lab/host", verifier: other.verifier)
+    XCTAssertTrue(eventually { self.log.text.components(separatedBy: "room lab: host connected").count == 4 })
+    newcomer.close()
   }
 
   func testOnlyRoomPathsAndTheRelaysSubprotocolUpgrade() throws {
