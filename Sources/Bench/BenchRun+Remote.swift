@@ -21,6 +21,7 @@ extension BenchRun {
     if figures.contains("viewers") { fields.append(("viewers", try viewersFigure(exe: exe))) }
     if figures.contains("screen") { fields.append(("screenMode", try screenFigures(exe: exe))) }
     if figures.contains("browser") { fields.append(("browser", try browserFigure(exe: exe))) }
+    if figures.contains("relay") { fields.append(("relay", try relayFigure(exe: exe))) }
     return .object(fields)
   }
 
@@ -257,7 +258,7 @@ extension BenchRun {
   }
 
   /// The value at fraction `p` of the sorted `values`.
-  private func percentile(_ values: [Double], _ p: Double) -> Double {
+  func percentile(_ values: [Double], _ p: Double) -> Double {
     let sorted = values.sorted()
     return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
   }

@@ -26,8 +26,12 @@ package struct BenchOptions: Sendable {
   /// The remote section's figures to measure (all by default).
   package var remoteFigures = BenchOptions.remoteFigureNames
   package static let remoteFigureNames = [
-    "throughput", "latency", "catch-up", "viewers", "screen", "browser",
+    "throughput", "latency", "catch-up", "viewers", "screen", "browser", "relay",
   ]
+  /// Idle rooms on a relay in the relay figure's memory figure.
+  package var relayRooms = 1000
+  /// The PostgreSQL database two relay nodes share in the relay figure (nil: one node only).
+  package var relayDatabase: String? = nil
   package init() {}
 }
 

@@ -36,7 +36,8 @@ enum RemoteBench {
         round: round, command: cat.command, exe: exe, directory: served.sockets)
       local.append(try cat.elapsed())
       try throughRemote(
-        command: cat.command, exe: exe, directory: served.sockets, endpoint: endpoint, token: served.token)
+        command: cat.command, exe: exe, directory: served.sockets, endpoint: endpoint,
+        credentials: RemoteCredentials(token: served.token))
       remote.append(try cat.elapsed())
     }
     return ThroughputFigure(
@@ -54,14 +55,16 @@ enum RemoteBench {
     let process: Process
     let port: Int
 
-    init(exe: String, token record: TokenRecord) throws {
+    /// `extra`: more arguments for `reel serve` (its standard output goes to `dir/serve.out`).
+    init(exe: String, token record: TokenRecord, extra: [String] = []) throws {
       dir = NSTemporaryDirectory() + "reel-bench-serve-\(getpid())-\(UUID().uuidString.prefix(8))"
       try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
       sockets = SocketDirectory(path: dir + "/sock")
       let state = StateDirectory(path: dir + "/state")
       do {
         token = try TokenStore(directory: state).create(record)
-        (process, port) = try RemoteBench.startServe(exe: exe, dir: dir, sockets: sockets, state: state)
+        (process, port) = try RemoteBench.startServe(
+          exe: exe, dir: dir, sockets: sockets, state: state, extra: extra)
       } catch {
         try? FileManager.default.removeItem(atPath: dir)
         throw error
@@ -102,20 +105,21 @@ enum RemoteBench {
   }
 
   /// `reel serve --listen 127.0.0.1:0` for the bench; its port once it listens.
-  static func startServe(exe: String, dir: String, sockets: SocketDirectory, state: StateDirectory) throws
-    -> (Process, Int)
-  {
+  static func startServe(
+    exe: String, dir: String, sockets: SocketDirectory, state: StateDirectory, extra: [String] = []
+  ) throws -> (Process, Int) {
     let log = dir + "/serve.log"
     FileManager.default.createFile(atPath: log, contents: nil)
+    FileManager.default.createFile(atPath: dir + "/serve.out", contents: nil)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: exe)
-    process.arguments = ["serve", "--listen", "127.0.0.1:0"]
+    process.arguments = ["serve", "--listen", "127.0.0.1:0"] + extra
     var environment = ProcessInfo.processInfo.environment
     environment["REEL_SOCKET_DIR"] = sockets.path
     environment["REEL_STATE_DIR"] = state.path
     process.environment = environment
     process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
+    process.standardOutput = FileHandle(forWritingAtPath: dir + "/serve.out")
     process.standardError = FileHandle(forWritingAtPath: log)
     try process.run()
     let deadline = Date(timeIntervalSinceNow: 20)
@@ -137,12 +141,13 @@ enum RemoteBench {
   /// One round with the client on the WebSocket: a fresh session, `RemoteLink` attached, its
   /// terminal side read and discarded until the end marker.
   static func throughRemote(
-    command: String, exe: String, directory: SocketDirectory, endpoint: RemoteEndpoint, token: String
+    command: String, exe: String, directory: SocketDirectory, endpoint: RemoteEndpoint,
+    credentials: RemoteCredentials
   ) throws {
     try LiveBench.startSession(
       "throughput", command: command, cols: 80, rows: 24, exe: exe, directory: directory)
     defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["throughput"]), in: directory) }
-    let link = RemoteLink(endpoint: endpoint, credentials: RemoteCredentials(token: token))
+    let link = RemoteLink(endpoint: endpoint, credentials: credentials)
     var request = LiveRequest(.attach, names: ["throughput"])
     request.cols = 80
     request.rows = 24

@@ -139,7 +139,7 @@ enum RemoteLatencyBench {
     throw CLIError("the bench's sshd did not let ssh in")
   }
 
-  private static func freePort() throws -> Int {
+  static func freePort() throws -> Int {
     let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(probe) }
     var address = sockaddr_in()
@@ -157,7 +157,7 @@ enum RemoteLatencyBench {
 
   /// Starts `arguments` in a PTY, waits until a first key echoes, then types `keys` more one
   /// at a time (a line of them, then Enter), timing each until it shows.
-  private static func typeAndTime(
+  static func typeAndTime(
     _ arguments: [String], environment: [String: String], keys: Int, random: inout SplitMix64
   ) throws -> [Double] {
     let pty = try PseudoTerminal(size: WindowSize(cols: 80, rows: 24))

@@ -106,7 +106,8 @@ public final class PostgresRelayDirectory: RelayDirectory, @unchecked Sendable {
       FROM reel_relay_rooms r LEFT JOIN reel_relay_nodes n ON n.id = r.owner
       WHERE r.room = \(room)
       """, logger: logger)
-    for try await (verifier, readOnly, owner, url, alive) in rows.decode((String, String?, String?, String?, Bool?).self)
+    for try await (verifier, readOnly, owner, url, alive) in rows.decode(
+      (String, String?, String?, String?, Bool?).self)
     {
       let placement: RelayPlacement.Owner
       if owner == node {

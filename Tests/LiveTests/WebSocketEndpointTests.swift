@@ -14,7 +14,8 @@ final class WebSocketEndpointTests: XCTestCase {
   func testAMessagePastOneFrameGoesInFragmentsThatJoinBackIntoIt() throws {
     let sender = EmbeddedChannel()
     try sender.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
-    let sending = WebSocketEndpoint(channel: sender, isClient: false, maxMessage: 8 << 20, pingInterval: .seconds(600))
+    let sending = WebSocketEndpoint(
+      channel: sender, isClient: false, maxMessage: 8 << 20, pingInterval: .seconds(600))
     try sender.pipeline.syncOperations.addHandlers(sending.handlers())
     sending.start(WebSocketEndpoint.Events())
     let message = (0..<(600 << 10) + 7).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
@@ -24,11 +25,13 @@ final class WebSocketEndpointTests: XCTestCase {
     XCTAssertEqual(frames.map(\.opcode), [.binary, .continuation, .continuation])
     XCTAssertEqual(frames.map(\.fin), [false, false, true])
     XCTAssertTrue(frames.allSatisfy { $0.data.readableBytes <= WebSocketEndpoint.fragmentSize })
-    XCTAssertTrue(frames.flatMap { Array($0.data.readableBytesView) } == message, "the fragments are the message")
+    XCTAssertTrue(
+      frames.flatMap { Array($0.data.readableBytesView) } == message, "the fragments are the message")
 
     let receiver = EmbeddedChannel()
     try receiver.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
-    let receiving = WebSocketEndpoint(channel: receiver, isClient: true, maxMessage: 8 << 20, pingInterval: .seconds(600))
+    let receiving = WebSocketEndpoint(
+      channel: receiver, isClient: true, maxMessage: 8 << 20, pingInterval: .seconds(600))
     try receiver.pipeline.syncOperations.addHandlers(receiving.handlers())
     var received: [[UInt8]] = []
     receiving.start(WebSocketEndpoint.Events(message: { received.append(Array($0.readableBytesView)) }))

@@ -9,7 +9,9 @@ public protocol RelayDirectory: AnyObject, Sendable {
   /// is called with a room's name when another node took the room over (its host connected
   /// there); `lost` when this node could not renew its lease in time, so the others may
   /// already have taken its rooms. A one-line error when the store cannot be reached.
-  func join(address: String, moved: @escaping @Sendable (String) -> Void, lost: @escaping @Sendable () -> Void) async throws
+  func join(
+    address: String, moved: @escaping @Sendable (String) -> Void, lost: @escaping @Sendable () -> Void)
+    async throws
 
   /// Leaves the service: this node's rooms are released for the others.
   func leave() async

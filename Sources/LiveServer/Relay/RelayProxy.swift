@@ -65,7 +65,8 @@ final class RelayProxies: @unchecked Sendable {
           ended: { ending in
             switch ending {
             case .closed(let code, let reason): viewer.close(code: code, reason: reason)
-            case .lost: viewer.close(code: Int(CloseCode.hostStopping.rawValue), reason: "the room's relay node went")
+            case .lost:
+              viewer.close(code: Int(CloseCode.hostStopping.rawValue), reason: "the room's relay node went")
             }
             finish(ending)
           }))
@@ -85,7 +86,8 @@ final class RelayProxies: @unchecked Sendable {
       // The owner could not be reached: the viewer comes back to find the room.
       viewer.channel.eventLoop.execute {
         viewer.start(WebSocketEndpoint.Events())
-        viewer.close(code: Int(CloseCode.hostStopping.rawValue), reason: "the room's relay node cannot be reached")
+        viewer.close(
+          code: Int(CloseCode.hostStopping.rawValue), reason: "the room's relay node cannot be reached")
       }
     }
     try? await viewer.channel.closeFuture.get()

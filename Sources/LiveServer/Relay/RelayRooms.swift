@@ -195,7 +195,9 @@ final class RelayRooms: @unchecked Sendable {
   @discardableResult
   func expireIdle(now: Date = Date()) -> [String] {
     lock.withLock {
-      let idle = rooms.filter { $0.value.hostlessSince.map { now.timeIntervalSince($0) >= limits.idleSeconds } ?? false }
+      let idle = rooms.filter {
+        $0.value.hostlessSince.map { now.timeIntervalSince($0) >= limits.idleSeconds } ?? false
+      }
       for name in idle.keys { rooms[name] = nil }
       return Array(idle.keys)
     }

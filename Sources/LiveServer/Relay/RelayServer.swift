@@ -143,7 +143,9 @@ public final class RelayServer: @unchecked Sendable {
     self.running = running
     let rooms = self.rooms
     let every = TimeAmount.milliseconds(Int64(max(100, min(5000, options.limits.idleSeconds * 250))))
-    expiry = MultiThreadedEventLoopGroup.singleton.next().scheduleRepeatedTask(initialDelay: every, delay: every) {
+    expiry = MultiThreadedEventLoopGroup.singleton.next().scheduleRepeatedTask(
+      initialDelay: every, delay: every
+    ) {
       _ in rooms.expireIdle()
     }
     if let directory {
@@ -252,7 +254,8 @@ public final class RelayServer: @unchecked Sendable {
     let rooms = self.rooms
     if isHost {
       let readOnly = head.headers.first(name: "X-Reel-Read-Only-Verifier").flatMap(RelayServer.verifier)
-      if let refusal = await connectHost(room, verifier: verifier, readOnlyVerifier: readOnly, socket: socket) {
+      if let refusal = await connectHost(room, verifier: verifier, readOnlyVerifier: readOnly, socket: socket)
+      {
         refuse(refusal.code, refusal.reason)
         try? await channel.closeFuture.get()
         return
@@ -290,7 +293,9 @@ public final class RelayServer: @unchecked Sendable {
           head.headers.first(name: RelayProxies.hopHeader) == nil
         else {
           let known = placement.map { $0.admits(verifier) } ?? true
-          refuse(known ? .hostStopping : .notAllowed, known ? "the room's host is not connected" : "not this room's secret")
+          refuse(
+            known ? .hostStopping : .notAllowed,
+            known ? "the room's host is not connected" : "not this room's secret")
           try? await channel.closeFuture.get()
           return
         }
@@ -343,7 +348,8 @@ extension RelayServer {
     let rooms = self.rooms
     do {
       return try await directoryWork.run {
-        guard try await directory.claim(room: room, verifier: verifier, readOnlyVerifier: readOnlyVerifier) else {
+        guard try await directory.claim(room: room, verifier: verifier, readOnlyVerifier: readOnlyVerifier)
+        else {
           return (.notAllowed, "not this room's host")
         }
         return rooms.connectHost(room, verifier: verifier, readOnlyVerifier: readOnlyVerifier, socket: socket)

@@ -105,11 +105,13 @@ final class WebSocketEndpoint: ChannelInboundHandler, @unchecked Sendable {
     var first = true
     while rest.readableBytes > WebSocketEndpoint.fragmentSize {
       let part = rest.readSlice(length: WebSocketEndpoint.fragmentSize)!
-      let frame = WebSocketFrame(fin: false, opcode: first ? .binary : .continuation, maskKey: maskKey(), data: part)
+      let frame = WebSocketFrame(
+        fin: false, opcode: first ? .binary : .continuation, maskKey: maskKey(), data: part)
       context.write(wrapOutboundOut(frame), promise: nil)
       first = false
     }
-    let frame = WebSocketFrame(fin: true, opcode: first ? .binary : .continuation, maskKey: maskKey(), data: rest)
+    let frame = WebSocketFrame(
+      fin: true, opcode: first ? .binary : .continuation, maskKey: maskKey(), data: rest)
     if flush {
       context.writeAndFlush(wrapOutboundOut(frame), promise: written)
     } else {

@@ -70,9 +70,15 @@ struct BenchCommand: ParsableCommand {
   @Option(
     name: .customLong("remote-figures"),
     help:
-      "Comma-separated figures of the remote section (throughput, latency, catch-up, viewers, screen, browser)."
+      "Comma-separated figures of the remote section (throughput, latency, catch-up, viewers, screen, browser, relay)."
   )
   var remoteFigures = BenchOptions.remoteFigureNames.joined(separator: ",")
+
+  @Option(
+    help:
+      "Idle rooms on a relay in the relay figure's memory figure. (Two relay nodes are measured when REEL_BENCH_DATABASE names a PostgreSQL database.)"
+  )
+  var relayRooms = 1000
 
   @Option(
     name: .customLong("save-workloads"),
@@ -83,6 +89,7 @@ struct BenchCommand: ParsableCommand {
 
   func run() throws {
     guard size >= 1 && size <= 1024 else { throw CLIError("--size must be 1...1024 MiB") }
+    guard resizes >= 1 && resizes <= 1_000_000 else { throw CLIError("--resizes must be 1...1000000") }
     guard viewers >= 1 && viewers <= 1000 else { throw CLIError("--viewers must be 1...1000") }
     guard outageSeconds >= 1 && outageSeconds <= 600 else {
       throw CLIError("--outage-seconds must be 1...600")
@@ -118,6 +125,9 @@ struct BenchCommand: ParsableCommand {
     options.viewers = viewers
     options.outageSeconds = outageSeconds
     options.remoteFigures = figures
+    guard relayRooms >= 1 && relayRooms <= 10_000 else { throw CLIError("--relay-rooms must be 1...10000") }
+    options.relayRooms = relayRooms
+    options.relayDatabase = ProcessInfo.processInfo.environment["REEL_BENCH_DATABASE"]
     try BenchRun(options).run()
   }
 }

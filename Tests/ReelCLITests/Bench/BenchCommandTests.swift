@@ -5,11 +5,15 @@ import XCTest
 /// never compared with anything; only that they were measured.
 final class BenchCommandTests: XCTestCase {
   func testJSONReportHasEveryFigure() throws {
-    let r = try ReelCLI.run([
-      "bench", "--size", "1", "--workloads", "ascii,dense_cells", "--repeats", "1", "--json",
-      "--skip-reconnect", "--attaches", "4", "--seek-size", "2", "--resizes", "300", "--viewers", "5",
-      "--outage-seconds", "3",
-    ])
+    // Two relay nodes share a database of their own.
+    var environment = ProcessInfo.processInfo.environment
+    environment["REEL_BENCH_DATABASE"] = try newTestDatabase()
+    let r = try ReelCLI.run(
+      [
+        "bench", "--size", "1", "--workloads", "ascii,dense_cells", "--repeats", "1", "--json",
+        "--skip-reconnect", "--attaches", "4", "--seek-size", "2", "--resizes", "300", "--viewers", "5",
+        "--outage-seconds", "3", "--relay-rooms", "50",
+      ], environment: environment)
     XCTAssertEqual(r.status, 0, r.stderr)
     let obj = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
     let rows = try XCTUnwrap(obj["throughput"] as? [[String: Any]])
@@ -122,6 +126,20 @@ final class BenchCommandTests: XCTestCase {
       XCTAssertLessThanOrEqual(row["lines"] as? Int ?? 99, 24, "\(row)")
       XCTAssertLessThan(row["sentBytes"] as? Int ?? .max, row["printedBytes"] as? Int ?? 0, "\(row)")
     }
+    // The relay: direct, one node, and two nodes when there is a database; memory per room.
+    let relay = try XCTUnwrap(remote["relay"] as? [String: Any])
+    let relayClients = try XCTUnwrap(relay["clients"] as? [[String: Any]])
+    let expected =
+      ["reel attach ws:// (direct)", "relay, one node"]
+      + (environment["REEL_BENCH_DATABASE"] == nil ? [] : ["relay, two nodes"])
+    XCTAssertEqual(relayClients.compactMap { $0["client"] as? String }, expected)
+    for row in relayClients {
+      for key in ["p50", "p95", "catSeconds", "ofDirect"] {
+        XCTAssertGreaterThan(row[key] as? Double ?? 0, 0, "\(key) \(row)")
+      }
+    }
+    XCTAssertEqual(relay["rooms"] as? Int, 50)
+    XCTAssertGreaterThan(relay["roomsRelayBytes"] as? Int ?? 0, relay["idleRelayBytes"] as? Int ?? .max)
   }
 
   /// The table: headers with units, the recording ratio worded for a reader, progress on

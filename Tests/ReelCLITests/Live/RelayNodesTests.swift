@@ -9,26 +9,12 @@ import XCTest
 /// `scripts/test-postgres.sh` starts, which `.ci/run` does) make one service — a host on one
 /// node, viewers on the others, a node killed with SIGKILL while the session prints.
 extension LiveSessionTests {
-  /// A new, empty database on the test cluster (`REEL_TEST_DATABASE`); skipped outside CI
-  /// when there is none, a failure in CI.
+  /// A new, empty database on the test cluster; skipped outside CI when there is none.
   func relayDatabase() throws -> String {
-    guard let base = ProcessInfo.processInfo.environment["REEL_TEST_DATABASE"],
-      var address = URLComponents(string: base)
-    else {
-      let missing = "REEL_TEST_DATABASE is not set (scripts/test-postgres.sh start DIR prints one)"
-      if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail(missing) }
-      throw XCTSkip(missing)
+    guard let database = try newTestDatabase() else {
+      throw XCTSkip("REEL_TEST_DATABASE is not set (scripts/test-postgres.sh start DIR prints one)")
     }
-    let name = "reel_test_\(UInt32.random(in: 0...UInt32.max))"
-    let psql = Process()
-    psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    psql.arguments = ["psql", "-q", base, "-c", "CREATE DATABASE \(name)"]
-    psql.standardOutput = FileHandle.nullDevice
-    try psql.run()
-    psql.waitUntilExit()
-    XCTAssertEqual(psql.terminationStatus, 0, "psql could not create a database")
-    address.path = "/\(name)"
-    return try XCTUnwrap(address.string)
+    return database
   }
 
   /// `reel relay --database DATABASE` number `index`: its process, port and log.
@@ -50,7 +36,9 @@ extension LiveSessionTests {
     // back to node 2.
     let wire = try CuttableProxy(to: nodes[0].port, recording: true)
     defer { wire.stop() }
-    let serve = try startServe(["--relay", "ws://127.0.0.1:\(wire.port)", "--relay", "ws://127.0.0.1:\(nodes[1].port)"])
+    let serve = try startServe([
+      "--relay", "ws://127.0.0.1:\(wire.port)", "--relay", "ws://127.0.0.1:\(nodes[1].port)",
+    ])
     defer { serve.process.terminate() }
     let ((room, secret), readOnly) = try roomLinks(serve.log)
     try detachedShell("relayed")
@@ -71,7 +59,8 @@ extension LiveSessionTests {
     // A read-only browser viewer on node 3.
     let browser = try BrowserBridge()
     try browser.open("a", "http://127.0.0.1:\(nodes[2].port)/r/\(room)#\(readOnly)")
-    XCTAssertNotNil(try browser.wait("a") { $0.available.contains("relayed") }, "\(browser.lastSeen?.raw ?? [:])")
+    XCTAssertNotNil(
+      try browser.wait("a") { $0.available.contains("relayed") }, "\(browser.lastSeen?.raw ?? [:])")
     _ = try browser.run("a", "window.reelViewer.attach('relayed')")
     let rows = try sessionRows("relayed")
     XCTAssertNotNil(
@@ -93,9 +82,13 @@ extension LiveSessionTests {
 
     // Heavy output, and node 1 killed while it prints: the host moves to node 2, the viewers
     // on node 3 follow, and both show the session's screen exactly once it is done.
-    second.send("for i in $(seq 1 40); do seq $((i*10000)) $((i*10000+9999)); sleep 0.2; done; echo done-$((6*7))", "Enter")
+    second.send(
+      "for i in $(seq 1 40); do seq $((i*10000)) $((i*10000+9999)); sleep 0.2; done; echo done-$((6*7))",
+      "Enter")
     // (The screen shows the last lines only: the largest number on it says how far it got.)
-    let printed = { ((try? self.history("relayed")) ?? "").split(separator: "\n").compactMap { Int($0) }.max() ?? 0 }
+    let printed = {
+      ((try? self.history("relayed")) ?? "").split(separator: "\n").compactMap { Int($0) }.max() ?? 0
+    }
     XCTAssertTrue(eventually { printed() > 30000 }, "the output started")
     kill(nodes[0].process.processIdentifier, SIGKILL)
     let printing = ((try? self.history("relayed")) ?? "").contains("done-42\n") == false
@@ -112,8 +105,9 @@ extension LiveSessionTests {
       }, "pane:\n\(second.screen())\nhistory:\n\(expected)\n\(relayLogs(nodes.map(\.log) + [serve.log]))")
     XCTAssertNotNil(
       try browser.wait("a", seconds: 60) { state in
-        state.connected && (try? self.history("relayed")).map { $0.contains("done-42") && state.screen(rows: rows) == $0 }
-          == true
+        state.connected
+          && (try? self.history("relayed")).map { $0.contains("done-42") && state.screen(rows: rows) == $0 }
+            == true
       }, "page: \(browser.lastSeen?.screen(rows: rows) ?? "")")
     try screenshot(browser, "a", "viewer-through-relay-nodes")
 

@@ -8,7 +8,9 @@ extension LiveSessionTests {
   /// error to COMMAND.log and standard output to COMMAND.out in the test's directory; the
   /// process, the port it says it listens on, and its log. `name` replaces COMMAND in the
   /// files' names (several of one command).
-  func startListening(_ command: String, _ extra: [String] = [], name: String? = nil) throws -> (Process, Int, URL) {
+  func startListening(_ command: String, _ extra: [String] = [], name: String? = nil) throws -> (
+    Process, Int, URL
+  ) {
     let log = root.appendingPathComponent("\(name ?? command).log")
     let out = root.appendingPathComponent("\(name ?? command).out")
     for file in [log, out] { FileManager.default.createFile(atPath: file.path, contents: nil) }

@@ -52,17 +52,21 @@ struct RelayCommand: ParsableCommand {
       valueName: "ws[s]://host:port"))
   var advertise: String?
 
-  @Option(help: ArgumentHelp("With --database: the CA that signed the other relays' certificates.", valueName: "file"))
+  @Option(
+    help: ArgumentHelp(
+      "With --database: the CA that signed the other relays' certificates.", valueName: "file"))
   var peerCaFile: String?
 
   func validate() throws {
     guard maxRooms > 0, maxViewers > 0, roomRate > 0, idleRoomSeconds > 0 else {
-      throw ValidationError("--max-rooms, --max-viewers, --room-rate and --idle-room-seconds take positive numbers")
+      throw ValidationError(
+        "--max-rooms, --max-viewers, --room-rate and --idle-room-seconds take positive numbers")
     }
     if database == nil && (advertise != nil || peerCaFile != nil) {
       throw ValidationError("--advertise and --peer-ca-file go with --database")
     }
-    if let advertise, (try? RemoteEndpoint(advertise))?.session != nil || !RemoteEndpoint.isRemote(advertise) {
+    if let advertise, (try? RemoteEndpoint(advertise))?.session != nil || !RemoteEndpoint.isRemote(advertise)
+    {
       throw ValidationError("--advertise takes ws://HOST:PORT or wss://HOST:PORT")
     }
   }

@@ -1,0 +1,206 @@
+import CLISupport
+import Foundation
+import HTTPTypes
+import HummingbirdWSClient
+import Live
+import LiveProtocol
+import LiveServer
+import Logging
+import ReelBase
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `reel bench`'s relay figure: a `reel serve` keeping a room on `reel relay` (sealed end to
+/// end), and the same clients straight to the server, interleaved round by round: keystroke
+/// echo latency and a timed `cat` through the relay on one node (host and viewer on the same
+/// relay) and across two (`reel relay --database`, the viewer on the other node, piped to the
+/// room's), beside `reel attach ws://` to the server; and a relay's memory with many idle
+/// rooms, beside the same relay with none.
+enum RelayBench {
+  struct Figures {
+    /// Clients' keystroke times, in milliseconds.
+    var latency: [(name: String, milliseconds: [Double])]
+    /// Clients' seconds for the timed `cat`, one per round.
+    var throughput: [(name: String, seconds: [Double])]
+    var bytes: Int
+    var rooms: Int
+    var idleRelayBytes: Int
+    var roomsRelayBytes: Int
+    var notes: [String]
+  }
+
+  static func run(exe: String, mib: Int, rooms: Int, database: String?, rounds: Int = 5, keys: Int = 40)
+    throws
+    -> Figures
+  {
+    var notes: [String] = []
+    let dir = NSTemporaryDirectory() + "reel-bench-relay-\(getpid())-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let shared = database.map { ["--database", $0] } ?? []
+    var nodes = [try startRelay(exe: exe, dir: dir, name: "node1", extra: shared)]
+    defer {
+      for node in nodes {
+        node.process.terminate()
+        node.process.waitUntilExit()
+      }
+    }
+    if database != nil {
+      nodes.append(try startRelay(exe: exe, dir: dir, name: "node2", extra: shared))
+    } else {
+      notes.append("two relay nodes left out: give a PostgreSQL database (REEL_BENCH_DATABASE=postgres://…)")
+    }
+    let served = try RemoteBench.Served(
+      exe: exe, token: TokenRecord(label: "bench", create: true),
+      extra: ["--relay", "ws://127.0.0.1:\(nodes[0].port)"])
+    defer { served.stop() }
+    let (room, secret) = try roomLink(served.dir + "/serve.out", log: served.dir + "/serve.log")
+    let credentials = RemoteCredentials(token: served.token, relaySecret: try RelaySecret(text: secret))
+    var clients: [(name: String, address: String)] = [
+      ("reel attach ws:// (direct)", "ws://127.0.0.1:\(served.port)"),
+      ("relay, one node", "ws://127.0.0.1:\(nodes[0].port)/r/\(room)"),
+    ]
+    if nodes.count > 1 { clients.append(("relay, two nodes", "ws://127.0.0.1:\(nodes[1].port)/r/\(room)")) }
+
+    // Latency: `cat` in a session, keys typed into each client in turn.
+    try LiveBench.startSession(
+      "latency", command: "exec cat", cols: 80, rows: 24, exe: exe, directory: served.sockets)
+    defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["latency"]), in: served.sockets) }
+    var environment = ProcessInfo.processInfo.environment
+    environment["REEL_TOKEN"] = served.token
+    environment["REEL_RELAY_SECRET"] = secret
+    environment["TERM"] = "xterm-256color"
+    environment["LANG"] = "C.UTF-8"
+    var latency = clients.map { (name: $0.name, milliseconds: [Double]()) }
+    var random = SplitMix64(seed: 7341)
+    for _ in 0..<rounds {
+      for (index, client) in clients.enumerated() {
+        do {
+          latency[index].milliseconds += try RemoteLatencyBench.typeAndTime(
+            [exe, "attach", "\(client.address)/latency"], environment: environment, keys: keys,
+            random: &random)
+        } catch {
+          notes.append("\(client.name): \(error)")
+        }
+      }
+    }
+
+    // Throughput: the same timed `cat`, each client attached in turn.
+    let cat = try RemoteBench.TimedCat(mib: mib, in: served.dir)
+    var throughput = clients.map { (name: $0.name, seconds: [Double]()) }
+    for _ in 0..<rounds {
+      for (index, client) in clients.enumerated() {
+        try RemoteBench.throughRemote(
+          command: cat.command, exe: exe, directory: served.sockets,
+          endpoint: try RemoteEndpoint("\(client.address)/throughput"), credentials: credentials)
+        throughput[index].seconds.append(try cat.elapsed())
+      }
+    }
+
+    // Memory: a relay of its own, idle, then holding `rooms` rooms whose hosts stay connected.
+    let lone = try startRelay(
+      exe: exe, dir: dir, name: "rooms", extra: ["--max-rooms", "\(max(1000, rooms))"])
+    defer {
+      lone.process.terminate()
+      lone.process.waitUntilExit()
+    }
+    let idle = Measure.currentRSS(pid: lone.process.processIdentifier)
+    let hosts = IdleHosts(port: lone.port, count: rooms)
+    defer { hosts.stop() }
+    try hosts.waitConnected(log: lone.log)
+    usleep(300_000)
+    let held = Measure.currentRSS(pid: lone.process.processIdentifier)
+    return Figures(
+      latency: latency, throughput: throughput, bytes: cat.bytes, rooms: rooms, idleRelayBytes: idle,
+      roomsRelayBytes: held, notes: notes)
+  }
+
+  /// `reel relay --listen 127.0.0.1:0 EXTRA`; its process, port and log.
+  static func startRelay(exe: String, dir: String, name: String, extra: [String]) throws -> (
+    process: Process, port: Int, log: String
+  ) {
+    let log = dir + "/\(name).log"
+    FileManager.default.createFile(atPath: log, contents: nil)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: exe)
+    process.arguments = ["relay", "--listen", "127.0.0.1:0"] + extra
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle(forWritingAtPath: log)
+    try process.run()
+    let deadline = Date(timeIntervalSinceNow: 30)
+    while Date() < deadline {
+      let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+      if let range = text.range(of: "listening on ws://127.0.0.1:"),
+        let port = Int(text[range.upperBound...].prefix { $0.isNumber })
+      {
+        return (process, port, log)
+      }
+      guard process.isRunning else { break }
+      usleep(20_000)
+    }
+    process.terminate()
+    throw CLIError(
+      "reel relay did not start for the bench: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+  }
+
+  /// The room and secret of the first link `reel serve --relay` printed, once its host is in.
+  private static func roomLink(_ out: String, log: String) throws -> (room: String, secret: String) {
+    let deadline = Date(timeIntervalSinceNow: 30)
+    while Date() < deadline {
+      let link = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n")
+        .first { $0.contains("/r/") }
+      if let link, let parts = Optional(link.components(separatedBy: "/r/")[1].split(separator: "#")),
+        parts.count == 2,
+        ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("room \(parts[0]) connected")
+      {
+        return (String(parts[0]), String(parts[1]))
+      }
+      usleep(20_000)
+    }
+    throw CLIError("reel serve --relay did not connect its room for the bench")
+  }
+
+  /// Hosts holding rooms on a relay and doing nothing else (a relay's memory per room).
+  final class IdleHosts: @unchecked Sendable {
+    private var tasks: [Task<Void, Never>] = []
+    let count: Int
+
+    init(port: Int, count: Int) {
+      self.count = count
+      var logger = Logger(label: "bench-relay-host")
+      logger.logLevel = .critical
+      for index in 0..<count {
+        let secret = RelaySecret()
+        var headers = HTTPFields()
+        headers[HTTPField.Name("X-Reel-Verifier")!] = secret.verifier
+        headers[.secWebSocketProtocol] = RelayServer.subprotocol
+        let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20, additionalHeaders: headers)
+        tasks.append(
+          Task {
+            _ = try? await WebSocketClient.connect(
+              url: "ws://127.0.0.1:\(port)/r/bench-\(index)/host", configuration: configuration,
+              logger: logger
+            ) { inbound, _, _ in
+              for try await _ in inbound.messages(maxSize: 1 << 20) {}
+            }
+          })
+      }
+    }
+
+    /// Until the relay's log says every room's host is connected.
+    func waitConnected(log: String) throws {
+      let deadline = Date(timeIntervalSinceNow: 60)
+      while Date() < deadline {
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        if text.components(separatedBy: ": host connected").count - 1 >= count { return }
+        usleep(50_000)
+      }
+      throw CLIError("the bench's \(count) idle rooms did not all connect within 60 s")
+    }
+
+    func stop() { tasks.forEach { $0.cancel() } }
+  }
+}
