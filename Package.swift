@@ -132,6 +132,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOWebSocket", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
       ]),
     .testTarget(

@@ -4,6 +4,7 @@ import HummingbirdWSClient
 import LiveProtocol
 import Logging
 import NIOCore
+import NIOPosix
 import NIOWebSocket
 import XCTest
 
@@ -148,6 +149,43 @@ final class RelayServerTests: XCTestCase {
     newcomer.close()
   }
 
+  /// A relay that changes one bit of a host's sealed message: the network client (a real one,
+  /// as `reel ls` uses it) finds it does not open and drops the connection (4000, final).
+  func testATamperedSealedMessageIsDetectedAndTheViewerDropsTheConnection() throws {
+    try start()
+    let secret = RelaySecret()
+    let host = RelayPeer(port: port, path: "/r/lab/host", verifier: secret.verifier)
+    XCTAssertTrue(eventually { self.log.text.contains("room lab: host connected") })
+    let ended = RemoteConnection.run(
+      try RemoteEndpoint("ws://127.0.0.1:\(port)/r/lab"),
+      credentials: RemoteCredentials(token: "", relaySecret: secret), request: LiveRequest(.list),
+      on: MultiThreadedEventLoopGroup.singleton.next(), pingInterval: .seconds(10)
+    ) { _, _ in false }
+    let open = try XCTUnwrap(host.message(0))
+    let channel = Array(open[1..<5])
+    let viewerSalt = Array(try XCTUnwrap(host.message(1)).dropFirst(5))
+    let hostSalt = RelayChannelKeys.makeSalt()
+    host.send([2] + channel + hostSalt)
+    let request = Array(try XCTUnwrap(host.message(2)).dropFirst(5))
+    var seal = try XCTUnwrap(
+      RelayChannelKeys.accept(first: request, viewerSalt: viewerSalt, hostSalt: hostSalt, secrets: [secret])
+    ).seal
+    var tampered = seal.seal(try Frame(.reply, json: ["ok": true]).encoded)
+    tampered[tampered.count / 2] ^= 0x04
+    host.send([2] + channel + tampered)
+    let outcome = LockedOutcome()
+    ended.whenSuccess { outcome.set($0) }
+    XCTAssertTrue(eventually { outcome.value != nil }, "the viewer kept a connection that was tampered with")
+    guard case .closed(let code, let reason) = outcome.value else {
+      return XCTFail("the viewer did not close the connection itself: \(String(describing: outcome.value))")
+    }
+    XCTAssertEqual(code, .badRequest)
+    XCTAssertTrue(code.isFinal)
+    XCTAssertEqual(reason, "a sealed message that does not open")
+    // The relay tells the host the viewer's channel closed.
+    XCTAssertNotNil(host.wait { $0.contains { $0.first == 3 && Array($0[1..<5]) == channel } })
+  }
+
   func testOnlyRoomPathsAndTheRelaysSubprotocolUpgrade() throws {
     try start()
     for (path, subprotocol) in [
@@ -170,6 +208,14 @@ private func eventually(seconds: Double = 20, _ condition: () -> Bool) -> Bool {
     usleep(20_000)
   }
   return condition()
+}
+
+/// How a connection ended, set from its event loop.
+private final class LockedOutcome: @unchecked Sendable {
+  private let lock = NSLock()
+  private var stored: RemoteConnection.Outcome? = nil
+  func set(_ value: RemoteConnection.Outcome) { lock.withLock { stored = value } }
+  var value: RemoteConnection.Outcome? { lock.withLock { stored } }
 }
 
 /// A raw peer of the relay: binary messages in and out, the close code kept.
