@@ -122,4 +122,50 @@ extension LiveSessionTests {
     XCTAssertFalse(relayLog.contains("sealed-"), relayLog)
     try screenshot(browser, "a", "viewer-through-relay")
   }
+
+  /// Outages on both sides of a relay, during heavy output: the viewer's connection cut inside
+  /// a frame, then the host's. Each comes back (the host to its room, the viewer to it), and
+  /// the pane shows the session's screen exactly.
+  func testRelayConnectionsCutMidFrameComeBackToTheExactScreen() throws {
+    let (relay, relayPort) = try startRelay()
+    defer { relay.terminate() }
+    let hostSide = try CuttableProxy(to: relayPort)
+    defer { hostSide.stop() }
+    let serve = try startServe(["--relay", "ws://127.0.0.1:\(hostSide.port)"])
+    defer { serve.process.terminate() }
+    let ((room, secret), _) = try roomLinks(serve.log)
+    try detachedShell("cut")
+    let viewerSide = try CuttableProxy(to: relayPort)
+    defer { viewerSide.stop() }
+    let pane = try relayPane("attach ws://127.0.0.1:\(viewerSide.port)/r/\(room)/cut", secret: secret)
+    var expected = ""
+    let exact = { (marker: String) in
+      pane.wait(seconds: 60) {
+        expected = (try? self.history("cut")) ?? ""
+        return expected.contains(marker) && pane.screen() == expected
+      }
+    }
+    pane.send("echo ready-$((6*7))", "Enter")
+    XCTAssertTrue(exact("ready-42\n"), "pane:\n\(pane.screen())\nhistory:\n\(expected)")
+
+    // The viewer's side, 20,000 bytes into heavy output: inside a sealed frame.
+    viewerSide.armCut(afterDownstreamBytes: 20_000)
+    pane.send("seq 1 150000; echo viewer-cut-$((6*7))", "Enter")
+    XCTAssertTrue(eventually(seconds: 30) { viewerSide.cuts >= 1 }, "the viewer's connection was not cut")
+    XCTAssertTrue(exact("viewer-cut-42\n"), "pane:\n\(pane.screen())\nhistory:\n\(expected)")
+    XCTAssertGreaterThanOrEqual(viewerSide.accepted, 2, "the viewer came back through the relay")
+
+    // The host's side, while the program prints.
+    pane.send("for i in $(seq 1 30); do seq 1 3000; sleep 0.1; done; echo host-cut-$((6*7))", "Enter")
+    XCTAssertTrue(
+      eventually { ((try? self.history("cut")) ?? "").split(separator: "\n").contains { Int($0) != nil } })
+    hostSide.cut()
+    XCTAssertTrue(
+      eventually(seconds: 30) {
+        ((try? String(contentsOf: serve.log, encoding: .utf8)) ?? "")
+          .components(separatedBy: "room \(room) connected").count >= 3
+      }, "the host did not come back to its room")
+    XCTAssertTrue(exact("host-cut-42\n"), "pane:\n\(pane.screen())\nhistory:\n\(expected)")
+    XCTAssertFalse(pane.screen().contains("reel-exit="), pane.screen())
+  }
 }
