@@ -121,29 +121,7 @@ enum RelayBench {
   static func startRelay(exe: String, dir: String, name: String, extra: [String]) throws -> (
     process: Process, port: Int, log: String
   ) {
-    let log = dir + "/\(name).log"
-    FileManager.default.createFile(atPath: log, contents: nil)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: exe)
-    process.arguments = ["relay", "--listen", "127.0.0.1:0"] + extra
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle(forWritingAtPath: log)
-    try process.run()
-    let deadline = Date(timeIntervalSinceNow: 30)
-    while Date() < deadline {
-      let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-      if let range = text.range(of: "listening on ws://127.0.0.1:"),
-        let port = Int(text[range.upperBound...].prefix { $0.isNumber })
-      {
-        return (process, port, log)
-      }
-      guard process.isRunning else { break }
-      usleep(20_000)
-    }
-    process.terminate()
-    throw CLIError(
-      "reel relay did not start for the bench: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+    try RemoteBench.startListening(exe: exe, command: "relay", extra: extra, dir: dir, name: name)
   }
 
   /// The room and secret of the first link `reel serve --relay` printed, once its host is in.

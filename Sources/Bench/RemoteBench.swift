@@ -108,34 +108,46 @@ enum RemoteBench {
   static func startServe(
     exe: String, dir: String, sockets: SocketDirectory, state: StateDirectory, extra: [String] = []
   ) throws -> (Process, Int) {
-    let log = dir + "/serve.log"
-    FileManager.default.createFile(atPath: log, contents: nil)
-    FileManager.default.createFile(atPath: dir + "/serve.out", contents: nil)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: exe)
-    process.arguments = ["serve", "--listen", "127.0.0.1:0"] + extra
     var environment = ProcessInfo.processInfo.environment
     environment["REEL_SOCKET_DIR"] = sockets.path
     environment["REEL_STATE_DIR"] = state.path
+    let (process, port, _) = try startListening(
+      exe: exe, command: "serve", extra: extra, dir: dir, name: "serve", environment: environment)
+    return (process, port)
+  }
+
+  /// `reel COMMAND --listen 127.0.0.1:0 EXTRA` (serve, relay) for the bench: standard error to
+  /// DIR/NAME.log, standard output to DIR/NAME.out; the process, its port once it says it
+  /// listens, and its log.
+  static func startListening(
+    exe: String, command: String, extra: [String], dir: String, name: String,
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws -> (process: Process, port: Int, log: String) {
+    let log = dir + "/\(name).log"
+    FileManager.default.createFile(atPath: log, contents: nil)
+    FileManager.default.createFile(atPath: dir + "/\(name).out", contents: nil)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: exe)
+    process.arguments = [command, "--listen", "127.0.0.1:0"] + extra
     process.environment = environment
     process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle(forWritingAtPath: dir + "/serve.out")
+    process.standardOutput = FileHandle(forWritingAtPath: dir + "/\(name).out")
     process.standardError = FileHandle(forWritingAtPath: log)
     try process.run()
-    let deadline = Date(timeIntervalSinceNow: 20)
+    let deadline = Date(timeIntervalSinceNow: 30)
     while Date() < deadline {
       let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
       if let range = text.range(of: "listening on ws://127.0.0.1:"),
         let port = Int(text[range.upperBound...].prefix { $0.isNumber })
       {
-        return (process, port)
+        return (process, port, log)
       }
       guard process.isRunning else { break }
       usleep(20_000)
     }
     process.terminate()
     throw CLIError(
-      "reel serve did not start for the bench: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+      "reel \(command) did not start for the bench: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
   }
 
   /// One round with the client on the WebSocket: a fresh session, `RemoteLink` attached, its
