@@ -49,8 +49,10 @@ public final class PostgresRelayDirectory: RelayDirectory, @unchecked Sendable {
       tasks.append(Task { await client.run() })
     }
     do {
-      try await createTables()
-      try await renew()
+      try await Deadline.within(10) { [self] in
+        try await createTables()
+        try await renew()
+      }
     } catch {
       await leave()
       throw LiveError("the relay's database: \(PostgresRelayDirectory.describe(error))")
@@ -61,13 +63,21 @@ public final class PostgresRelayDirectory: RelayDirectory, @unchecked Sendable {
   }
 
   public func leave() async {
-    _ = try? await client.query(
-      "UPDATE reel_relay_rooms SET owner = NULL, released_at = now() WHERE owner = \(node)", logger: logger)
-    _ = try? await client.query("DELETE FROM reel_relay_nodes WHERE id = \(node)", logger: logger)
+    _ = try? await Deadline.within(3) { [self] in
+      try await client.query(
+        "UPDATE reel_relay_rooms SET owner = NULL, released_at = now() WHERE owner = \(node)", logger: logger)
+      try await client.query("DELETE FROM reel_relay_nodes WHERE id = \(node)", logger: logger)
+    }
     for task in lock.withLock({ tasks }).reversed() { task.cancel() }
   }
 
   public func claim(room: String, verifier: [UInt8], readOnlyVerifier: [UInt8]?) async throws -> Bool {
+    try await Deadline.within(5) { [self] in try await claimNow(room, verifier, readOnlyVerifier) }
+  }
+
+  private func claimNow(_ room: String, _ verifier: [UInt8], _ readOnlyVerifier: [UInt8]?) async throws
+    -> Bool
+  {
     // The verifier compared here in constant time; the update's own check is only against a race.
     let stored = try await client.query(
       "SELECT verifier FROM reel_relay_rooms WHERE room = \(room)", logger: logger)
@@ -94,12 +104,18 @@ public final class PostgresRelayDirectory: RelayDirectory, @unchecked Sendable {
   }
 
   public func release(room: String) async {
-    _ = try? await client.query(
-      "UPDATE reel_relay_rooms SET owner = NULL, released_at = now() WHERE room = \(room) AND owner = \(node)",
-      logger: logger)
+    _ = try? await Deadline.within(5) { [self] in
+      try await client.query(
+        "UPDATE reel_relay_rooms SET owner = NULL, released_at = now() WHERE room = \(room) AND owner = \(node)",
+        logger: logger)
+    }
   }
 
   public func locate(room: String) async throws -> RelayPlacement? {
+    try await Deadline.within(5) { [self] in try await locateNow(room) }
+  }
+
+  private func locateNow(_ room: String) async throws -> RelayPlacement? {
     let rows = try await client.query(
       """
       SELECT r.verifier, r.read_only_verifier, r.owner, n.url, n.lease_until > now()
@@ -163,11 +179,12 @@ public final class PostgresRelayDirectory: RelayDirectory, @unchecked Sendable {
     while !Task.isCancelled {
       try? await Task.sleep(for: .milliseconds(Int(lease * 1000 / 3)))
       do {
-        try await renew()
+        // A pool that cannot connect waits rather than fails: the renewal has half a lease.
+        try await Deadline.within(lease / 2) { [self] in try await renew() }
         renewed = .now
         saidLost = false
         count += 1
-        if count % 10 == 0 { try await deleteIdle() }
+        if count % 10 == 0 { try await Deadline.within(5) { [self] in try await deleteIdle() } }
       } catch {
         if Task.isCancelled { return }
         if !saidLost && ContinuousClock.now - renewed > .milliseconds(Int(lease * 1000)) {
@@ -261,6 +278,47 @@ public struct RelayDatabaseAddress: Sendable {
     case "prefer": tls = .prefer(.makeClientConfiguration())
     case "require": tls = .require(.makeClientConfiguration())
     case let other: throw LiveError("\(text): sslmode \(other): use disable, prefer or require")
+    }
+  }
+}
+
+/// Work given a time limit: its result, or a one-line error once `seconds` passed (the work is
+/// then cancelled and its result, if it ever comes, dropped) — a database that does not answer
+/// must not hold a connection or a lease renewal forever.
+enum Deadline {
+  static func within<T: Sendable>(_ seconds: Double, _ work: @escaping @Sendable () async throws -> T)
+    async throws
+    -> T
+  {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+      let once = ResumeOnce(continuation)
+      let task = Task {
+        do { once.resume(.success(try await work())) } catch { once.resume(.failure(error)) }
+      }
+      Task {
+        try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+        if once.resume(.failure(LiveError("the database did not answer within \(seconds) s"))) {
+          task.cancel()
+        }
+      }
+    }
+  }
+
+  private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<T, any Error>?
+    init(_ continuation: CheckedContinuation<T, any Error>) { self.continuation = continuation }
+    /// Resumes the first time; false after that.
+    @discardableResult
+    func resume(_ result: Result<T, any Error>) -> Bool {
+      guard
+        let continuation = lock.withLock({ () -> CheckedContinuation<T, any Error>? in
+          defer { self.continuation = nil }
+          return self.continuation
+        })
+      else { return false }
+      continuation.resume(with: result)
+      return true
     }
   }
 }

@@ -126,4 +126,76 @@ extension LiveSessionTests {
       return "--- \(log.lastPathComponent)\n" + lines.joined(separator: "\n")
     }.joined(separator: "\n")
   }
+
+  /// `scripts/test-postgres.sh ACTION DIR`; its output.
+  @discardableResult
+  func testPostgres(_ action: String, _ dir: URL) throws -> String {
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+        "scripts/test-postgres.sh")
+    // Through system(3), its output to a file: the server it starts inherits whatever the
+    // script had open (Foundation's Process waits for a descriptor the server would keep).
+    let output = root.appendingPathComponent("test-postgres.out")
+    let status = system("'\(script.path)' \(action) '\(dir.path)' > '\(output.path)' 2>&1 < /dev/null")
+    let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+    XCTAssertEqual(status, 0, "scripts/test-postgres.sh \(action): \(text)")
+    return text.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  /// A relay node whose database goes away gives its rooms up (its hosts are told 4100 and keep
+  /// trying); when the database is back, the host's room is claimed again and its viewer
+  /// comes back to the exact screen.
+  func testARelayNodeThatLosesItsDatabaseGivesItsRoomsUpAndTakesThemBackWhenItReturns() throws {
+    // A cluster of this test's own, to stop and start.
+    guard ProcessInfo.processInfo.environment["REEL_TEST_DATABASE"] != nil else {
+      if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("REEL_TEST_DATABASE is not set") }
+      throw XCTSkip("needs PostgreSQL (REEL_TEST_DATABASE set by scripts/test-postgres.sh)")
+    }
+    let cluster = root.appendingPathComponent("postgres")
+    let database = try testPostgres("start", cluster)
+    defer { try? testPostgres("stop", cluster) }
+    let node = try startRelayNode(1, database: database)
+    defer { node.process.terminate() }
+    let serve = try startServe(["--relay", "ws://127.0.0.1:\(node.port)"])
+    defer { serve.process.terminate() }
+    let ((room, secret), _) = try roomLinks(serve.log)
+    try detachedShell("db")
+    let pane = try relayPane("attach ws://127.0.0.1:\(node.port)/r/\(room)/db", secret: secret)
+    var expected = ""
+    let exact = { (marker: String) in
+      pane.wait(seconds: 60) {
+        expected = (try? self.history("db")) ?? ""
+        return expected.contains(marker) && pane.screen() == expected
+      }
+    }
+    pane.send("echo before-$((6*7))", "Enter")
+    XCTAssertTrue(exact("before-42\n"), "pane:\n\(pane.screen())\nhistory:\n\(expected)")
+
+    try testPostgres("stop", cluster)
+    XCTAssertTrue(
+      eventually(seconds: 30) {
+        ((try? String(contentsOf: node.log, encoding: .utf8)) ?? "").contains("lost the database")
+      }, relayLogs([node.log, serve.log]))
+    XCTAssertTrue(
+      eventually(seconds: 30) {
+        ((try? String(contentsOf: serve.log, encoding: .utf8)) ?? "").contains("lost its database")
+      }, relayLogs([node.log, serve.log]))
+
+    try testPostgres("restart", cluster)
+    XCTAssertTrue(
+      eventually(seconds: 60) {
+        ((try? String(contentsOf: serve.log, encoding: .utf8)) ?? "")
+          .components(separatedBy: "room \(room) connected").count >= 3
+      }, "the host did not claim its room again\n\(relayLogs([node.log, serve.log]))")
+    // Keys typed while the viewer is away are not kept: type once it is back.
+    XCTAssertTrue(
+      eventually(seconds: 30) {
+        let log = (try? String(contentsOf: node.log, encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").filter { $0.contains(": viewer") && $0.hasSuffix(" connected") }
+          .count >= 2
+      }, "the viewer did not come back\n\(relayLogs([node.log, serve.log]))")
+    pane.send("echo after-$((6*7))", "Enter")
+    XCTAssertTrue(exact("after-42\n"), "pane:\n\(pane.screen())\nhistory:\n\(expected)")
+    XCTAssertFalse(pane.screen().contains("reel-exit="), pane.screen())
+  }
 }
