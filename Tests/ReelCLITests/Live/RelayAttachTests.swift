@@ -18,6 +18,19 @@ extension LiveSessionTests {
     )
   }
 
+  /// Waits (a minute at most) until `pane` shows session `name`'s screen exactly, `marker` on it.
+  func assertShowsExactly(
+    _ pane: TmuxPane, _ name: String, containing marker: String, file: StaticString = #filePath,
+    line: UInt = #line
+  ) {
+    var expected = ""
+    let shown = pane.wait(seconds: 60) {
+      expected = (try? self.history(name)) ?? ""
+      return expected.contains(marker) && pane.screen() == expected
+    }
+    XCTAssertTrue(shown, "pane:\n\(pane.screen())\nhistory:\n\(expected)", file: file, line: line)
+  }
+
   /// The room `reel serve --relay` printed: its name and secret, and the read-only secret,
   /// once the host is connected to it.
   func roomLinks(_ log: URL) throws -> ((room: String, secret: String), readOnly: String) {
@@ -138,21 +151,14 @@ extension LiveSessionTests {
     let viewerSide = try CuttableProxy(to: relayPort)
     defer { viewerSide.stop() }
     let pane = try relayPane("attach ws://127.0.0.1:\(viewerSide.port)/r/\(room)/cut", secret: secret)
-    var expected = ""
-    let exact = { (marker: String) in
-      pane.wait(seconds: 60) {
-        expected = (try? self.history("cut")) ?? ""
-        return expected.contains(marker) && pane.screen() == expected
-      }
-    }
     pane.send("echo ready-$((6*7))", "Enter")
-    XCTAssertTrue(exact("ready-42\n"), "pane:\n\(pane.screen())\nhistory:\n\(expected)")
+    assertShowsExactly(pane, "cut", containing: "ready-42\n")
 
     // The viewer's side, 20,000 bytes into heavy output: inside a sealed frame.
     viewerSide.armCut(afterDownstreamBytes: 20_000)
     pane.send("seq 1 150000; echo viewer-cut-$((6*7))", "Enter")
     XCTAssertTrue(eventually(seconds: 30) { viewerSide.cuts >= 1 }, "the viewer's connection was not cut")
-    XCTAssertTrue(exact("viewer-cut-42\n"), "pane:\n\(pane.screen())\nhistory:\n\(expected)")
+    assertShowsExactly(pane, "cut", containing: "viewer-cut-42\n")
     XCTAssertGreaterThanOrEqual(viewerSide.accepted, 2, "the viewer came back through the relay")
 
     // The host's side, while the program prints.
@@ -165,7 +171,7 @@ extension LiveSessionTests {
         ((try? String(contentsOf: serve.log, encoding: .utf8)) ?? "")
           .components(separatedBy: "room \(room) connected").count >= 3
       }, "the host did not come back to its room")
-    XCTAssertTrue(exact("host-cut-42\n"), "pane:\n\(pane.screen())\nhistory:\n\(expected)")
+    assertShowsExactly(pane, "cut", containing: "host-cut-42\n")
     XCTAssertFalse(pane.screen().contains("reel-exit="), pane.screen())
   }
 }
