@@ -227,15 +227,8 @@ public final class PostgresRelayDirectory: RelayDirectory, @unchecked Sendable {
 
   static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
-  static func bytes(_ hex: String) -> [UInt8] {
-    var bytes: [UInt8] = []
-    var index = hex.startIndex
-    while index < hex.endIndex, let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex) {
-      bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
-      index = next
-    }
-    return bytes
-  }
+  /// A stored verifier's bytes (none for a malformed one, which then matches nothing).
+  static func bytes(_ hex: String) -> [UInt8] { RelayServer.verifier(hex) ?? [] }
 
   static func describe(_ error: any Error) -> String {
     if let error = error as? LiveError { return error.message }

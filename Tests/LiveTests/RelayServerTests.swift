@@ -173,8 +173,8 @@ final class RelayServerTests: XCTestCase {
     var tampered = seal.seal(try Frame(.reply, json: ["ok": true]).encoded)
     tampered[tampered.count / 2] ^= 0x04
     host.send([2] + channel + tampered)
-    let outcome = LockedOutcome()
-    ended.whenSuccess { outcome.set($0) }
+    let outcome = LockedBox<RemoteConnection.Outcome?>(nil)
+    ended.whenSuccess { outcome.value = $0 }
     XCTAssertTrue(eventually { outcome.value != nil }, "the viewer kept a connection that was tampered with")
     guard case .closed(let code, let reason) = outcome.value else {
       return XCTFail("the viewer did not close the connection itself: \(String(describing: outcome.value))")
@@ -208,14 +208,6 @@ private func eventually(seconds: Double = 20, _ condition: () -> Bool) -> Bool {
     usleep(20_000)
   }
   return condition()
-}
-
-/// How a connection ended, set from its event loop.
-private final class LockedOutcome: @unchecked Sendable {
-  private let lock = NSLock()
-  private var stored: RemoteConnection.Outcome? = nil
-  func set(_ value: RemoteConnection.Outcome) { lock.withLock { stored = value } }
-  var value: RemoteConnection.Outcome? { lock.withLock { stored } }
 }
 
 /// A raw peer of the relay: binary messages in and out, the close code kept.

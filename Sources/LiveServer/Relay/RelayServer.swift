@@ -166,7 +166,7 @@ public final class RelayServer: @unchecked Sendable {
         }
       } catch {
         stop()
-        throw LiveError("\((error as? LiveError)?.message ?? "\(error)")")
+        throw (error as? LiveError) ?? LiveError("\(error)")
       }
       log("node \(address) joined")
     }
@@ -204,8 +204,9 @@ public final class RelayServer: @unchecked Sendable {
     return (String(parts[2]), parts[3] == "host")
   }
 
-  /// A verifier header's 64 hex digits as bytes.
-  static func verifier(_ text: String?) -> [UInt8]? {
+  /// A verifier's 64 hex digits as bytes (a header's, or the relay nodes' store's); nil for
+  /// anything else.
+  public static func verifier(_ text: String?) -> [UInt8]? {
     guard let text, text.count == 64 else { return nil }
     var bytes: [UInt8] = []
     var index = text.startIndex
