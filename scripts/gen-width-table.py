@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Generates Sources/TerminalEmulator/Unicode/WidthTable.swift from the `wcwidth` package's
 Unicode tables (East Asian Wide/Fullwidth incl. emoji presentation = 2, combining marks,
-format characters and other zero-width code points = 0, everything else = 1).
+format characters and other zero-width code points = 0, everything else = 1). Spacing
+combining marks (category Mc, e.g. Devanagari's vowel sign I) take a column, as glibc's
+wcwidth, xterm, tmux, alacritty and libvterm give them: programs lay text out by wcwidth.
 
 Run: pip install wcwidth && python3 scripts/gen-width-table.py
 The table is a two-stage lookup: stage1[cp >> 8] picks a 256-entry block of 2-bit widths.
 """
-import os, sys
+import os, sys, unicodedata
 import wcwidth
 from wcwidth.table_wide import WIDE_EASTASIAN
 from wcwidth.table_zero import ZERO_WIDTH
@@ -16,6 +18,10 @@ width = bytearray([1]) * 0x110000
 for lo, hi in ZERO_WIDTH[version]:
     for cp in range(lo, hi + 1):
         width[cp] = 0
+# Spacing marks advance the cursor (categories from Python's own Unicode data).
+for cp in range(0x110000):
+    if width[cp] == 0 and unicodedata.category(chr(cp)) == "Mc":
+        width[cp] = 2 if unicodedata.east_asian_width(chr(cp)) in ("W", "F") else 1
 for lo, hi in WIDE_EASTASIAN[version]:
     for cp in range(lo, hi + 1):
         width[cp] = 2

@@ -82,7 +82,8 @@ package struct BenchRun {
           ("reconnect", .array(reconnect)),
           ("replay", .array(replay)),
           ("recording", .object(recording)),
-          ("throughput", .array(throughput)),
+          ("throughput", .array(throughput.rows)),
+          ("peers", throughput.peers),
           ("scrollbackBytesPerCell", .double((memory.structure * 100).rounded() / 100)),
           ("scrollbackResidentBytesPerCell", .double((memory.resident * 100).rounded() / 100)),
         ]).serialized())
@@ -93,112 +94,6 @@ package struct BenchRun {
             "scrollback memory (10,000 lines x 200 columns, full): %.2f bytes per cell held by the emulator, %.2f resident-set growth",
           memory.structure, memory.resident))
     }
-  }
-
-  /// Emulator throughput per workload and size, beside the read loop (and the peers).
-  func throughputSection(_ names: [String]) throws -> [JSONValue] {
-    var rows: [JSONValue] = []
-    let scratch = NSTemporaryDirectory() + "reel-bench-peers-\(getpid())"
-    var peerList: [PeerBench.Peer] = []
-    if options.peers {
-      try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-      BenchProgress.step("building the peer harnesses")
-      peerList = PeerBench.build(in: scratch)
-    }
-    defer { if options.peers { try? FileManager.default.removeItem(atPath: scratch) } }
-    if !json {
-      BenchProgress.line(
-        "emulator throughput, \(size) MiB per workload, \(Self.chunkSize / 1024) KiB chunks, best of \(repeats)"
-          + (peerList.isEmpty
-            ? ""
-            : "; reel/peer: the median of \(repeats) interleaved rounds' ratios (each peer's best of two feeds)")
-      )
-      BenchProgress.line(
-        "workload        terminal  MiB/s   read-loop MiB/s   peak RSS MiB"
-          + peerList.map { "   \($0.name) MiB/s  reel/\($0.name)  RSS MiB" }.joined())
-    }
-    for name in names {
-      let data = Workloads.make(name, size: size << 20)
-      let dataFile = scratch + "/\(name).bin"
-      if !peerList.isEmpty { try Data(data).write(to: URL(fileURLWithPath: dataFile)) }
-      for (cols, lines) in Self.sizes {
-        BenchProgress.step("emulator throughput: \(name) at \(cols)x\(lines)")
-        let ceiling = readLoop(data)
-        Measure.resetPeak()
-        let before = Measure.peakRSS()
-        // Rounds interleave reel and the peers, so that a slow spell of the machine (they last
-        // seconds here) falls on both sides of a round's ratio, and the median drops the worst.
-        var reelSeconds: [Double] = []
-        var peerRounds = Array(repeating: [PeerBench.Figures](), count: peerList.count)
-        var peerFailed = Array(repeating: false, count: peerList.count)
-        for _ in 0..<repeats {
-          reelSeconds.append(
-            Measure.best(repeats: 1) {
-              var t = Terminal(cols: cols, rows: lines)
-              feed(&t, data)
-              blackHole(t.cursor.row)
-            })
-          for (i, peer) in peerList.enumerated() where !peerFailed[i] {
-            BenchProgress.step("\(peer.name): \(name) at \(cols)x\(lines)")
-            // Best of two feeds: the first in a fresh process pays its page faults.
-            if let figures = PeerBench.measure(
-              peer, file: dataFile, cols: cols, rows: lines, repeats: 2, chunk: Self.chunkSize)
-            {
-              peerRounds[i].append(figures)
-            } else {
-              peerFailed[i] = true
-            }
-          }
-          BenchProgress.step("emulator throughput: \(name) at \(cols)x\(lines)")
-        }
-        let seconds = reelSeconds.min() ?? .infinity
-        let peak = max(Measure.peakRSS(), before)
-        let mibs = Measure.mib(data.count) / seconds
-        let peerFigures: [(String, PeerBench.Result?)] = peerList.indices.map { i in
-          (
-            peerList[i].name,
-            peerFailed[i] ? nil : PeerBench.Result(rounds: peerRounds[i], reelSeconds: reelSeconds)
-          )
-        }
-        if json {
-          rows.append(
-            .object(
-              [
-                ("workload", .string(name)), ("cols", .int(cols)), ("rows", .int(lines)),
-                ("mibPerSecond", .double((mibs * 10).rounded() / 10)),
-                ("readLoopMibPerSecond", .double((ceiling * 10).rounded() / 10)),
-                ("peakRSSMiB", .double((Measure.mib(peak) * 10).rounded() / 10)),
-              ]
-                + peerFigures.map { figure in
-                  (
-                    figure.0,
-                    figure.1.map { f in
-                      let m = Measure.mib(data.count) / f.seconds
-                      return JSONValue.object([
-                        ("mibPerSecond", .double((m * 10).rounded() / 10)),
-                        ("reelOverPeer", .double((f.reelOverPeer * 100).rounded() / 100)),
-                        ("peakRSSMiB", .double((Measure.mib(f.peakRSS) * 10).rounded() / 10)),
-                      ])
-                    } ?? .null
-                  )
-                }))
-        } else {
-          BenchProgress.line(
-            name.padding(toLength: 15, withPad: " ", startingAt: 0) + " "
-              + "\(cols)x\(lines)".padding(toLength: 8, withPad: " ", startingAt: 0)
-              + String(format: "%8.1f %17.1f %14.1f", mibs, ceiling, Measure.mib(peak))
-              + peerFigures.map { figure in
-                figure.1.map { f in
-                  let m = Measure.mib(data.count) / f.seconds
-                  return String(
-                    format: " %*.1f %*.2f× %8.1f", figure.0.count + 7, m, figure.0.count + 5, f.reelOverPeer,
-                    Measure.mib(f.peakRSS))
-                } ?? "   (failed)"
-              }.joined())
-        }
-      }
-    }
-    return rows
   }
 
   /// `reel record` beside `script` and `asciinema rec` on the same output.

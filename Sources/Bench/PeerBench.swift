@@ -7,107 +7,30 @@ import Foundation
   import Darwin
 #endif
 
-/// Other emulators measured in the same run on the same bytes (`reel bench --peers`): small C
-/// harnesses built against Debian's libvterm and libtsm (their -dev packages) when installed.
-/// Each harness reads the workload file, feeds a fresh emulator of the given size in chunks
-/// of the given size, and prints its best time over the repeats. The bench runs it once per
-/// round between reel's own feeds and takes the median of the rounds' ratios: absolute MiB/s
-/// drift between runs on these machines, and slow spells come and go within one.
+/// Other emulators measured in the same run on the same bytes (`reel bench --peers`), each
+/// through a harness (`PeerHarnesses`) built at bench time when this machine has the
+/// emulator: libvterm and libtsm (Debian's -dev packages), alacritty_terminal (Debian's
+/// `librust-alacritty-terminal-dev`, built by cargo offline) and SwiftTerm (the emulator the
+/// seeds' app uses; a checkout named by `REEL_BENCH_SWIFTTERM`, built by swift build). The
+/// bench runs each once per round between reel's own feeds and takes the median of the
+/// rounds' ratios: absolute MiB/s drift between runs on these machines, and slow spells come
+/// and go within one. Each peer's final screen is compared with reel's, so a peer that is
+/// fast because it drops what it cannot draw (combining marks, say) is shown as such.
 enum PeerBench {
   struct Peer {
     var name: String
     var executable: String
   }
 
-  /// The harness sources: reel's own code, compiled at bench time.
-  static let sources: [(name: String, module: String, source: String)] = [
-    (
-      "libvterm", "vterm",
-      """
-      #include <vterm.h>
-      \(harnessMain(
-        setup: """
-          VTerm *vt = vterm_new(rows, cols);
-          vterm_set_utf8(vt, 1);
-          VTermScreen *screen = vterm_obtain_screen(vt);
-          vterm_screen_enable_altscreen(screen, 1);
-          vterm_screen_reset(screen, 1);
-          """,
-        feed: "vterm_input_write(vt, (const char *)data + off, n);",
-        teardown: "vterm_free(vt);"))
-      """
-    ),
-    (
-      "libtsm", "libtsm",
-      """
-      #include <libtsm.h>
-      static void reply(struct tsm_vte *vte, const char *u8, size_t len, void *data) {}
-      \(harnessMain(
-        setup: """
-          struct tsm_screen *screen;
-          struct tsm_vte *vte;
-          if (tsm_screen_new(&screen, NULL, NULL) < 0) return 2;
-          tsm_screen_resize(screen, cols, rows);
-          tsm_screen_set_max_sb(screen, 10000);
-          if (tsm_vte_new(&vte, screen, reply, NULL, NULL, NULL) < 0) return 2;
-          """,
-        feed: "tsm_vte_input(vte, (const char *)data + off, n);",
-        teardown: "tsm_vte_unref(vte); tsm_screen_unref(screen);"))
-      """
-    ),
-  ]
+  /// Environment variable naming a SwiftTerm checkout to build the SwiftTerm harness against.
+  static let swiftTermVariable = "REEL_BENCH_SWIFTTERM"
 
-  /// `main` of a harness: FILE COLS ROWS REPEATS CHUNK → the best seconds and the peak
-  /// resident set (KiB, the input included, as reel's figure includes it) on stdout.
-  static func harnessMain(setup: String, feed: String, teardown: String) -> String {
-    """
-    #include <stdio.h>
-    #include <stdlib.h>
-    #include <sys/resource.h>
-    #include <time.h>
-    int main(int argc, char **argv) {
-      if (argc != 6) return 2;
-      FILE *f = fopen(argv[1], "rb");
-      if (!f) return 2;
-      fseek(f, 0, SEEK_END);
-      long size = ftell(f);
-      fseek(f, 0, SEEK_SET);
-      unsigned char *data = malloc(size > 0 ? size : 1);
-      if (fread(data, 1, size, f) != (size_t)size) return 2;
-      fclose(f);
-      int cols = atoi(argv[2]), rows = atoi(argv[3]), repeats = atoi(argv[4]);
-      long chunk = atol(argv[5]);
-      double best = 1e30;
-      for (int r = 0; r < repeats; r++) {
-        \(setup)
-        struct timespec a, b;
-        clock_gettime(CLOCK_MONOTONIC, &a);
-        for (long off = 0; off < size; off += chunk) {
-          long n = size - off < chunk ? size - off : chunk;
-          \(feed)
-        }
-        clock_gettime(CLOCK_MONOTONIC, &b);
-        double s = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
-        if (s < best) best = s;
-        \(teardown)
-      }
-      struct rusage usage;
-      getrusage(RUSAGE_SELF, &usage);
-      printf("%.9f %ld\\n", best, usage.ru_maxrss);
-      return 0;
-    }
-    """
-  }
-
-  /// Builds the harnesses whose libraries are installed (pkg-config knows them); says on
-  /// stderr which are missing.
+  /// Builds the harnesses whose emulators are here; says on stderr which are missing and why.
   static func build(in dir: String) -> [Peer] {
     var peers: [Peer] = []
-    for (name, module, source) in sources {
+    for (name, module, package, source) in PeerHarnesses.cSources {
       guard RecordingBench.wallTime(["pkg-config", "--exists", module]) != nil else {
-        Output.print(
-          "reel bench: \(name): not installed (apt-get install \(module == "vterm" ? "libvterm-dev" : "libtsm-dev"))\n",
-          to: 2)
+        Output.print("reel bench: \(name): not installed (apt-get install \(package))\n", to: 2)
         continue
       }
       let c = dir + "/\(name)-feed.c"
@@ -120,7 +43,61 @@ enum PeerBench {
       }
       peers.append(Peer(name: name, executable: exe))
     }
+    if let alacritty = buildAlacritty(in: dir + "/alacritty") { peers.append(alacritty) }
+    if let swiftTerm = buildSwiftTerm(in: dir + "/swiftterm") { peers.append(swiftTerm) }
     return peers
+  }
+
+  /// alacritty_terminal 0.17 from Debian's crate registry, when it is installed.
+  static func buildAlacritty(in dir: String) -> Peer? {
+    let registry = "/usr/share/cargo/registry/alacritty_terminal-0.17.0"
+    guard access(registry, R_OK) == 0 else {
+      Output.print(
+        "reel bench: alacritty: not installed (apt-get install librust-alacritty-terminal-dev cargo)\n", to: 2
+      )
+      return nil
+    }
+    let files = [
+      ("Cargo.toml", PeerHarnesses.alacrittyManifest), (".cargo/config.toml", PeerHarnesses.cargoConfig),
+      ("src/main.rs", PeerHarnesses.alacrittySource),
+    ]
+    for (path, text) in files {
+      let full = dir + "/" + path
+      try? FileManager.default.createDirectory(
+        atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      try? text.write(toFile: full, atomically: true, encoding: .utf8)
+    }
+    BenchProgress.step("building the alacritty_terminal harness (cargo, offline)")
+    let exe = dir + "/target/release/alacritty-feed"
+    let command = "cd '\(dir)' && cargo build --release --quiet"
+    guard RecordingBench.wallTime(["/bin/sh", "-c", command]) != nil, access(exe, X_OK) == 0 else {
+      Output.print("reel bench: alacritty: the harness did not build: \(command)\n", to: 2)
+      return nil
+    }
+    return Peer(name: "alacritty", executable: exe)
+  }
+
+  /// SwiftTerm from the checkout `REEL_BENCH_SWIFTTERM` names, when it is set.
+  static func buildSwiftTerm(in dir: String) -> Peer? {
+    guard let checkout = ProcessInfo.processInfo.environment[swiftTermVariable], !checkout.isEmpty else {
+      Output.print(
+        "reel bench: swiftterm: not measured (set \(swiftTermVariable) to a SwiftTerm checkout)\n", to: 2)
+      return nil
+    }
+    let path = URL(fileURLWithPath: checkout).standardizedFileURL.path
+    try? FileManager.default.createDirectory(atPath: dir + "/Sources", withIntermediateDirectories: true)
+    try? PeerHarnesses.swiftTermManifest(path: path).write(
+      toFile: dir + "/Package.swift", atomically: true, encoding: .utf8)
+    try? PeerHarnesses.swiftTermSource.write(
+      toFile: dir + "/Sources/main.swift", atomically: true, encoding: .utf8)
+    BenchProgress.step("building the SwiftTerm harness (swift build, release)")
+    let command = "cd '\(dir)' && swift build -c release --product swiftterm-feed"
+    let exe = dir + "/.build/release/swiftterm-feed"
+    guard RecordingBench.wallTime(["/bin/sh", "-c", command]) != nil, access(exe, X_OK) == 0 else {
+      Output.print("reel bench: swiftterm: the harness did not build: \(command)\n", to: 2)
+      return nil
+    }
+    return Peer(name: "swiftterm", executable: exe)
   }
 
   /// What one peer measured: its best seconds and its peak resident set in bytes.
@@ -142,6 +119,21 @@ enum PeerBench {
       reelOverPeer = RecordingBench.median(zip(rounds, reelSeconds).map { $0.seconds / $1 })
       peakRSS = rounds.map(\.peakRSS).max()!
     }
+  }
+
+  /// The peer's screen after feeding `file` once at `cols`×`rows` (see `PeerHarnesses`), or
+  /// nil when it failed.
+  static func screen(_ peer: Peer, file: String, cols: Int, rows: Int, chunk: Int) -> [String]? {
+    let out = Workloads.run(peer.executable, [file, "\(cols)", "\(rows)", "0", "\(chunk)"])
+    var lines = String(decoding: out, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+      .map(String.init)
+    if lines.last == "" { lines.removeLast() }
+    return lines.count == rows ? lines : nil
+  }
+
+  /// Rows of `screen` that differ from reel's.
+  static func differingRows(_ screen: [String], reel: [String]) -> Int {
+    zip(screen, reel).filter { $0 != $1 }.count + abs(screen.count - reel.count)
   }
 
   /// The peer's figures for `file` at `cols`×`rows`, or nil when it failed.

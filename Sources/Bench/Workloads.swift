@@ -27,11 +27,12 @@ package enum Workloads {
     [
       "ascii", "ascii_b", "dense_cells", "dense_cells_b", "scrolling", "scrolling_b", "unicode", "unicode_b",
       "cursor_motion", "cursor_motion_b", "real",
-    ] + CapturedPrograms.names
+    ] + ThirdGenerators.names + CapturedPrograms.names
   /// The family a workload belongs to: every family has a second generator (`_b`) with other
-  /// distributions, so no figure can be won by tuning for one generator's habits.
+  /// distributions and a third (`_c`) with shapes taken from programs, so no figure can be won
+  /// by tuning for one generator's habits.
   static func family(_ name: String) -> String {
-    name.hasSuffix("_b") ? String(name.dropLast(2)) : name
+    name.hasSuffix("_b") || name.hasSuffix("_c") ? String(name.dropLast(2)) : name
   }
 
   static func make(_ name: String, size: Int) -> [UInt8] {
@@ -42,6 +43,8 @@ package enum Workloads {
     switch name {
     case let program where CapturedPrograms.names.contains(program):
       out = CapturedPrograms.make(program, size: size) ?? []
+    case let third where ThirdGenerators.names.contains(third):
+      out = ThirdGenerators.make(third, size: size)
     case "ascii":
       let words = [
         "let", "var", "func", "return", "if", "else", "for", "in", "while", "struct", "self",

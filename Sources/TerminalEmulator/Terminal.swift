@@ -90,7 +90,7 @@ public struct Terminal: Sendable {
     // What hostile input can grow besides the grids: the half-read string, hyperlinks,
     // titles, prompt marks and unread replies.
     bytes += parser.heldBytes
-    bytes += state.hyperlinks.reduce(0) { $0 + $1.id.utf8.count + $1.uri.utf8.count + 64 } * 2
+    bytes += state.hyperlinks.byteCount * 2
     bytes += state.title.utf8.count + state.iconName.utf8.count + state.workingDirectory.utf8.count
     bytes += state.promptMarks.capacity * MemoryLayout<PromptMark>.stride
     bytes += state.replies.capacity

@@ -15,6 +15,12 @@ struct PrintPathTests {
     // variation selector after a wide character.
     "a" + String(repeating: "\u{301}", count: 35), "👨" + String(repeating: "\u{200D}👩", count: 20),
     "👨\u{200D}中", "\u{200D}x", "🇯🇵🇫🇷", "中\u{FE0F}", "☺️",
+    // Complex scripts: marks gathered into one cluster on the row (Devanagari with virama and
+    // vowel signs, Thai above and below, Arabic and Hebrew points, conjoining Hangul jamo),
+    // marks then a ZWJ, a mark at the start of a run, marks on a wide character.
+    "क्षत्रिं", "ที่นั่น", "بِسْمِ", "שָׁלוֹם", "\u{1100}\u{1161}\u{11A8}\u{1112}\u{1175}",
+    "e\u{301}\u{302}\u{200D}👩", "\u{308}\u{301}o", "中\u{301}\u{302}x",
+    "o" + String(repeating: "\u{302}\u{330}", count: 20) + "k",
     // SGRs too long for the transition cache between runs (truecolour per cell), with and
     // without sub-parameters.
     "ab\u{1B}[1;38;2;10;20;30;48;2;40;50;60mc\u{1B}[22;38;2;1;2;3;48;2;200;100;250mde",

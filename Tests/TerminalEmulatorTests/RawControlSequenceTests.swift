@@ -19,7 +19,7 @@ struct RawControlSequenceTests {
       sequences.append(sequence.decoded())
     }
     mutating func escDispatch(intermediates: Intermediates, final: UInt8) {}
-    mutating func oscDispatch(_ payload: [UInt8]) {}
+    mutating func oscDispatch(_ payload: UnsafeBufferPointer<UInt8>) {}
     mutating func dcsDispatch(_ sequence: ControlSequence, payload: [UInt8]) {}
   }
 

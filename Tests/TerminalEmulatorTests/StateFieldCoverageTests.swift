@@ -63,7 +63,6 @@ import Testing
     "styles": "interned table: compared through the cells and pens that use it",
     "clusters": "interned table: compared through the cells that use it",
     "hyperlinks": "interned table: compared through the styles that use it",
-    "hyperlinkIDs": "index of the hyperlink table",
     "compactionThresholds": "derived from the table sizes",
     "replies": "output queued for the host, drained by takeReplies",
     "bellCount": "a count of events, not state a screen shows (the snapshot keeps it)",

@@ -47,6 +47,10 @@ struct ClusterTable: Sendable, Equatable {
 
   mutating func intern(_ scalars: [UInt32]) -> UInt32 { table.intern(scalars) }
 
+  /// The id of the cluster made of `scalars` (at most `TerminalState.maxClusterScalars`).
+  @inline(__always)
+  mutating func intern(_ scalars: UnsafeBufferPointer<UInt32>) -> UInt32 { table.intern(scalars) }
+
   /// Keeps only the ids whose `keep` entry is true; returns old id → new id.
   mutating func compact(keeping keep: [Bool]) -> [UInt32] {
     recent = Array(repeating: (0, 0, 0), count: 256)

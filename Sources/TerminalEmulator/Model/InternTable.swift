@@ -60,7 +60,7 @@ struct InternTable: Sendable, Equatable {
     let entry = window[slot]
     if entry != 0 && entry & 0xFFFF_FFFF_0000_0000 == tag {
       let known = UInt32(truncatingIfNeeded: entry) &- 1
-      if withElement(known, { $0.elementsEqual(element) }) { return known }
+      if withElement(known, { InternTable.equal($0, element) }) { return known }
     }
     let id = UInt32(spans.count)
     spans.append(UInt64(scalars.count) << 8 | UInt64(element.count))
@@ -69,17 +69,33 @@ struct InternTable: Sendable, Equatable {
     return id
   }
 
+  @inline(__always)
+  static func equal(_ a: UnsafeBufferPointer<UInt32>, _ b: UnsafeBufferPointer<UInt32>) -> Bool {
+    guard a.count == b.count else { return false }
+    for i in 0..<a.count where a[i] != b[i] { return false }
+    return true
+  }
+
   mutating func intern(_ element: [UInt32]) -> UInt32 {
     element.withUnsafeBufferPointer { intern($0) }
   }
 
-  /// Rebuilds the table with only the ids whose `keep` entry is true, renumbered in order;
-  /// returns old id → new id (entries of dropped ids are 0).
+  /// Rebuilds the table with only the ids whose `keep` entry is true, renumbered in order, by
+  /// copying their scalars: no hashing (ids are names, survivors need no deduplication, and
+  /// hashing them again cost as much as interning them had); the window starts empty.
+  /// Returns old id → new id (entries of dropped ids are 0).
   mutating func compact(keeping keep: [Bool]) -> [UInt32] {
     var rebuilt = InternTable()
     var remap = [UInt32](repeating: 0, count: spans.count)
-    for old in spans.indices where keep[old] {
-      remap[old] = withElement(UInt32(old)) { rebuilt.intern($0) }
+    scalars.withUnsafeBufferPointer { pool in
+      for old in spans.indices where keep[old] {
+        let span = spans[old]
+        let offset = Int(span >> 8)
+        let length = Int(span & 0xFF)
+        remap[old] = UInt32(rebuilt.spans.count)
+        rebuilt.spans.append(UInt64(rebuilt.scalars.count) << 8 | UInt64(length))
+        rebuilt.scalars.append(contentsOf: UnsafeBufferPointer(rebasing: pool[offset..<offset + length]))
+      }
     }
     self = rebuilt
     return remap

@@ -25,7 +25,9 @@ protocol VTHandler {
   /// `ESC intermediates final`.
   mutating func escDispatch(intermediates: Intermediates, final: UInt8)
   /// `ESC ] payload (BEL | ESC \)`: an operating system command, payload bounded in length.
-  mutating func oscDispatch(_ payload: [UInt8])
+  /// The bytes are the parser's (or the input's) and valid only during the call: no copy is
+  /// made for the handler, since links (OSC 8) come twice per word in some programs' output.
+  mutating func oscDispatch(_ payload: UnsafeBufferPointer<UInt8>)
   /// `ESC P params intermediates final payload ESC \`: a device control string.
   mutating func dcsDispatch(_ sequence: ControlSequence, payload: [UInt8])
 }

@@ -287,7 +287,7 @@ struct VTParser: Sendable, Equatable {
     guard j < limit else { return nil }
     let terminator = base[j]
     guard terminator == 0x07 || terminator == 0x1B else { return nil }
-    handler.oscDispatch(Array(UnsafeBufferPointer(start: base + start, count: j &- start)))
+    handler.oscDispatch(UnsafeBufferPointer(start: base + start, count: j &- start))
     return terminator == 0x07 ? j &+ 1 : j
   }
 
@@ -608,9 +608,8 @@ struct VTParser: Sendable, Equatable {
   private mutating func endString<H: VTHandler>(_ handler: inout H) {
     switch state {
     case .oscString:
-      let payload = string
+      if !stringOverflow { string.withUnsafeBufferPointer { handler.oscDispatch($0) } }
       string = []
-      if !stringOverflow { handler.oscDispatch(payload) }
     case .dcsPassthrough:
       let payload = string
       string = []

@@ -84,7 +84,7 @@ struct SnapshotEncoder {
   mutating func link(_ id: UInt32) -> UInt32 {
     let i = Int(id)
     guard i > 0 && i <= state.hyperlinks.count else { return 0 }
-    return UInt32(links.number(i) ?? links.add(i, state.hyperlinks[i - 1]))
+    return UInt32(links.number(i) ?? links.add(i, state.hyperlinks[id]))
   }
 
   mutating func canonical(_ style: Style) -> Style {
@@ -250,7 +250,7 @@ struct SnapshotDecoder {
     st.cursor.row = try reader.count(max: rows - 1, "cursor row")
     st.cursor.col = try reader.count(max: cols - 1, "cursor column")
     st.cursor.pendingWrap = try reader.bool()
-    let pen = try decodeStyle()
+    var pen = try decodeStyle()
     var saved: [SavedCursor?] = []
     for _ in 0..<2 {
       if try reader.bool() {
@@ -304,17 +304,24 @@ struct SnapshotDecoder {
     st.bellCount = try reader.int("bell count", max: Self.maxLineID)
     // Tables.
     let linkCount = try reader.count(max: 1 << 24, "hyperlinks")
+    // Snapshot number → id in the table (equal links given twice share an id).
+    var linkIDs: [UInt32] = [0]
     for _ in 0..<linkCount {
       let link = Hyperlink(id: try reader.string(), uri: try reader.string())
-      st.hyperlinks.append(link)
-      st.hyperlinkIDs[link] = UInt32(st.hyperlinks.count)
+      linkIDs.append(st.hyperlinks.intern(link))
+    }
+    for keyPath in [\TerminalState.savedCursor, \TerminalState.inactiveSavedCursor] {
+      guard let link = st[keyPath: keyPath]?.pen.hyperlink else { continue }
+      guard Int(link) <= linkCount else { throw BinaryFormatError("saved pen names a missing hyperlink") }
+      st[keyPath: keyPath]?.pen.hyperlink = linkIDs[Int(link)]
     }
     let styleCount = try reader.count(max: 1 << 24, "styles")
     var styleIDs: [UInt32] = []
     styleIDs.reserveCapacity(styleCount)
     for _ in 0..<styleCount {
-      let s = try decodeStyle()
+      var s = try decodeStyle()
       guard Int(s.hyperlink) <= linkCount else { throw BinaryFormatError("style names a missing hyperlink") }
+      s.hyperlink = linkIDs[Int(s.hyperlink)]
       styleIDs.append(st.styles.intern(s))
     }
     let clusterCount = try reader.count(max: 1 << 24, "clusters")
@@ -326,6 +333,7 @@ struct SnapshotDecoder {
       clusterIDs.append(st.clusters.intern(scalars))
     }
     guard Int(pen.hyperlink) <= linkCount else { throw BinaryFormatError("pen names a missing hyperlink") }
+    pen.hyperlink = linkIDs[Int(pen.hyperlink)]
     st.setPen(pen)
     // Grids.
     var grids: [Grid] = []

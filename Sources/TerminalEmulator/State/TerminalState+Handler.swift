@@ -53,7 +53,7 @@ extension TerminalState: VTHandler {
     escapeDispatch(intermediates, final)
   }
 
-  mutating func oscDispatch(_ payload: [UInt8]) {
+  mutating func oscDispatch(_ payload: UnsafeBufferPointer<UInt8>) {
     lastPrinted = 0
     operatingSystemCommand(payload)
   }

@@ -1,13 +1,13 @@
 extension TerminalState {
   /// Operating system commands: titles, working directory, hyperlinks, prompt marks.
-  mutating func operatingSystemCommand(_ payload: [UInt8]) {
+  mutating func operatingSystemCommand(_ payload: UnsafeBufferPointer<UInt8>) {
     let semicolon = payload.firstIndex(of: UInt8(ascii: ";")) ?? payload.count
     var command = 0
     for b in payload[..<semicolon] {
       guard b >= 0x30 && b <= 0x39 else { return }
       command = min(command * 10 + Int(b - 0x30), 100_000)
     }
-    let text = semicolon < payload.count ? payload[(semicolon + 1)...] : []
+    let text = payload[(semicolon < payload.count ? semicolon + 1 : semicolon)...]
     switch command {
     case 0:
       title = String(decoding: text, as: UTF8.self)
@@ -34,11 +34,11 @@ extension TerminalState {
 
   /// OSC 52 (`Pc ; Pd`): a clipboard write (Pd base64) or query (Pd `?`), reported only to an
   /// app that opted in; the terminal itself keeps no clipboard.
-  private mutating func clipboardRequest(_ text: ArraySlice<UInt8>) {
+  private mutating func clipboardRequest(_ text: Slice<UnsafeBufferPointer<UInt8>>) {
     let semicolon = text.firstIndex(of: UInt8(ascii: ";")) ?? text.endIndex
     var selection = String(decoding: text[..<semicolon], as: UTF8.self)
     if selection.isEmpty { selection = "s0" }
-    let data = semicolon < text.endIndex ? text[(semicolon + 1)...] : []
+    let data = ArraySlice(text[(semicolon < text.endIndex ? semicolon + 1 : semicolon)...])
     if data.count == 1 && data.first == UInt8(ascii: "?") {
       record(.clipboardQuery(selection: selection))
     } else if let decoded = Base64.decode(data) {
@@ -81,34 +81,36 @@ extension TerminalState {
       \.element)
   }
 
-  /// OSC 8 `params;uri`: start (non-empty uri) or end (empty uri) a hyperlink.
-  private mutating func setHyperlink(_ text: ArraySlice<UInt8>) {
+  /// OSC 8 `params;uri`: start (non-empty uri) or end (empty uri) a hyperlink. The params
+  /// are `key=value` pairs separated by `:`; only `id` matters (the last one given). Works on
+  /// the bytes as they are: no strings are made for a link.
+  private mutating func setHyperlink(_ text: Slice<UnsafeBufferPointer<UInt8>>) {
     guard let split = text.firstIndex(of: UInt8(ascii: ";")) else { return }
-    let params = String(decoding: text[..<split], as: UTF8.self)
-    let uri = String(decoding: text[(split + 1)...], as: UTF8.self)
     var pen = cursor.pen
-    if uri.isEmpty {
+    if split + 1 == text.endIndex {
       pen.hyperlink = 0
     } else {
-      var id = ""
-      for part in params.split(separator: ":") where part.hasPrefix("id=") {
-        id = String(part.dropFirst(3))
+      let all = text.base
+      var id = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+      var part = text.startIndex
+      while part < split {
+        var end = part
+        while end < split && all[end] != UInt8(ascii: ":") { end += 1 }
+        if end - part >= 3 && all[part] == UInt8(ascii: "i") && all[part + 1] == UInt8(ascii: "d")
+          && all[part + 2] == UInt8(ascii: "=")
+        {
+          id = UnsafeBufferPointer(rebasing: all[(part + 3)..<end])
+        }
+        part = end + 1
       }
-      let link = Hyperlink(id: id, uri: uri)
-      if let existing = hyperlinkIDs[link] {
-        pen.hyperlink = existing
-      } else {
-        hyperlinks.append(link)
-        let newID = UInt32(hyperlinks.count)
-        hyperlinkIDs[link] = newID
-        pen.hyperlink = newID
-      }
+      pen.hyperlink = hyperlinks.intern(
+        id: id, uri: UnsafeBufferPointer(rebasing: all[(split + 1)..<text.endIndex]))
     }
     setPen(pen)
   }
 
   /// The hyperlink a style refers to.
   func hyperlink(_ id: UInt32) -> Hyperlink? {
-    id == 0 || Int(id) > hyperlinks.count ? nil : hyperlinks[Int(id) - 1]
+    id == 0 || Int(id) > hyperlinks.count ? nil : hyperlinks[id]
   }
 }

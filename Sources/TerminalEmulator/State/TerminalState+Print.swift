@@ -330,7 +330,10 @@ extension TerminalState {
 
   /// Writes scalars from `start` while each has a width, fits on the cursor's row and splits
   /// no wide character: the row is found once and the storage checked for uniqueness once for
-  /// the whole stretch. Returns the index of the first scalar left for the general path.
+  /// the whole stretch. Combining marks after a character written in the stretch go into its
+  /// cluster all at once — one entry in the cluster table, not one per mark as attaching them
+  /// one by one makes (scripts such as Devanagari put two to four on most letters). Returns
+  /// the index of the first scalar left for the general path.
   @inline(__always)
   private mutating func writeUnbrokenScalars(_ run: UnsafeBufferPointer<UInt32>, from start: Int) -> Int {
     guard !cursor.pendingWrap, !joinNext else { return start }
@@ -340,13 +343,24 @@ extension TerminalState {
     let table = widths
     var col = cursor.col
     var k = start
+    // The column of the last character written in this stretch (-1: none yet), and it.
+    var last = -1
+    var lastScalar: UInt32 = 0
     screen.cells.withUnsafeMutableBufferPointer { cells in
       let row = cells.baseAddress! + base
       let halves = Cell.wideFlag | Cell.spacerFlag
       while k < run.count && col <= right {
         let c = run[k]
         let width = table.width(of: c)
-        guard width != 0, col &+ width &- 1 <= right, row[col].content & halves == 0,
+        if width == 0 {
+          guard last >= 0,
+            let end = TerminalState.attachMarks(
+              run, from: k, to: row + last, widths: table, clusters: &clusters)
+          else { break }
+          k = end
+          continue
+        }
+        guard col &+ width &- 1 <= right, row[col].content & halves == 0,
           width == 1 || row[col &+ 1].content & halves == 0
         else { break }
         if width == 2 {
@@ -355,12 +369,14 @@ extension TerminalState {
         } else {
           row[col] = Cell(scalar: c, style: pen)
         }
+        last = col
+        lastScalar = c
         col &+= width
         k &+= 1
       }
     }
     guard k > start else { return start }
-    lastPrinted = run[k &- 1]
+    if last >= 0 { lastPrinted = lastScalar }
     if col > right {
       cursor.col = right
       cursor.pendingWrap = modes.contains(.autowrap)
@@ -368,6 +384,34 @@ extension TerminalState {
       cursor.col = col
     }
     return k
+  }
+
+  /// Makes the cell at `cell` (a plain scalar written just now) a cluster of it and the
+  /// zero-width scalars from `start` on, interned once; marks past the cluster's length limit
+  /// are dropped, as attaching them one by one drops them. Returns the index after the marks,
+  /// or nil — changing nothing — at a ZWJ (which joins a following pictograph: left to
+  /// `attachToPreviousCell`) or when the cell is not a plain scalar.
+  @inline(__always)
+  private static func attachMarks(
+    _ run: UnsafeBufferPointer<UInt32>, from start: Int, to cell: UnsafeMutablePointer<Cell>,
+    widths: CharacterWidth.Table, clusters: inout ClusterTable
+  ) -> Int? {
+    let old = cell.pointee
+    guard !old.isCluster, !old.isBlank else { return nil }
+    var end = start
+    while end < run.count && widths.width(of: run[end]) == 0 {
+      if run[end] == 0x200D { return nil }
+      end &+= 1
+    }
+    let kept = min(end &- start, TerminalState.maxClusterScalars &- 1)
+    let id = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: TerminalState.maxClusterScalars) {
+      buffer in
+      buffer[0] = old.payload
+      for i in 0..<kept { buffer[i &+ 1] = run[start &+ i] }
+      return clusters.intern(UnsafeBufferPointer(rebasing: buffer[0..<(kept &+ 1)]))
+    }
+    cell.pointee = Cell(content: id | Cell.clusterFlag | (old.content & Cell.wideFlag), style: old.style)
+    return end
   }
 
   /// Autowrap: mark the line as continuing and move to the next one.

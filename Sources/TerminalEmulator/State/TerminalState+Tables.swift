@@ -62,23 +62,17 @@ extension TerminalState {
     var extraStyles: [Style] = [cursor.pen]
     for saved in [savedCursor, inactiveSavedCursor].compactMap({ $0 }) { extraStyles.append(saved.pen) }
     // Hyperlinks still referenced by a used style or a saved pen.
-    var usedLinks = Set<UInt32>()
+    // Link ids are dense too (1…count; 0 is no link): an array of flags, indexed by id.
+    var usedLink = [Bool](repeating: false, count: hyperlinks.count + 1)
     var keptCount = 0
     styles.withStyles { old in
       for id in old.indices where usedStyle[id] {
         keptCount += 1
-        if old[id].hyperlink != 0 { usedLinks.insert(old[id].hyperlink) }
+        usedLink[Int(old[id].hyperlink)] = true
       }
     }
-    for s in extraStyles where s.hyperlink != 0 { usedLinks.insert(s.hyperlink) }
-    var linkRemap: [UInt32: UInt32] = [0: 0]
-    var newLinks: [Hyperlink] = []
-    for old in usedLinks.sorted() {
-      newLinks.append(hyperlinks[Int(old) - 1])
-      linkRemap[old] = UInt32(newLinks.count)
-    }
-    hyperlinks = newLinks
-    hyperlinkIDs = Dictionary(uniqueKeysWithValues: newLinks.enumerated().map { ($1, UInt32($0 + 1)) })
+    for s in extraStyles { usedLink[Int(s.hyperlink)] = true }
+    let linkRemap = hyperlinks.compact(keeping: usedLink)
 
     let clusterRemap = clusters.compact(keeping: usedCluster)
     // The surviving styles, in order, with their renumbered hyperlinks, in a table of their
@@ -90,7 +84,7 @@ extension TerminalState {
       finalID.withUnsafeMutableBufferPointer { finalID in
         for id in old.indices where usedStyle[id] {
           var style = old[id]
-          if style.hyperlink != 0 { style.hyperlink = linkRemap[style.hyperlink] ?? 0 }
+          style.hyperlink = linkRemap[Int(style.hyperlink)]
           finalID[id] = rebuilt.append(style)
         }
       }
@@ -119,7 +113,7 @@ extension TerminalState {
     }
     func relink(_ pen: Style) -> Style {
       var p = pen
-      p.hyperlink = linkRemap[pen.hyperlink] ?? 0
+      p.hyperlink = linkRemap[Int(pen.hyperlink)]
       return p
     }
     setPen(relink(cursor.pen))

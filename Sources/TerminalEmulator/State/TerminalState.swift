@@ -34,10 +34,9 @@ struct TerminalState: Sendable {
   var workingDirectory = ""
   var styles = StyleTable()
   var clusters = ClusterTable()
-  var hyperlinks: [Hyperlink] = []
+  var hyperlinks = HyperlinkTable()
   /// Table sizes that trigger the next compaction (see `compactTablesIfNeeded`).
   var compactionThresholds = TableThresholds()
-  var hyperlinkIDs: [Hyperlink: UInt32] = [:]
   var promptMarks: [PromptMark] = []
   /// The last graphic character printed (for REP), as a cell content value.
   var lastPrinted: UInt32 = 0

@@ -171,8 +171,9 @@ final class BenchCommandTests: XCTestCase {
     }
   }
 
-  /// --peers: libvterm and libtsm fed the same bytes in the same run, each with a reel/peer
-  /// ratio — or a line saying which package is missing. The second generator of a family
+  /// --peers: libvterm, libtsm and alacritty_terminal fed the same bytes in the same run, each
+  /// with a reel/peer ratio and its final screen compared with reel's — or a line saying which
+  /// package is missing (SwiftTerm: which variable to set). The second generator of a family
   /// is measured like the first.
   func testPeersAreMeasuredOnTheSameBytes() throws {
     let r = try ReelCLI.run([
@@ -185,7 +186,8 @@ final class BenchCommandTests: XCTestCase {
     let rows = try XCTUnwrap(
       report["emulator"] as? [[String: Any]] ?? report["throughput"] as? [[String: Any]], "\(report.keys)")
     XCTAssertEqual(rows.count, 2)
-    for peer in ["libvterm", "libtsm"] {
+    var measured = 0
+    for peer in ["libvterm", "libtsm", "alacritty"] {
       if let figure = rows[0][peer] as? [String: Any] {
         XCTAssertGreaterThan(figure["mibPerSecond"] as? Double ?? 0, 0, peer)
         XCTAssertGreaterThan(figure["reelOverPeer"] as? Double ?? 0, 0, peer)
@@ -195,11 +197,23 @@ final class BenchCommandTests: XCTestCase {
         let ratio = try XCTUnwrap(figure["reelOverPeer"] as? Double)
         let expected = reel / (figure["mibPerSecond"] as? Double ?? 1)
         XCTAssertEqual(ratio, expected, accuracy: expected * 0.05 + 0.01, peer)
+        // The peer's final screen was read back and compared with reel's, row by row.
+        let differing = try XCTUnwrap(figure["screenRowsDifferingFromReel"] as? Int, peer)
+        XCTAssert((0...24).contains(differing), "\(peer): \(differing)")
+        measured += 1
       } else {
         XCTAssertTrue(
           r.stderr.contains("\(peer): not installed"), "\(peer): no figure and no word why\n\(r.stderr)")
       }
     }
+    // With a peer measured, the summary gives reel over the fastest peer for the family.
+    if measured > 0 {
+      let peers = try XCTUnwrap(report["peers"] as? [String: Any], "\(report.keys)")
+      let unicode = try XCTUnwrap(peers["unicode"] as? [String: Any], "\(peers)")
+      XCTAssertGreaterThan(unicode["anyPeer"] as? Double ?? 0, 0)
+    }
+    XCTAssertTrue(
+      r.stderr.contains("swiftterm: not measured") || r.stderr.contains("SwiftTerm harness"), r.stderr)
   }
 
   /// Workloads captured from real programs at bench time, and --save-workloads writing the

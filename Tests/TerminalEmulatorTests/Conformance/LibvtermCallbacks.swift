@@ -58,7 +58,7 @@ struct ParserRecorder: VTHandler {
     }
   }
 
-  mutating func oscDispatch(_ payload: [UInt8]) {
+  mutating func oscDispatch(_ payload: UnsafeBufferPointer<UInt8>) {
     flushText()
     if let semicolon = payload.firstIndex(of: UInt8(ascii: ";")) {
       let command = String(decoding: payload[..<semicolon], as: UTF8.self)

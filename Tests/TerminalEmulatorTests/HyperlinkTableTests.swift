@@ -1,0 +1,85 @@
+import Testing
+
+@testable import TerminalEmulator
+
+/// The hyperlink table keeps links as bytes: every id reads back the link it was made from,
+/// a link seen again while in the window keeps its id, and compaction keeps exactly the ids
+/// asked for. OSC 8's parameters are read from the bytes: `id=` (the last one) among others.
+struct HyperlinkTableTests {
+  @Test func idsReadBackTheirLinksAndCompactionKeepsTheAskedIds() {
+    var rng = SeededRandom.printingSeed()
+    var table = HyperlinkTable()
+    var made: [(UInt32, Hyperlink)] = []
+    for i in 0..<5_000 {
+      // Lengths around the eight-byte steps of the hash and the comparison, ids sometimes
+      // empty, URIs that differ only in their last byte.
+      let id =
+        Bool.random(using: &rng) ? "" : String(repeating: "k", count: Int.random(in: 1...17, using: &rng))
+      let uri =
+        "file://host/" + String(repeating: "p", count: Int.random(in: 0...20, using: &rng)) + "\(i % 997)"
+      let link = Hyperlink(id: id, uri: uri)
+      made.append((table.intern(link), link))
+    }
+    for (id, link) in made { #expect(table[id] == link) }
+    let newest = made[made.count - 1]
+    #expect(table.intern(newest.1) == newest.0, "the newest link is still in the window")
+    #expect(table.intern(Hyperlink(id: newest.1.id + "x", uri: newest.1.uri)) != newest.0)
+    // The same bytes split differently between id and URI are another link.
+    let a = table.intern(Hyperlink(id: "ab", uri: "c"))
+    let b = table.intern(Hyperlink(id: "a", uri: "bc"))
+    #expect(a != b && table[a] != table[b])
+
+    let keep = [false] + (0..<table.count).map { _ in Bool.random(using: &rng) }
+    let before = table
+    let remap = table.compact(keeping: keep)
+    #expect(table.count == keep.filter { $0 }.count)
+    for old in 1..<keep.count where keep[old] {
+      #expect(table[remap[old]] == before[UInt32(old)])
+    }
+    for old in 1..<keep.count where !keep[old] { #expect(remap[old] == 0) }
+  }
+
+  @Test(arguments: [
+    ("id=a1;http://x/", "a1", "http://x/"),
+    ("foo=1:id=b2:bar=2;http://y/", "b2", "http://y/"),
+    ("id=first:id=last;u", "last", "u"),
+    (";file:///etc/hosts", "", "file:///etc/hosts"),
+    ("idx=1:ID=2:i=3;u;with;semicolons", "", "u;with;semicolons"),
+    ("id=;u", "", "u"),
+  ])
+  func osc8ParametersAreReadFromTheBytes(params: String, id: String, uri: String) {
+    for terminator in ["\u{1B}\\", "\u{07}"] {
+      var t = Terminal(cols: 10, rows: 2)
+      t.feed("\u{1B}]8;\(params)\(terminator)ab\u{1B}]8;;\(terminator)c")
+      #expect(t.hyperlink(of: t.cell(row: 0, col: 0)) == Hyperlink(id: id, uri: uri))
+      #expect(t.hyperlink(of: t.cell(row: 0, col: 1)) == Hyperlink(id: id, uri: uri))
+      #expect(t.hyperlink(of: t.cell(row: 0, col: 2)) == nil)
+    }
+  }
+
+  /// Links made once each (`ls --hyperlink`), far more than the table's limit: every cell
+  /// still on the screen or in the scrollback names its own link after the compactions.
+  @Test func oneOffLinksSurviveCompactionsOnTheLinesThatUseThem() {
+    var t = Terminal(cols: 40, rows: 5, scrollback: 50)
+    let total = TerminalState.hyperlinkTableLimit * 3
+    var text = ""
+    for i in 0..<total {
+      text += "\u{1B}]8;;file://h/\(i)\u{1B}\\\u{1B}[3\(i % 8)mn\(i)\u{1B}[0m\u{1B}]8;;\u{1B}\\\r\n"
+      if text.utf8.count > 50_000 {
+        t.feed(text)
+        text = ""
+      }
+    }
+    t.feed(text)
+    #expect(t.state.hyperlinks.count < total / 2)
+    // The last 54 lines (scrollback and screen) are those of the last links; the bottom
+    // row is empty (the cursor's).
+    let grid = t.state.screen
+    #expect(grid.historyCount == 50)
+    for row in -50..<4 {
+      let i = total - 4 + row
+      let cell = grid.line(grid.historyCount + row).first!
+      #expect(t.hyperlink(of: cell)?.uri == "file://h/\(i)", "row \(row)")
+    }
+  }
+}
