@@ -19,6 +19,8 @@ package struct BenchOptions: Sendable {
   package var live = true
   package var remote = true
   package var attaches = 40
+  /// Sessions in the live section's memory figure (reel's host beside a tmux server).
+  package var memorySessions = 100
   /// Read-only WebSocket viewers in the remote section's many-viewers figure.
   package var viewers = 100
   /// The long outage of the remote section's catch-up figure, in seconds.
@@ -358,7 +360,9 @@ package struct BenchRun {
     let ratio = { (value: Double?) -> JSONValue in value.map { .double(($0 * 100).rounded() / 100) } ?? .null
     }
     let reelOverTmux: JSONValue = ratio(tp.reelOverTmux)
+    let memory = try liveMemoryFigure()
     return [
+      ("memory", memory),
       ("attach", .array(attachRows)),
       (
         "throughput",

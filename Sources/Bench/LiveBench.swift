@@ -143,11 +143,19 @@ enum LiveBench {
     _ name: String, command: String, cols: Int, rows: Int, exe: String, directory: SocketDirectory
   ) throws -> Terminal {
     try startSession(name, command: command, cols: cols, rows: rows, exe: exe, directory: directory)
+    return try waitForScreen(name, containing: "ready>", directory: directory)
+  }
+
+  /// Session `name`'s screen (its shadow, through `reel history`'s request) once it shows
+  /// `text`; gives up after 30 s.
+  static func waitForScreen(_ name: String, containing text: String, directory: SocketDirectory) throws
+    -> Terminal
+  {
     let deadline = Measure.now() + 30_000_000_000
     while Measure.now() < deadline {
       let reply = try LiveClient.ask(LiveRequest(.history, names: [name]), in: directory)
       let terminal = try Terminal(snapshot: try Zstd.decompress([UInt8](reply.snapshot ?? Data())))
-      if terminal.textDump(includeScrollback: false).contains("ready>") { return terminal }
+      if terminal.textDump(includeScrollback: false).contains(text) { return terminal }
       usleep(20_000)
     }
     throw CLIError("session \(name) did not draw its screen within 30 s")

@@ -44,7 +44,8 @@ enum PeerBench {
       peers.append(Peer(name: name, executable: exe))
     }
     if let alacritty = buildAlacritty(in: dir + "/alacritty") { peers.append(alacritty) }
-    if let swiftTerm = buildSwiftTerm(in: dir + "/swiftterm") { peers.append(swiftTerm) }
+    // The directory names the harness package: "swiftterm" would clash with SwiftTerm itself.
+    if let swiftTerm = buildSwiftTerm(in: dir + "/swiftterm-feed") { peers.append(swiftTerm) }
     return peers
   }
 

@@ -57,6 +57,11 @@ struct BenchCommand: ParsableCommand {
   @Option(help: "Attaches measured per size and history in the live section.")
   var attaches = 40
 
+  @Option(
+    name: .customLong("memory-sessions"),
+    help: "Sessions kept by reel's host and by tmux in the live section's memory figure.")
+  var memorySessions = 100
+
   @Option(help: "Read-only WebSocket viewers in the remote section's many-viewers figure.")
   var viewers = 100
 
@@ -122,6 +127,7 @@ struct BenchCommand: ParsableCommand {
     options.live = !skipLive
     options.remote = !skipRemote
     options.attaches = attaches
+    options.memorySessions = memorySessions
     options.viewers = viewers
     options.outageSeconds = outageSeconds
     options.remoteFigures = figures

@@ -11,7 +11,9 @@ final class BenchCommandTests: XCTestCase {
     let r = try ReelCLI.run(
       [
         "bench", "--size", "1", "--workloads", "ascii,dense_cells", "--repeats", "1", "--json",
-        "--skip-reconnect", "--attaches", "4", "--seek-size", "2", "--resizes", "300", "--viewers", "5",
+        "--skip-reconnect", "--attaches", "4", "--memory-sessions", "3", "--seek-size", "2", "--resizes",
+        "300",
+        "--viewers", "5",
         "--outage-seconds", "3", "--relay-rooms", "50",
       ], environment: environment)
     XCTAssertEqual(r.status, 0, r.stderr)
@@ -73,6 +75,19 @@ final class BenchCommandTests: XCTestCase {
     }
     let throughput = try XCTUnwrap(live["throughput"] as? [String: Any])
     XCTAssertGreaterThan(throughput["reelSeconds"] as? Double ?? 0, 0)
+    // Memory per session: reel's host (and tmux's server) read from /proc with the sessions.
+    let memory = try XCTUnwrap(live["memory"] as? [String: Any])
+    XCTAssertEqual(memory["sessions"] as? Int, 3)
+    let reelMemory = try XCTUnwrap(memory["reel"] as? [String: Any])
+    XCTAssertGreaterThan(
+      reelMemory["loadedRSSMiB"] as? Double ?? 0, reelMemory["idleRSSMiB"] as? Double ?? .infinity,
+      "\(memory)")
+    XCTAssertGreaterThan(reelMemory["perSessionKiB"] as? Double ?? 0, 0, "\(memory)")
+    XCTAssertGreaterThan(reelMemory["loadedDescriptors"] as? Int ?? 0, 0, "\(memory)")
+    if let tmuxMemory = memory["tmux"] as? [String: Any] {
+      XCTAssertGreaterThan(tmuxMemory["perSessionKiB"] as? Double ?? 0, 0, "\(memory)")
+      XCTAssertGreaterThan(memory["reelOverTmuxPerSession"] as? Double ?? 0, 0, "\(memory)")
+    }
     XCTAssertGreaterThan(throughput["directSeconds"] as? Double ?? 0, 0)
     // Remote: the same cat through reel attach ws:// beside a local attach to the same server.
     let remote = try XCTUnwrap(obj["remote"] as? [String: Any])
