@@ -66,16 +66,8 @@ enum LiveBench {
   static func run(attaches: Int, throughputMiB: Int) throws -> (
     attach: [AttachFigure], throughput: ThroughputFigure
   ) {
-    var template = Array((NSTemporaryDirectory() + "/reel-live-XXXXXX").utf8CString)
-    guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-      throw CLIError("cannot create a scratch directory for the bench")
-    }
-    let dir = String(cString: template)
+    let (dir, directory) = try scratchHostDirectory("reel-live")
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    // The host this process starts inherits these: a host and recordings of the bench's own.
-    setenv("REEL_SOCKET_DIR", dir + "/s", 1)
-    setenv("XDG_STATE_HOME", dir + "/state", 1)
-    let directory = SocketDirectory()
     let exe = try reelExecutable()
     let tmux = RecordingBench.which("tmux") ? TmuxServer(socket: "reel-bench-\(getpid())") : nil
     defer {
@@ -135,6 +127,19 @@ enum LiveBench {
       }
     }
     return (figures, try throughput(mib: throughputMiB, dir: dir, exe: exe, directory: directory, tmux: tmux))
+  }
+
+  /// A new scratch directory, made the home of the host this process starts (its socket and
+  /// recordings: a host of the bench's own); returns it and the host's socket directory.
+  static func scratchHostDirectory(_ prefix: String) throws -> (String, SocketDirectory) {
+    var template = Array((NSTemporaryDirectory() + "/\(prefix)-XXXXXX").utf8CString)
+    guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+      throw CLIError("cannot create a scratch directory for the bench")
+    }
+    let dir = String(cString: template)
+    setenv("REEL_SOCKET_DIR", dir + "/s", 1)
+    setenv("XDG_STATE_HOME", dir + "/state", 1)
+    return (dir, SocketDirectory())
   }
 
   /// Creates a session running `command`, detaches, and waits until its screen settled

@@ -63,16 +63,9 @@ enum LiveMemoryBench {
   static func command(lines: Int) -> String { "seq 1 \(lines); printf 'ready> '; exec cat" }
 
   static func run(sessions: Int, lines: Int) throws -> Figure {
-    var template = Array((NSTemporaryDirectory() + "/reel-memory-XXXXXX").utf8CString)
-    guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-      throw CLIError("cannot create a scratch directory for the bench")
-    }
-    let dir = String(cString: template)
-    defer { try? FileManager.default.removeItem(atPath: dir) }
     // A host of the bench's own, started by the first session.
-    setenv("REEL_SOCKET_DIR", dir + "/s", 1)
-    setenv("XDG_STATE_HOME", dir + "/state", 1)
-    let directory = SocketDirectory()
+    let (dir, directory) = try LiveBench.scratchHostDirectory("reel-memory")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
     let exe = try reelExecutable()
     var hostPID: Int32?
     defer { if let hostPID { kill(hostPID, SIGTERM) } }
