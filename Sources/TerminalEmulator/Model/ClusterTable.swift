@@ -3,7 +3,10 @@
 struct ClusterTable: Sendable, Equatable {
   private var table = InternTable()
 
+  /// Ids handed out, freed ones included: every id is below it.
   var count: Int { table.count }
+  /// Ids in use or not yet found unused (see `InternTable.heldCount`).
+  var heldCount: Int { table.heldCount }
   /// Scalars held in all, for memory accounting.
   var scalarCount: Int { table.scalarCount }
 
@@ -50,6 +53,12 @@ struct ClusterTable: Sendable, Equatable {
   /// The id of the cluster made of `scalars` (at most `TerminalState.maxClusterScalars`).
   @inline(__always)
   mutating func intern(_ scalars: UnsafeBufferPointer<UInt32>) -> UInt32 { table.intern(scalars) }
+
+  /// Frees the ids whose `keep` entry is false; kept ids are unchanged.
+  mutating func collect(keeping keep: [Bool]) {
+    recent = Array(repeating: (0, 0, 0), count: 256)
+    table.collect(keeping: keep)
+  }
 
   /// Keeps only the ids whose `keep` entry is true; returns old id → new id.
   mutating func compact(keeping keep: [Bool]) -> [UInt32] {

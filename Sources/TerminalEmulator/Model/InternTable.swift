@@ -8,13 +8,18 @@
 /// clusters over and over (they stay in the window), while random combining marks make a new
 /// cluster almost every time, and an index of hundreds of thousands of them costs two cache
 /// misses per cluster. An array that recurs after its slot was taken gets a second id: ids
-/// are names, not identities; compare `self[id]`. `compact(keeping:)` drops what no cell
-/// refers to, so hostile input cannot grow the table without bound.
+/// are names, not identities; compare `self[id]`. What no cell refers to any more is found by
+/// a pass over the cells and either collected (`collect(keeping:)`: the ids are freed for new
+/// arrays and the pool repacked, every other id unchanged, so no cell is rewritten) or
+/// compacted away (`compact(keeping:)`: ids renumbered), so hostile input cannot grow the
+/// table without bound.
 struct InternTable: Sendable, Equatable {
   /// Every array's scalars, one after another.
   private var scalars: [UInt32] = []
-  /// Per id: offset in `scalars` << 8 | length.
+  /// Per id: offset in `scalars` << 8 | length (0 for a freed id).
   private var spans: [UInt64] = []
+  /// Ids freed by `collect(keeping:)`, handed out again before new ones.
+  private var freeIDs: [UInt32] = []
   /// Slot → the array last interned with that hash: id + 1 (0 = empty) in the low half, the
   /// hash's top half above.
   private var window: [UInt64] = Array(repeating: 0, count: InternTable.windowSize)
@@ -24,7 +29,11 @@ struct InternTable: Sendable, Equatable {
 
   init() {}
 
+  /// Ids handed out, freed ones included: every id is below it.
   var count: Int { spans.count }
+
+  /// Ids in use or not yet found unused: what `collect(keeping:)` can bring down.
+  var heldCount: Int { spans.count - freeIDs.count }
 
   /// Scalars held in all, for memory accounting.
   var scalarCount: Int { scalars.count }
@@ -62,8 +71,15 @@ struct InternTable: Sendable, Equatable {
       let known = UInt32(truncatingIfNeeded: entry) &- 1
       if withElement(known, { InternTable.equal($0, element) }) { return known }
     }
-    let id = UInt32(spans.count)
-    spans.append(UInt64(scalars.count) << 8 | UInt64(element.count))
+    let span = UInt64(scalars.count) << 8 | UInt64(element.count)
+    let id: UInt32
+    if let reused = freeIDs.popLast() {
+      id = reused
+      spans[Int(id)] = span
+    } else {
+      id = UInt32(spans.count)
+      spans.append(span)
+    }
     scalars.append(contentsOf: element)
     window[slot] = tag | UInt64(id &+ 1)
     return id
@@ -78,6 +94,34 @@ struct InternTable: Sendable, Equatable {
 
   mutating func intern(_ element: [UInt32]) -> UInt32 {
     element.withUnsafeBufferPointer { intern($0) }
+  }
+
+  /// Frees the ids whose `keep` entry is false for new arrays and repacks the pool with the
+  /// kept ones' scalars; every kept id stays what it was, so the cells that hold them need no
+  /// rewriting (the pass over the cells that found them only reads). The window starts empty.
+  mutating func collect(keeping keep: [Bool]) {
+    freeIDs.removeAll(keepingCapacity: true)
+    var pool: [UInt32] = []
+    pool.reserveCapacity(scalars.count)
+    scalars.withUnsafeBufferPointer { old in
+      spans.withUnsafeMutableBufferPointer { spans in
+        for id in spans.indices {
+          guard keep[id] else {
+            spans[id] = 0
+            freeIDs.append(UInt32(id))
+            continue
+          }
+          let offset = Int(spans[id] >> 8)
+          let length = Int(spans[id] & 0xFF)
+          spans[id] = UInt64(pool.count) << 8 | UInt64(length)
+          pool.append(contentsOf: UnsafeBufferPointer(rebasing: old[offset..<offset + length]))
+        }
+      }
+    }
+    // Low ids first (popped from the end).
+    freeIDs.reverse()
+    scalars = pool
+    window = Array(repeating: 0, count: InternTable.windowSize)
   }
 
   /// Rebuilds the table with only the ids whose `keep` entry is true, renumbered in order, by
@@ -101,6 +145,7 @@ struct InternTable: Sendable, Equatable {
     return remap
   }
 
+  /// Equal when every id reads back the same array (freed ids read back empty).
   static func == (a: InternTable, b: InternTable) -> Bool {
     a.count == b.count && a.spans.indices.allSatisfy { a[UInt32($0)] == b[UInt32($0)] }
   }

@@ -321,6 +321,10 @@ extension TerminalState {
     while k < run.count {
       k = writeUnbrokenScalars(run, from: k)
       guard k < run.count else { return }
+      if let end = attachMarks(run, from: k) {
+        k = end
+        continue
+      }
       let c = run[k]
       k &+= 1
       guard let width = cellWidthOrJoin(c) else { continue }
@@ -330,10 +334,7 @@ extension TerminalState {
 
   /// Writes scalars from `start` while each has a width, fits on the cursor's row and splits
   /// no wide character: the row is found once and the storage checked for uniqueness once for
-  /// the whole stretch. Combining marks after a character written in the stretch go into its
-  /// cluster all at once — one entry in the cluster table, not one per mark as attaching them
-  /// one by one makes (scripts such as Devanagari put two to four on most letters). Returns
-  /// the index of the first scalar left for the general path.
+  /// the whole stretch. Returns the index of the first scalar left for the general path.
   @inline(__always)
   private mutating func writeUnbrokenScalars(_ run: UnsafeBufferPointer<UInt32>, from start: Int) -> Int {
     guard !cursor.pendingWrap, !joinNext else { return start }
@@ -343,24 +344,13 @@ extension TerminalState {
     let table = widths
     var col = cursor.col
     var k = start
-    // The column of the last character written in this stretch (-1: none yet), and it.
-    var last = -1
-    var lastScalar: UInt32 = 0
     screen.cells.withUnsafeMutableBufferPointer { cells in
       let row = cells.baseAddress! + base
       let halves = Cell.wideFlag | Cell.spacerFlag
       while k < run.count && col <= right {
         let c = run[k]
         let width = table.width(of: c)
-        if width == 0 {
-          guard last >= 0,
-            let end = TerminalState.attachMarks(
-              run, from: k, to: row + last, widths: table, clusters: &clusters)
-          else { break }
-          k = end
-          continue
-        }
-        guard col &+ width &- 1 <= right, row[col].content & halves == 0,
+        guard width != 0, col &+ width &- 1 <= right, row[col].content & halves == 0,
           width == 1 || row[col &+ 1].content & halves == 0
         else { break }
         if width == 2 {
@@ -369,14 +359,12 @@ extension TerminalState {
         } else {
           row[col] = Cell(scalar: c, style: pen)
         }
-        last = col
-        lastScalar = c
         col &+= width
         k &+= 1
       }
     }
     guard k > start else { return start }
-    if last >= 0 { lastPrinted = lastScalar }
+    lastPrinted = run[k &- 1]
     if col > right {
       cursor.col = right
       cursor.pendingWrap = modes.contains(.autowrap)
@@ -386,31 +374,50 @@ extension TerminalState {
     return k
   }
 
-  /// Makes the cell at `cell` (a plain scalar written just now) a cluster of it and the
-  /// zero-width scalars from `start` on, interned once; marks past the cluster's length limit
-  /// are dropped, as attaching them one by one drops them. Returns the index after the marks,
-  /// or nil — changing nothing — at a ZWJ (which joins a following pictograph: left to
-  /// `attachToPreviousCell`) or when the cell is not a plain scalar.
-  @inline(__always)
-  private static func attachMarks(
-    _ run: UnsafeBufferPointer<UInt32>, from start: Int, to cell: UnsafeMutablePointer<Cell>,
-    widths: CharacterWidth.Table, clusters: inout ClusterTable
-  ) -> Int? {
-    let old = cell.pointee
-    guard !old.isCluster, !old.isBlank else { return nil }
+  /// Puts the zero-width scalars from `start` on (combining marks, variation selectors) into
+  /// the cell before the cursor at once — one entry in the cluster table, not one per mark as
+  /// attaching them one by one makes (scripts such as Devanagari put two to four on a
+  /// letter). The cell is the one `attachToPreviousCell` would take; marks past the cluster's
+  /// length limit are dropped, as attaching them one by one drops them. Returns the index
+  /// after the marks, or nil — changing nothing — when the first scalar is not zero-width, at
+  /// a ZWJ (it joins a following pictograph: `attachToPreviousCell`'s), after a ZWJ, or when
+  /// the cell is blank or already a cluster (marks split across feeds): the one-by-one path.
+  /// Not inlined: kept out of the scalar loop, whose registers the common case needs.
+  @inline(never)
+  private mutating func attachMarks(_ run: UnsafeBufferPointer<UInt32>, from start: Int) -> Int? {
+    guard !joinNext else { return nil }
     var end = start
-    while end < run.count && widths.width(of: run[end]) == 0 {
-      if run[end] == 0x200D { return nil }
-      end &+= 1
+    while end < run.count && run[end] != 0x200D && widths.width(of: run[end]) == 0 { end &+= 1 }
+    guard end > start else { return nil }
+    var col: Int
+    if cursor.pendingWrap {
+      col = cursor.col
+    } else if cursor.col > 0 {
+      col = cursor.col - 1
+    } else {
+      return nil
     }
+    let base = screen.rowBase(cursor.row)
+    if screen.cells[base &+ col].isSpacer && col > 0 { col -= 1 }
+    let old = screen.cells[base &+ col]
+    guard !old.isCluster, !old.isBlank, !old.isSpacer else { return nil }
     let kept = min(end &- start, TerminalState.maxClusterScalars &- 1)
-    let id = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: TerminalState.maxClusterScalars) {
-      buffer in
-      buffer[0] = old.payload
-      for i in 0..<kept { buffer[i &+ 1] = run[start &+ i] }
-      return clusters.intern(UnsafeBufferPointer(rebasing: buffer[0..<(kept &+ 1)]))
+    // One mark (é, most marks in most text): the table's cache of recent (character, mark)
+    // pairs answers without hashing the cluster (a plain scalar and a mark are never at the
+    // cluster's length limit, so `extend` gives an id).
+    let id: UInt32
+    if kept == 1, let pair = clusters.extend(old.payload, with: run[start]) {
+      id = pair
+    } else {
+      id = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: TerminalState.maxClusterScalars) {
+        buffer in
+        buffer[0] = old.payload
+        for i in 0..<kept { buffer[i &+ 1] = run[start &+ i] }
+        return clusters.intern(UnsafeBufferPointer(rebasing: buffer[0..<(kept &+ 1)]))
+      }
     }
-    cell.pointee = Cell(content: id | Cell.clusterFlag | (old.content & Cell.wideFlag), style: old.style)
+    screen.cells[base &+ col] = Cell(
+      content: id | Cell.clusterFlag | (old.content & Cell.wideFlag), style: old.style)
     return end
   }
 

@@ -20,16 +20,37 @@ extension TerminalState {
   /// the cells can reference. The style table's base limit follows the number of cells
   /// (between `styleTableMinimum` and `styleTableLimit`): a pass over the cells is paid for by
   /// at least half as many new styles, and a small screen keeps a table that fits in cache.
+  ///
+  /// When only the cluster table is past its limit (text in scripts with marks, where nearly
+  /// every letter makes a cluster, and styles stay few) its unused ids are collected rather
+  /// than compacted: freed for new clusters, the others unchanged, so the pass over the cells
+  /// only reads them (rewriting every cell was half of the compaction's time).
   mutating func compactTablesIfNeeded() {
-    guard
-      styles.count > compactionThresholds.styles || clusters.count > compactionThresholds.clusters
-        || hyperlinks.count > compactionThresholds.hyperlinks
-    else { return }
-    compactTables()
+    let stylesOver =
+      styles.count > compactionThresholds.styles || hyperlinks.count > compactionThresholds.hyperlinks
+    guard stylesOver || clusters.heldCount > compactionThresholds.clusters else { return }
+    if stylesOver { compactTables() } else { collectClusters() }
     compactionThresholds = TableThresholds(
       styles: max(styleBaseLimit, 2 * styles.count),
-      clusters: max(TerminalState.clusterTableLimit, 2 * clusters.count),
+      clusters: max(TerminalState.clusterTableLimit, 2 * clusters.heldCount),
       hyperlinks: max(TerminalState.hyperlinkTableLimit, 2 * hyperlinks.count))
+  }
+
+  /// Frees the cluster ids no cell holds (see `compactTablesIfNeeded`): one reading pass over
+  /// both screens, their scrollback and their deferred history.
+  mutating func collectClusters() {
+    var used = [Bool](repeating: false, count: clusters.count)
+    used.withUnsafeMutableBufferPointer { used in
+      for grid in [screen, inactive] {
+        grid.cells.withUnsafeBufferPointer { cells in
+          for cell in cells where cell.isCluster { used[Int(cell.payload)] = true }
+        }
+        grid.deferred.forEachCell { cell in
+          if cell.isCluster { used[Int(cell.payload)] = true }
+        }
+      }
+    }
+    clusters.collect(keeping: used)
   }
 
   /// The style table's base limit for the cells held now (screen, scrollback, other screen).
