@@ -17,8 +17,11 @@ import TerminalEmulator
 /// terminal keeps what it shows, the window title says "reconnecting", and the link retries
 /// with exponential backoff and jitter; back, it asks to resume from the offset the terminal
 /// shows — the host sends only what was missed, or a repaint when its buffer no longer holds
-/// it — and the title is given back. Keys typed while disconnected are not sent (the title
-/// says so). A final close code (taken over, token revoked, session ended) ends it.
+/// it — and the title is given back. Keys typed while disconnected are kept (up to
+/// `maxQueuedKeys`; the title says how many wait) and sent once the host took the client
+/// back, before anything typed after, as ssh's socket buffer or mosh would deliver them. A
+/// final close code (taken over, token revoked, session ended) ends it, and the keys waiting
+/// with it.
 public final class RemoteLink: @unchecked Sendable {
   /// Backoff: 500 ms doubling to 5 s, each delay ±20% (asciinema's schedule, with jitter).
   public static func delay(attempt: Int, random: Double = Double.random(in: 0.8...1.2)) -> Double {
@@ -29,6 +32,10 @@ public final class RemoteLink: @unchecked Sendable {
   /// reached this side as nothing at all, a stalled network) is noticed within two of these,
   /// and the client reconnects.
   public static let pingSeconds: Int64 = 4
+
+  /// The most typed bytes kept while disconnected (a paste of a small file); beyond it keys
+  /// are not sent, and the title says how many.
+  public static let maxQueuedKeys = 64 << 10
 
   public let endpoint: RemoteEndpoint
   public let credentials: RemoteCredentials
@@ -49,6 +56,9 @@ public final class RemoteLink: @unchecked Sendable {
   private var lastSize: LiveSize? = nil
   private var detachRequested = false
   private var terminalGone = false
+  /// Keys typed while disconnected, sent when the host takes the client back.
+  private var queuedKeys: [UInt8] = []
+  /// Keys typed while disconnected beyond `maxQueuedKeys`: not sent.
   private var droppedKeys = 0
   private var statusShown = false
   /// Connection attempts since the last success.
@@ -191,7 +201,13 @@ public final class RemoteLink: @unchecked Sendable {
         clearStatus()
       }
       guard reply?.ok == true else { return true }
-      lock.withLock { self.socket = socket }
+      // Back: the keys typed meanwhile go first (on the event loop, so before any typed now).
+      let waiting = lock.withLock { () -> [UInt8] in
+        self.socket = socket
+        defer { queuedKeys = [] }
+        return queuedKeys
+      }
+      if !waiting.isEmpty { socket.send(Frame(.input, waiting)) }
     case .output:
       lock.withLock {
         offset = (frame.offset ?? 0) + frame.payload.count
@@ -230,7 +246,7 @@ public final class RemoteLink: @unchecked Sendable {
 
   // MARK: - The terminal loop's side (on the event loop)
 
-  /// Passes a frame of the terminal loop on (or, while disconnected, keeps the size, drops
+  /// Passes a frame of the terminal loop on (or, while disconnected, keeps the size and the
   /// keys and notes a detach).
   private func fromTerminal(_ frame: Frame) {
     if frame.type == .resize, let size = try? frame.decode(LiveSize.self) {
@@ -242,11 +258,19 @@ public final class RemoteLink: @unchecked Sendable {
     }
     switch frame.type {
     case .input:
-      let first = lock.withLock { () -> Bool in
-        droppedKeys += frame.payload.count
-        return droppedKeys == frame.payload.count
+      // The title is written when the first keys wait and when the first are dropped, not
+      // with every key.
+      let (first, firstDropped) = lock.withLock { () -> (Bool, Bool) in
+        let first = queuedKeys.isEmpty && droppedKeys == 0
+        let room = max(0, RemoteLink.maxQueuedKeys - queuedKeys.count)
+        queuedKeys += frame.payload.prefix(room)
+        let dropped = max(0, frame.payload.count - room)
+        droppedKeys += dropped
+        return (first, dropped > 0 && droppedKeys == dropped)
       }
-      if first { showStatus("disconnected from \(endpoint.name); keys typed now are not sent") }
+      if first || firstDropped {
+        showStatus("disconnected from \(endpoint.name); keys typed now are sent when it is back")
+      }
     case .detach:
       lock.withLock { detachRequested = true }
     default:
@@ -278,7 +302,11 @@ public final class RemoteLink: @unchecked Sendable {
 
   /// The status in the window title (the session owns every row).
   private func showStatus(_ text: String) {
-    let note = lock.withLock { droppedKeys > 0 ? "; \(droppedKeys) typed bytes not sent" : "" }
+    let note = lock.withLock { () -> String in
+      (queuedKeys.isEmpty ? "" : "; \(queuedKeys.count) typed bytes waiting")
+        + (droppedKeys > 0
+          ? "; \(droppedKeys) typed bytes over \(RemoteLink.maxQueuedKeys >> 10) KiB not sent" : "")
+    }
     lock.withLock { statusShown = true }
     toTerminal(Frame(.status, Array("\u{1B}]2;reel: \(text)\(note)\u{07}".utf8)))
   }

@@ -147,6 +147,46 @@ extension LiveSessionTests {
     XCTAssertGreaterThanOrEqual(proxy.cuts, 6)
   }
 
+  /// The network goes down (connections cut, new ones refused): what the user types
+  /// meanwhile is kept — the title says how much waits — and reaches the program, in order,
+  /// once the client is back; keys typed after come after them.
+  func testKeysTypedWhileDisconnectedAreSentWhenTheClientIsBack() throws {
+    let serve = try startServe()
+    defer { serve.process.terminate() }
+    let proxy = try CuttableProxy(to: serve.port)
+    defer { proxy.stop() }
+    let pane = try remoteAttachPane(
+      port: proxy.port, token: serve.token, "typeahead -c 'bash --norc --noprofile'", cols: 90)
+    XCTAssertTrue(waitForScreen(pane, containing: "$"), "no prompt:\n\(pane.screen())")
+
+    proxy.stall()
+    proxy.cut()
+    XCTAssertTrue(
+      pane.wait(seconds: 30) { pane.display("#{pane_title}").contains("reconnecting") },
+      "the client did not notice the outage: \(pane.display("#{pane_title}"))")
+    pane.send("echo typed-while-away-$((6*7))", "Enter")
+    XCTAssertTrue(
+      pane.wait(seconds: 30) { pane.display("#{pane_title}").contains("typed bytes waiting") },
+      "the title does not say keys wait: \(pane.display("#{pane_title}"))")
+    XCTAssertFalse(pane.screen().contains("typed-while-away-42"), "sent while the network was down")
+
+    proxy.restore()
+    XCTAssertTrue(
+      pane.wait(seconds: 60) { pane.screen().contains("typed-while-away-42") },
+      "the keys typed while away never reached the program:\n\(pane.screen())")
+    XCTAssertTrue(pane.wait(seconds: 30) { !pane.display("#{pane_title}").contains("reconnecting") })
+    pane.send("echo and-after-$((7*6))", "Enter")
+    XCTAssertTrue(pane.wait(seconds: 30) { pane.screen().contains("and-after-42") }, pane.screen())
+    let history = try XCTUnwrap(try? reel(["history", "typeahead"]).stdout)
+    let away = try XCTUnwrap(history.range(of: "typed-while-away-42\n"), history)
+    let after = try XCTUnwrap(history.range(of: "and-after-42\n"), history)
+    XCTAssertLessThan(away.lowerBound, after.lowerBound, history)
+    try assertPaneMatchesSession(pane, "typeahead", "after the keys typed away were sent")
+
+    pane.send("C-]", "d")
+    XCTAssertTrue(waitForScreen(pane, containing: "reel-exit=0"), pane.screen())
+  }
+
   func testRemoteTakeoverGoesLocalToRemoteAndBack() throws {
     let serve = try startServe()
     defer { serve.process.terminate() }

@@ -96,8 +96,8 @@ extension LiveSessionTests {
         "\(what): the client did not come back\n\(serveLog().suffix(2000))")
       if outage == .cutInVim {
         try assertPaneMatchesSession(pane, "storm", "\(what), in vim")
-        // In the alternate screen the client's status is the window title: keys typed before
-        // it is gone would be dropped (the client is not back yet), so wait for that.
+        // In the alternate screen the client's status is the window title: wait until it is
+        // given back (keys typed before would wait in the client and be sent on its return).
         XCTAssertTrue(
           pane.wait(seconds: 30) { !pane.display("#{pane_title}").contains("reconnecting") },
           "\(what): still reconnecting")
