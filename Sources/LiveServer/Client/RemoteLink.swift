@@ -166,6 +166,14 @@ public final class RemoteLink: @unchecked Sendable {
         closeTerminal()
         return
       }
+      // The terminal asked to detach and the host's `end` did not come before the drop: the
+      // attachment is over (attaching again would keep a client no one looks at alive).
+      if lock.withLock({ detachRequested }) {
+        clearStatus()
+        if let frame = try? Frame(.end, json: LiveEnd(.detached)) { toTerminal(frame) }
+        closeTerminal()
+        return
+      }
       let attempt = lock.withLock { () -> Int in
         self.attempt += 1
         return self.attempt
@@ -252,6 +260,9 @@ public final class RemoteLink: @unchecked Sendable {
     if frame.type == .resize, let size = try? frame.decode(LiveSize.self) {
       lock.withLock { lastSize = size }
     }
+    // Remembered even when sent: if the connection drops before the host's `end` came, the
+    // terminal loop still waits for it, and the link must end rather than attach again.
+    if frame.type == .detach { lock.withLock { detachRequested = true } }
     if let socket = lock.withLock({ socket }), socket.channel.isActive {
       socket.send(frame)
       return
@@ -271,8 +282,6 @@ public final class RemoteLink: @unchecked Sendable {
       if first || firstDropped {
         showStatus("disconnected from \(endpoint.name); keys typed now are sent when it is back")
       }
-    case .detach:
-      lock.withLock { detachRequested = true }
     default:
       break
     }

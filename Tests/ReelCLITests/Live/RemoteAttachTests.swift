@@ -187,6 +187,29 @@ extension LiveSessionTests {
     XCTAssertTrue(waitForScreen(pane, containing: "reel-exit=0"), pane.screen())
   }
 
+  /// Ctrl-] d as the network drops: the detach went out but the host's end never came back.
+  /// The client ends as detached instead of attaching again (found as a `reel attach ws://`
+  /// left running for hours after its test, reconnecting to a relay long gone).
+  func testADetachTheNetworkSwallowedEndsTheClient() throws {
+    let serve = try startServe()
+    defer { serve.process.terminate() }
+    let proxy = try CuttableProxy(to: serve.port)
+    defer { proxy.stop() }
+    let pane = try remoteAttachPane(
+      port: proxy.port, token: serve.token, "swallowed -c 'bash --norc --noprofile'", cols: 90)
+    XCTAssertTrue(waitForScreen(pane, containing: "$"), "no prompt:\n\(pane.screen())")
+    proxy.stall()
+    pane.send("C-]", "d")
+    // The detach is in the stalled connection; then the connection goes (and stays down).
+    XCTAssertFalse(pane.wait(seconds: 1) { pane.screen().contains("reel-exit=") }, pane.screen())
+    proxy.cut()
+    XCTAssertTrue(
+      waitForScreen(pane, containing: "reel-exit=0"),
+      "the client did not end after its detach was lost:\n\(pane.screen())")
+    // The session goes on.
+    XCTAssertTrue(try reel(["ls"]).stdout.contains("swallowed"))
+  }
+
   func testRemoteTakeoverGoesLocalToRemoteAndBack() throws {
     let serve = try startServe()
     defer { serve.process.terminate() }
