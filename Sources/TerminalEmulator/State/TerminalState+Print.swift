@@ -388,17 +388,8 @@ extension TerminalState {
     guard !joinNext else { return nil }
     var end = start
     while end < run.count && run[end] != 0x200D && widths.width(of: run[end]) == 0 { end &+= 1 }
-    guard end > start else { return nil }
-    var col: Int
-    if cursor.pendingWrap {
-      col = cursor.col
-    } else if cursor.col > 0 {
-      col = cursor.col - 1
-    } else {
-      return nil
-    }
+    guard end > start, let col = previousCellColumn() else { return nil }
     let base = screen.rowBase(cursor.row)
-    if screen.cells[base &+ col].isSpacer && col > 0 { col -= 1 }
     let old = screen.cells[base &+ col]
     guard !old.isCluster, !old.isBlank, !old.isSpacer else { return nil }
     let kept = min(end &- start, TerminalState.maxClusterScalars &- 1)
@@ -498,18 +489,27 @@ extension TerminalState {
     }
   }
 
-  /// Combining marks, variation selectors and ZWJ joins go into the previous cell's cluster.
-  mutating func attachToPreviousCell(_ c: UInt32) {
+  /// The column of the cell a zero-width scalar joins: the one before the cursor (the
+  /// cursor's own when a wrap is pending), the left half when that is a wide character's
+  /// right; nil at the start of a row.
+  @inline(__always)
+  func previousCellColumn() -> Int? {
     var col: Int
     if cursor.pendingWrap {
       col = cursor.col
     } else if cursor.col > 0 {
       col = cursor.col - 1
     } else {
-      return
+      return nil
     }
+    if screen[cursor.row, col].isSpacer && col > 0 { col -= 1 }
+    return col
+  }
+
+  /// Combining marks, variation selectors and ZWJ joins go into the previous cell's cluster.
+  mutating func attachToPreviousCell(_ c: UInt32) {
+    guard let col = previousCellColumn() else { return }
     let row = cursor.row
-    if screen[row, col].isSpacer && col > 0 { col -= 1 }
     let cell = screen[row, col]
     guard !cell.isBlank else { return }
     guard let id = clusters.extend(cell.content & (Cell.scalarMask | Cell.clusterFlag), with: c) else {
