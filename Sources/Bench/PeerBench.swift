@@ -58,24 +58,14 @@ enum PeerBench {
       )
       return nil
     }
-    let files = [
-      ("Cargo.toml", PeerHarnesses.alacrittyManifest), (".cargo/config.toml", PeerHarnesses.cargoConfig),
-      ("src/main.rs", PeerHarnesses.alacrittySource),
-    ]
-    for (path, text) in files {
-      let full = dir + "/" + path
-      try? FileManager.default.createDirectory(
-        atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-      try? text.write(toFile: full, atomically: true, encoding: .utf8)
-    }
-    BenchProgress.step("building the alacritty_terminal harness (cargo, offline)")
-    let exe = dir + "/target/release/alacritty-feed"
-    let command = "cd '\(dir)' && cargo build --release --quiet"
-    guard RecordingBench.wallTime(["/bin/sh", "-c", command]) != nil, access(exe, X_OK) == 0 else {
-      Output.print("reel bench: alacritty: the harness did not build: \(command)\n", to: 2)
-      return nil
-    }
-    return Peer(name: "alacritty", executable: exe)
+    return buildProject(
+      "alacritty", in: dir,
+      files: [
+        ("Cargo.toml", PeerHarnesses.alacrittyManifest), (".cargo/config.toml", PeerHarnesses.cargoConfig),
+        ("src/main.rs", PeerHarnesses.alacrittySource),
+      ],
+      step: "building the alacritty_terminal harness (cargo, offline)",
+      command: "cargo build --release --quiet", executable: "target/release/alacritty-feed")
   }
 
   /// SwiftTerm from the checkout `REEL_BENCH_SWIFTTERM` names, when it is set.
@@ -86,19 +76,37 @@ enum PeerBench {
       return nil
     }
     let path = URL(fileURLWithPath: checkout).standardizedFileURL.path
-    try? FileManager.default.createDirectory(atPath: dir + "/Sources", withIntermediateDirectories: true)
-    try? PeerHarnesses.swiftTermManifest(path: path).write(
-      toFile: dir + "/Package.swift", atomically: true, encoding: .utf8)
-    try? PeerHarnesses.swiftTermSource.write(
-      toFile: dir + "/Sources/main.swift", atomically: true, encoding: .utf8)
-    BenchProgress.step("building the SwiftTerm harness (swift build, release)")
-    let command = "cd '\(dir)' && swift build -c release --product swiftterm-feed"
-    let exe = dir + "/.build/release/swiftterm-feed"
-    guard RecordingBench.wallTime(["/bin/sh", "-c", command]) != nil, access(exe, X_OK) == 0 else {
-      Output.print("reel bench: swiftterm: the harness did not build: \(command)\n", to: 2)
+    return buildProject(
+      "swiftterm", in: dir,
+      files: [
+        ("Package.swift", PeerHarnesses.swiftTermManifest(path: path)),
+        ("Sources/main.swift", PeerHarnesses.swiftTermSource),
+      ],
+      step: "building the SwiftTerm harness (swift build, release)",
+      command: "swift build -c release --product swiftterm-feed", executable: ".build/release/swiftterm-feed")
+  }
+
+  /// Writes a harness project's `files` (paths relative to `dir`), runs `command` in `dir`
+  /// and returns the peer when `executable` (relative to `dir`) came out of it; says on
+  /// stderr when it did not.
+  static func buildProject(
+    _ name: String, in dir: String, files: [(String, String)], step: String, command: String,
+    executable: String
+  ) -> Peer? {
+    for (path, text) in files {
+      let full = dir + "/" + path
+      try? FileManager.default.createDirectory(
+        atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      try? text.write(toFile: full, atomically: true, encoding: .utf8)
+    }
+    BenchProgress.step(step)
+    let exe = dir + "/" + executable
+    let shell = "cd '\(dir)' && \(command)"
+    guard RecordingBench.wallTime(["/bin/sh", "-c", shell]) != nil, access(exe, X_OK) == 0 else {
+      Output.print("reel bench: \(name): the harness did not build: \(shell)\n", to: 2)
       return nil
     }
-    return Peer(name: "swiftterm", executable: exe)
+    return Peer(name: name, executable: exe)
   }
 
   /// What one peer measured: its best seconds and its peak resident set in bytes.
