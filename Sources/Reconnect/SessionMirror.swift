@@ -19,6 +19,9 @@ public struct SessionMirror: Sendable {
   public init(cols: Int, rows: Int, recentBytes: Int, scrollback: Int = Terminal.defaultScrollback) {
     recent = RecentOutput(capacity: recentBytes)
     shadow = Terminal(cols: cols, rows: rows, scrollback: scrollback)
+    // A host keeps a shadow per session: its history is stored compactly (most lines are far
+    // shorter than the screen is wide).
+    shadow.compactsHistory = true
   }
 
   /// Absolute offset just past the last byte the program wrote.

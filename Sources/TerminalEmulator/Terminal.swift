@@ -82,6 +82,7 @@ public struct Terminal: Sendable {
     var bytes = 0
     for grid in [state.screen, state.inactive] {
       bytes += (grid.cells.capacity + grid.deferred.cells.capacity) * MemoryLayout<Cell>.stride
+      bytes += grid.compact.byteCount
       bytes += grid.flags.capacity * MemoryLayout<LineFlags>.stride
       bytes += grid.ring.capacity * MemoryLayout<Int32>.stride
     }
@@ -161,11 +162,24 @@ public struct Terminal: Sendable {
     set { state.defersHistoryReflow = newValue }
   }
 
+  /// Whether the scrollback's older rows are kept without their trailing blanks
+  /// (`CompactHistory`): rows more than `Grid.hotHistory` lines up leave the full-width ring,
+  /// so a history of short lines costs what its text does, not 8 bytes a column. For holders
+  /// of many terminals (a session host keeps one per session); it costs a copy of each line
+  /// scrolled past that point, so it is off by default. Nothing a reader sees changes.
+  public var compactsHistory: Bool {
+    get { state.compactsHistory }
+    set {
+      state.compactsHistory = newValue
+      state.applyHistoryCompaction()
+    }
+  }
+
   /// This terminal with its deferred history laid out (itself when there is none).
   var laidOut: Terminal {
     guard hasDeferredHistory else { return self }
     var copy = self
-    copy.state.materializeHistory()
+    copy.state.materializeHistory(keepingCompaction: false)
     return copy
   }
 
@@ -267,6 +281,7 @@ extension Terminal {
       droppedLines: old.droppedLines)
     if state.isAlternateScreen { state.inactive = rebuilt } else { state.screen = rebuilt }
     state.scrollbackLimit = limit
+    state.applyHistoryCompaction()
   }
 
   /// Resizes to `cols`×`rows` (clamped to the limits, see `sizeProblem`), reflowing

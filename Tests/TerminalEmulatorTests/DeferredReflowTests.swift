@@ -114,6 +114,89 @@ final class DeferredReflowTests: XCTestCase {
     }
   }
 
+  /// A terminal that compacts its history (`CompactHistory`) reads as one that keeps every
+  /// line in the ring: the same random output, resizes (deferred and eager), ED 3, resets and
+  /// scrollback limits on both sides of `Grid.hotHistory`.
+  func testCompactedHistoryReadsAsTheRing() {
+    var random = SeededRandom.printingSeed()
+    for round in 0..<12 {
+      let cols = Int.random(in: 2...120, using: &random)
+      let rows = Int.random(in: 2...40, using: &random)
+      let scrollback = [0, 50, 64, 65, 100, 300, 2000].randomElement(using: &random)!
+      var plain = Terminal(cols: cols, rows: rows, scrollback: scrollback)
+      plain.state.defersHistoryReflow = Int.random(in: 0..<2, using: &random) == 0
+      var compacting = plain
+      compacting.compactsHistory = true
+      var steps: [String] = [
+        "\(cols)x\(rows) scrollback \(scrollback) defers \(plain.state.defersHistoryReflow)"
+      ]
+      for step in 0..<150 {
+        switch Int.random(in: 0..<12, using: &random) {
+        case 0:
+          let (c, r) = (Int.random(in: 1...200, using: &random), Int.random(in: 1...60, using: &random))
+          plain.resize(cols: c, rows: r)
+          compacting.resize(cols: c, rows: r)
+          steps.append("resize \(c)x\(r)")
+        case 1:
+          plain.layOutDeferredHistory()
+          compacting.layOutDeferredHistory()
+          steps.append("lay out")
+        case 2 where Int.random(in: 0..<4, using: &random) == 0:
+          // Distinct truecolour styles past the style table's threshold: table compaction
+          // renumbers the styles of compacted rows.
+          let base = Int.random(in: 0..<1 << 24, using: &random)
+          let text = (0..<5000).map { i -> String in
+            let c = (base + i * 7919) & 0xFF_FFFF
+            return "\u{1B}[38;2;\(c >> 16);\((c >> 8) & 255);\(c & 255)mc\(i)é\u{1B}[0m\r\n"
+          }.joined()
+          plain.feed(text)
+          compacting.feed(text)
+          steps.append("5000 styles from \(base)")
+        default:
+          // Sometimes a lot at once, so that history overflows the ring and the limit.
+          var text = output(&random)
+          if Int.random(in: 0..<8, using: &random) == 0 {
+            text += (0..<Int.random(in: 50...400, using: &random)).map { "n\($0)\r\n" }.joined()
+          }
+          plain.feed(text)
+          compacting.feed(text)
+          steps.append("feed \(text.debugDescription.prefix(200))")
+          _ = plain.takeReplies()
+          _ = compacting.takeReplies()
+        }
+        if Int.random(in: 0..<20, using: &random) == 0 || step == 149 {
+          assertSame(
+            compacting, plain, "round \(round) step \(step): \(steps.suffix(6).joined(separator: "; "))")
+          if compacting.snapshot() != plain.snapshot() { return }
+          // A snapshot restores a plain terminal; compacting it changes nothing a reader sees.
+          var restored = try! Terminal(snapshot: compacting.snapshot())
+          restored.compactsHistory = true
+          XCTAssertEqual(restored.snapshot(), plain.snapshot(), "restored, round \(round) step \(step)")
+        }
+      }
+      XCTAssertTrue(compacting.compactsHistory)
+    }
+  }
+
+  /// Compacted history holds `seq`'s lines at their length: a fraction of the ring's 8 bytes
+  /// a column, and the rows come back exactly.
+  func testCompactedHistoryIsSmall() {
+    var plain = Terminal(cols: 80, rows: 24, scrollback: 10_000)
+    var compacting = plain
+    compacting.compactsHistory = true
+    let text = (1...20_000).map { "\($0)\r\n" }.joined()
+    plain.feed(text)
+    compacting.feed(text)
+    XCTAssertEqual(compacting.scrollbackCount, 10_000)
+    XCTAssertEqual(compacting.scrollbackLines(), plain.scrollbackLines())
+    XCTAssertEqual(compacting.line(id: compacting.firstRetainedLineID)?.text, "9978")
+    XCTAssertGreaterThan(plain.memoryFootprint, 6_000_000)
+    XCTAssertLessThan(
+      compacting.memoryFootprint, plain.memoryFootprint / 8, "compacting \(compacting.memoryFootprint)")
+    compacting.compactsHistory = false
+    XCTAssertEqual(compacting.snapshot(), plain.snapshot())
+  }
+
   /// A burst of resizes over a full history leaves it deferred (the cost is the screen's),
   /// and reading lays it out once, to what an eager reflow holds.
   func testABurstOfResizesDefersTheHistory() {

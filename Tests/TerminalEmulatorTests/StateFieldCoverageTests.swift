@@ -73,6 +73,8 @@ import Testing
     "defersHistoryReflow":
       "how a resize does its work (DeferredReflowTests: readers see the same either way)",
     "widths": "the constant width table",
+    "compactsHistory":
+      "how the scrollback is stored (DeferredReflowTests: readers see the same either way)",
   ]
 
   @Test func everyFieldIsClassified() {

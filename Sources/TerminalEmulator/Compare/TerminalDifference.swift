@@ -185,11 +185,9 @@ struct CellComparer {
 
   func compareLines(_ ga: Grid, _ la: Int, _ gb: Grid, _ lb: Int, _ other: Terminal) -> Int {
     var mismatches = 0
-    let ba = ga.lineBase(la)
-    let bb = gb.lineBase(lb)
-    ga.cells.withUnsafeBufferPointer { ca in
-      gb.cells.withUnsafeBufferPointer { cb in
-        for c in 0..<ga.cols where !sameCell(ca[ba + c], cb[bb + c], other) { mismatches += 1 }
+    ga.line(la).withUnsafeBufferPointer { ca in
+      gb.line(lb).withUnsafeBufferPointer { cb in
+        for c in 0..<ga.cols where !sameCell(ca[c], cb[c], other) { mismatches += 1 }
       }
     }
     return mismatches

@@ -16,7 +16,19 @@ struct Grid: Sendable, Equatable {
   /// Ring of slots, oldest logical line at `head`. Grows until `scrollbackLimit + rows`.
   private(set) var ring: [Int32]
   private(set) var head: Int = 0
-  private(set) var historyCount: Int = 0
+  /// History lines in the ring (the newest `historyCount - compact.count`).
+  private(set) var ringHistory: Int = 0
+  /// History lines at this width, oldest first: the compacted ones, then the ring's.
+  var historyCount: Int { compact.count &+ ringHistory }
+  /// The older history rows, kept trimmed (`CompactHistory`) when `compactsHistory`: logical
+  /// lines `0 ..< compact.count`. Empty otherwise.
+  private(set) var compact = CompactHistory()
+  /// Whether rows scrolled more than `Grid.hotHistory` lines up leave the ring for `compact`.
+  private(set) var compactsHistory = false
+  /// History lines a compacting grid keeps in its ring at full width.
+  static let hotHistory = 64
+  /// History lines the ring holds.
+  var ringHistoryLimit: Int { compactsHistory ? min(scrollbackLimit, Grid.hotHistory) : scrollbackLimit }
   /// Lines discarded from the top of a full scrollback, ever: the base of stable line ids
   /// (the id of the first retained row, deferred or not).
   var droppedLines: Int = 0
@@ -46,7 +58,7 @@ struct Grid: Sendable, Equatable {
     cells = Array(repeating: .blank, count: total * cols)
     flags = Array(repeating: [], count: total)
     ring = (0..<Int32(total)).map { $0 }
-    historyCount = history
+    ringHistory = history
     self.droppedLines = droppedLines + start
     // Lines fill from the top; when fewer than `rows` lines exist the bottom stays blank.
     for (i, line) in lines[start...].enumerated() {
@@ -67,25 +79,31 @@ struct Grid: Sendable, Equatable {
     self.cells = start == 0 ? cells : Array(cells[(start * cols)...])
     flags = start == 0 ? lineFlags : Array(lineFlags[start...])
     ring = (0..<Int32(keep)).map { $0 }
-    historyCount = keep - rows
+    ringHistory = keep - rows
     self.droppedLines = droppedLines + start
   }
 
   var lineCount: Int { historyCount + rows }
-  var ringCapacity: Int { scrollbackLimit + rows }
+  var ringCapacity: Int { ringHistoryLimit + rows }
 
+  /// The slot of the ring's line `ringLine` (0 is the oldest line in the ring).
   @inline(__always)
-  func slot(line: Int) -> Int {
-    var i = head &+ line
+  private func ringSlot(_ ringLine: Int) -> Int {
+    var i = head &+ ringLine
     if i >= ring.count { i &-= ring.count }
     return Int(ring[i])
   }
 
+  /// The slot of logical line `line`, which is in the ring (`line >= compact.count`).
+  @inline(__always)
+  func slot(line: Int) -> Int { ringSlot(line &- compact.count) }
+
   /// Index of the first cell of screen row `row` in `cells`.
   @inline(__always)
-  func rowBase(_ row: Int) -> Int { slot(line: historyCount &+ row) &* cols }
+  func rowBase(_ row: Int) -> Int { ringSlot(ringHistory &+ row) &* cols }
 
-  /// Index of the first cell of logical line `line` in `cells`.
+  /// Index of the first cell of logical line `line` in `cells`; the line is in the ring
+  /// (`line >= compact.count`: every screen row is). Read any line with `line(_:)`.
   @inline(__always)
   func lineBase(_ line: Int) -> Int { slot(line: line) &* cols }
 
@@ -95,10 +113,10 @@ struct Grid: Sendable, Equatable {
     set { cells[rowBase(row) &+ col] = newValue }
   }
 
-  func lineFlags(row: Int) -> LineFlags { flags[slot(line: historyCount + row)] }
+  func lineFlags(row: Int) -> LineFlags { flags[ringSlot(ringHistory + row)] }
 
   mutating func setWrapped(row: Int, _ wrapped: Bool) {
-    let s = slot(line: historyCount + row)
+    let s = ringSlot(ringHistory + row)
     // Read first: erases clear the flag on every line they reach, which rarely has it, and a
     // write costs a uniqueness check of the flags.
     guard flags[s].contains(.wrapped) != wrapped else { return }
@@ -107,11 +125,14 @@ struct Grid: Sendable, Equatable {
 
   /// Cells of logical line `line` (a copy).
   func line(_ line: Int) -> ArraySlice<Cell> {
+    if line < compact.count { return compact.row(line, cols: cols)[...] }
     let base = lineBase(line)
     return cells[base..<base + cols]
   }
 
-  func flags(line: Int) -> LineFlags { flags[slot(line: line)] }
+  func flags(line: Int) -> LineFlags {
+    line < compact.count ? compact.flags(line) : flags[slot(line: line)]
+  }
 
   /// Stable id of screen row `row`.
   func lineID(row: Int) -> Int { droppedLines + deferred.rowCount + historyCount + row }
@@ -119,17 +140,17 @@ struct Grid: Sendable, Equatable {
   /// History rows at this width, deferred ones included.
   var historyRows: Int { deferred.rowCount + historyCount }
 
-  /// This grid with its deferred history laid out as rows (the rows an eager reflow would
-  /// hold); `styles` gains the blanks a layout may make.
+  /// This grid with its whole history in the ring at full width: deferred history laid out as
+  /// rows (the rows an eager reflow would hold), compacted rows padded back. `styles` gains the
+  /// blanks a layout may make. The result does not compact its history.
   func materialized(styles: inout StyleTable) -> Grid {
-    guard !deferred.isEmpty else { return self }
+    guard !deferred.isEmpty || !compact.isEmpty else { return self }
     var out: [Cell] = []
     var lineFlags: [LineFlags] = []
     deferred.layOut(out: &out, flags: &lineFlags, styles: &styles)
     out.reserveCapacity(out.count + lineCount * cols)
     for line in 0..<lineCount {
-      let base = lineBase(line)
-      out.append(contentsOf: cells[base..<base + cols])
+      out.append(contentsOf: self.line(line))
       lineFlags.append(flags(line: line))
     }
     return Grid(
@@ -168,7 +189,7 @@ struct Grid: Sendable, Equatable {
   }
 
   mutating func clearRow(_ row: Int, with cell: Cell) {
-    clearSlot(slot(line: historyCount + row), with: cell)
+    clearSlot(ringSlot(ringHistory + row), with: cell)
   }
 
   /// Drops all scrollback (ED 3). Stable ids keep counting.
@@ -177,16 +198,20 @@ struct Grid: Sendable, Equatable {
       droppedLines += deferred.rowCount
       deferred = DeferredHistory(cols: cols)
     }
-    guard historyCount > 0 else { return }
+    if !compact.isEmpty {
+      droppedLines += compact.count
+      compact = CompactHistory(maxRows: scrollbackLimit)
+    }
+    guard ringHistory > 0 else { return }
     var screen: [Int32] = []
-    for r in 0..<rows { screen.append(Int32(slot(line: historyCount + r))) }
-    droppedLines += historyCount
+    for r in 0..<rows { screen.append(Int32(ringSlot(ringHistory + r))) }
+    droppedLines += ringHistory
     // Keep the allocated slots: the freed ones become spare and are reused as history regrows.
     let used = Set(screen)
     let spare = (0..<Int32(flags.count)).filter { !used.contains($0) }
     ring = screen
     head = 0
-    historyCount = 0
+    ringHistory = 0
     spareSlots = spare
   }
 
@@ -209,7 +234,8 @@ struct Grid: Sendable, Equatable {
     // From the top of the screen, scrolling is a rotation of the ring's zero: O(1) per line.
     // Without scrollback (alternate screen, keyframe emulators) the departing line is recycled.
     if top == 0 && (toHistory || scrollbackLimit == 0) {
-      for _ in 0..<min(count, ringCapacity) { pushTopLineToHistory(fill: fill, bottom: bottom) }
+      // Lines past the whole scrollback would only pass through it.
+      for _ in 0..<min(count, scrollbackLimit + rows) { pushTopLineToHistory(fill: fill, bottom: bottom) }
       return
     }
     let n = min(count, height)
@@ -233,18 +259,83 @@ struct Grid: Sendable, Equatable {
   }
 
   /// The full ring's scroll: the oldest line (history, or row 0 without history) becomes the
-  /// new, cleared bottom row by moving the ring's zero.
+  /// new, cleared bottom row by moving the ring's zero. A compacting grid keeps that line in
+  /// `compact` first.
   @inline(__always)
   private mutating func recycleOldestLine(fill: Cell) {
     let oldest = Int(ring[head])
     head &+= 1
     if head == ring.count { head = 0 }
-    if historyCount == scrollbackLimit {
-      droppedLines &+= 1
+    if ringHistory < ringHistoryLimit {
+      ringHistory &+= 1
+    } else if ringHistoryLimit < scrollbackLimit {
+      compactLine(inSlot: oldest)
     } else {
-      historyCount &+= 1
+      droppedLines &+= 1
     }
     clearSlot(oldest, with: fill)
+  }
+
+  /// Moves the line in `slot` (the oldest of the ring, which left it) to `compact`, dropping
+  /// the oldest history line beyond the scrollback limit.
+  private mutating func compactLine(inSlot slot: Int) {
+    let base = slot &* cols
+    let width = cols
+    cells.withUnsafeBufferPointer { cells in
+      compact.append(UnsafeBufferPointer(rebasing: cells[base..<base &+ width]), flags: flags[slot])
+    }
+    if compact.count &+ ringHistory &+ deferred.rowCount > scrollbackLimit {
+      if deferred.isEmpty { compact.dropFirst(1) } else { deferred.dropRows(1) }
+      droppedLines &+= 1
+    }
+  }
+
+  /// Rewrites every cell the compacted history holds (table compaction renumbering ids).
+  mutating func rewriteCompactCells(_ body: (inout Cell) -> Void) { compact.rewriteCells(body) }
+
+  /// This grid compacting its history or not (see `CompactHistory`): turning it on moves the
+  /// ring's history beyond `hotHistory` lines to `compact` and shrinks the ring; turning it
+  /// off puts every line back in the ring. Lines, ids and flags are unchanged.
+  func compactingHistory(_ on: Bool, styles: inout StyleTable) -> Grid {
+    guard on != compactsHistory || (on && ringHistory > ringHistoryLimit) else { return self }
+    var plain = self
+    if !compact.isEmpty {
+      // Back into the ring, deferred history kept as it is.
+      let deferred = self.deferred
+      var withoutDeferred = self
+      withoutDeferred.deferred = DeferredHistory()
+      plain = withoutDeferred.materialized(styles: &styles)
+      plain.deferred = deferred
+    }
+    guard on, plain.scrollbackLimit > Grid.hotHistory else {
+      plain.compactsHistory = false
+      return plain
+    }
+    var out = Grid(cols: cols, rows: rows, scrollbackLimit: scrollbackLimit)
+    out.compactsHistory = true
+    out.compact = CompactHistory(maxRows: scrollbackLimit)
+    out.deferred = plain.deferred
+    out.droppedLines = plain.droppedLines
+    let moving = max(0, plain.ringHistory - out.ringHistoryLimit)
+    plain.cells.withUnsafeBufferPointer { source in
+      for line in 0..<moving {
+        let base = plain.lineBase(line)
+        out.compact.append(
+          UnsafeBufferPointer(rebasing: source[base..<base &+ cols]), flags: plain.flags(line: line))
+      }
+    }
+    let kept = plain.lineCount - moving
+    out.cells = []
+    out.cells.reserveCapacity(kept * cols)
+    out.flags = []
+    for line in moving..<plain.lineCount {
+      let base = plain.lineBase(line)
+      out.cells.append(contentsOf: plain.cells[base..<base + cols])
+      out.flags.append(plain.flags(line: line))
+    }
+    out.ring = (0..<Int32(kept)).map { $0 }
+    out.ringHistory = kept - rows
+    return out
   }
 
   /// Scrolls rows `top...bottom` down by `count`, filling new lines at the top with `fill`.
@@ -281,7 +372,7 @@ struct Grid: Sendable, Equatable {
   /// entries do not wrap around the end of the ring (nearly always) the move is one memmove.
   private mutating func rotateSmall(top: Int, height: Int, by shift: Int) {
     let count = ring.count
-    let start = ringPosition(line: historyCount + top)
+    let start = ringPosition(ringLine: ringHistory + top)
     // Up by `shift` rows (the first `shift` go to the bottom) or, when that is more than
     // eight, down by `back` rows (the last `back` come to the top).
     let up = shift <= 8
@@ -330,15 +421,15 @@ struct Grid: Sendable, Equatable {
     var a = first
     var b = last
     while a < b {
-      ring.swapAt(ringPosition(line: historyCount + a), ringPosition(line: historyCount + b))
+      ring.swapAt(ringPosition(ringLine: ringHistory + a), ringPosition(ringLine: ringHistory + b))
       a += 1
       b -= 1
     }
   }
 
   @inline(__always)
-  private func ringPosition(line: Int) -> Int {
-    var i = head + line
+  private func ringPosition(ringLine: Int) -> Int {
+    var i = head + ringLine
     if i >= ring.count { i -= ring.count }
     return i
   }
@@ -365,10 +456,13 @@ struct Grid: Sendable, Equatable {
       }
       precondition(head == 0)
       ring.append(newSlot)
-      historyCount += 1
+      ringHistory += 1
       // The scrollback limit counts deferred rows too: the oldest of them leaves first.
       if !deferred.isEmpty && historyCount + deferred.rowCount > scrollbackLimit {
         deferred.dropRows(1)
+        droppedLines += 1
+      } else if !compact.isEmpty && historyCount + deferred.rowCount > scrollbackLimit {
+        compact.dropFirst(1)
         droppedLines += 1
       }
     } else {

@@ -123,11 +123,12 @@ struct SnapshotEncoder {
       var row = [UInt8](repeating: 0, count: grid.cols * 8)
       for line in first..<grid.lineCount {
         cells.u8(grid.flags(line: line).rawValue)
-        let base = grid.lineBase(line)
+        // A ring line is a slice of the grid's cells (no copy); a compacted one is padded.
+        let source = grid.line(line)
         row.withUnsafeMutableBytes { out in
-          grid.cells.withUnsafeBufferPointer { src in
+          source.withUnsafeBufferPointer { src in
             for c in 0..<grid.cols {
-              let m = cell(src[base &+ c])
+              let m = cell(src[c])
               out.storeBytes(of: m.content.littleEndian, toByteOffset: c &* 8, as: UInt32.self)
               out.storeBytes(of: m.style.littleEndian, toByteOffset: c &* 8 &+ 4, as: UInt32.self)
             }

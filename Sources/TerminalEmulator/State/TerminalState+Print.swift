@@ -381,17 +381,32 @@ extension TerminalState {
   /// length limit are dropped, as attaching them one by one drops them. Returns the index
   /// after the marks, or nil — changing nothing — when the first scalar is not zero-width, at
   /// a ZWJ (it joins a following pictograph: `attachToPreviousCell`'s), after a ZWJ, or when
-  /// the cell is blank or already a cluster (marks split across feeds): the one-by-one path.
+  /// the cell is blank: the one-by-one path. A cell that is already a cluster (marks split
+  /// across feeds) takes the marks that fit.
   /// Not inlined: kept out of the scalar loop, whose registers the common case needs.
   @inline(never)
   private mutating func attachMarks(_ run: UnsafeBufferPointer<UInt32>, from start: Int) -> Int? {
-    guard !joinNext else { return nil }
-    var end = start
-    while end < run.count && run[end] != 0x200D && widths.width(of: run[end]) == 0 { end &+= 1 }
-    guard end > start, let col = previousCellColumn() else { return nil }
+    // The cell is checked before the marks are counted: a caller falling back to the
+    // one-by-one path calls again at the next mark, and counting a long run of marks each time
+    // was quadratic (ten million marks on one cell took minutes).
+    guard !joinNext, run[start] != 0x200D, widths.width(of: run[start]) == 0, let col = previousCellColumn()
+    else { return nil }
     let base = screen.rowBase(cursor.row)
     let old = screen.cells[base &+ col]
-    guard !old.isCluster, !old.isBlank, !old.isSpacer else { return nil }
+    guard !old.isBlank, !old.isSpacer else { return nil }
+    var end = start &+ 1
+    while end < run.count && run[end] != 0x200D && widths.width(of: run[end]) == 0 { end &+= 1 }
+    if old.isCluster {
+      // Marks split across feeds: the cluster takes those that fit, the rest are dropped.
+      let held = clusters[old.payload]
+      let room = min(end &- start, TerminalState.maxClusterScalars &- held.count)
+      if room > 0 {
+        let id = clusters.intern(held + Array(run[start..<start &+ room]))
+        screen.cells[base &+ col] = Cell(
+          content: id | Cell.clusterFlag | (old.content & Cell.wideFlag), style: old.style)
+      }
+      return end
+    }
     let kept = min(end &- start, TerminalState.maxClusterScalars &- 1)
     // One mark (é, most marks in most text): the table's cache of recent (character, mark)
     // pairs answers without hashing the cluster (a plain scalar and a mark are never at the

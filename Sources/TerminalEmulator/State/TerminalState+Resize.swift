@@ -32,6 +32,7 @@ extension TerminalState {
     cursor.col = min(cursor.col, newCols - 1)
     cols = newCols
     rows = newRows
+    if compactsHistory { applyHistoryCompaction() }
     marginTop = 0
     marginBottom = newRows - 1
     marginLeft = 0
@@ -111,6 +112,9 @@ extension TerminalState {
     cursor: inout (Int, Int), limit: Int
   ) -> Grid {
     var grid = self[keyPath: path]
+    // Compacted rows go back into the ring, where the reflow reads lines (each row once: the
+    // complete lines then leave for the deferred history).
+    if !grid.compact.isEmpty { grid = grid.compactingHistory(false, styles: &styles) }
     guard defersHistoryReflow && newCols >= 2 && grid.cols >= 2 else {
       let whole = grid.deferred.isEmpty ? grid : grid.materialized(styles: &styles)
       return TerminalState.reflow(

@@ -48,6 +48,9 @@ extension TerminalState {
         grid.deferred.forEachCell { cell in
           if cell.isCluster { used[Int(cell.payload)] = true }
         }
+        grid.compact.forEachCell { cell in
+          if cell.isCluster { used[Int(cell.payload)] = true }
+        }
       }
     }
     clusters.collect(keeping: used)
@@ -56,7 +59,9 @@ extension TerminalState {
   /// The style table's base limit for the cells held now (screen, scrollback, other screen).
   var styleBaseLimit: Int {
     min(
-      max(screen.cells.count + inactive.cells.count, TerminalState.styleTableMinimum),
+      max(
+        screen.cells.count + inactive.cells.count + primary.compact.cellCapacity,
+        TerminalState.styleTableMinimum),
       TerminalState.styleTableLimit)
   }
 
@@ -75,9 +80,11 @@ extension TerminalState {
           if cell.isCluster { usedCluster[Int(cell.payload)] = true }
         }
       }
-      grid.deferred.forEachCell { cell in
-        usedStyle[Int(cell.style)] = true
-        if cell.isCluster { usedCluster[Int(cell.payload)] = true }
+      for history in [grid.deferred.forEachCell, grid.compact.forEachCell] {
+        history { cell in
+          usedStyle[Int(cell.style)] = true
+          if cell.isCluster { usedCluster[Int(cell.payload)] = true }
+        }
       }
     }
     var extraStyles: [Style] = [cursor.pen]
@@ -124,13 +131,14 @@ extension TerminalState {
     }
     rewrite(&screen.cells)
     rewrite(&inactive.cells)
-    for keyPath in [\TerminalState.screen, \TerminalState.inactive]
-    where !self[keyPath: keyPath].deferred.isEmpty {
-      self[keyPath: keyPath].deferred.rewriteCells { cell in
-        let old = cell
-        cell.style = finalID[Int(old.style)]
-        if old.isCluster { cell.content = (old.content & ~Cell.scalarMask) | clusterRemap[Int(old.payload)] }
-      }
+    func renumber(_ cell: inout Cell) {
+      let old = cell
+      cell.style = finalID[Int(old.style)]
+      if old.isCluster { cell.content = (old.content & ~Cell.scalarMask) | clusterRemap[Int(old.payload)] }
+    }
+    for keyPath in [\TerminalState.screen, \TerminalState.inactive] {
+      if !self[keyPath: keyPath].deferred.isEmpty { self[keyPath: keyPath].deferred.rewriteCells(renumber) }
+      if !self[keyPath: keyPath].compact.isEmpty { self[keyPath: keyPath].rewriteCompactCells(renumber) }
     }
     func relink(_ pen: Style) -> Style {
       var p = pen

@@ -56,6 +56,8 @@ struct TerminalState: Sendable {
   /// Resizes defer the reflow of the scrollback until it is read (`DeferredHistory`); off,
   /// every resize reflows it at once, the reference the tests hold the deferral to.
   var defersHistoryReflow = true
+  /// The primary grid keeps its older history rows trimmed (`CompactHistory`).
+  var compactsHistory = false
   /// The width table, held here so the print path does not go through a lazy global.
   let widths = CharacterWidth.table
 
@@ -81,23 +83,30 @@ struct TerminalState: Sendable {
   /// The primary screen's grid, whichever screen is active.
   var primary: Grid { isAlternateScreen ? inactive : screen }
 
-  /// Lays out the primary screen's deferred history (see `DeferredHistory`), once.
-  mutating func materializeHistory() {
-    if isAlternateScreen {
-      guard !inactive.deferred.isEmpty else { return }
-      inactive = inactive.materialized(styles: &styles)
-    } else {
-      guard !screen.deferred.isEmpty else { return }
-      screen = screen.materialized(styles: &styles)
-    }
+  /// Lays out the primary screen's deferred history (see `DeferredHistory`), once. Unless
+  /// `keepingCompaction` is false (a reader's copy), compacted history stays compacted.
+  mutating func materializeHistory(keepingCompaction: Bool = true) {
+    guard !primary.deferred.isEmpty else { return }
+    var grid = primary.materialized(styles: &styles)
+    if keepingCompaction && compactsHistory { grid = grid.compactingHistory(true, styles: &styles) }
+    if isAlternateScreen { inactive = grid } else { screen = grid }
   }
 
-  /// This state with its history laid out: what every reader of the scrollback reads (a
-  /// copy while a reflow is deferred; the state itself otherwise).
+  /// Makes the primary grid compact its history or not, as `compactsHistory` says (after
+  /// anything that builds a new primary grid: a resize, a reset, a new scrollback limit).
+  mutating func applyHistoryCompaction() {
+    let grid = primary.compactingHistory(compactsHistory, styles: &styles)
+    if isAlternateScreen { inactive = grid } else { screen = grid }
+  }
+
+  /// This state with its whole history in the primary grid's ring (deferred history laid
+  /// out, compacted rows padded back): what readers indexing the grid's cells read (a copy
+  /// when there is such history; the state itself otherwise).
   func materialized() -> TerminalState {
-    guard !primary.deferred.isEmpty else { return self }
+    guard !primary.deferred.isEmpty || !primary.compact.isEmpty else { return self }
     var copy = self
-    copy.materializeHistory()
+    let grid = copy.primary.materialized(styles: &copy.styles)
+    if copy.isAlternateScreen { copy.inactive = grid } else { copy.screen = grid }
     return copy
   }
   /// The alternate screen's grid.
@@ -248,10 +257,12 @@ struct TerminalState: Sendable {
   mutating func fullReset() {
     let old = primary
     let outgoing = (replies, bellCount, recordsEvents, clipboardEvents, events)
-    let defers = defersHistoryReflow
+    let (defers, compacts) = (defersHistoryReflow, compactsHistory)
     self = TerminalState(cols: cols, rows: rows, scrollbackLimit: scrollbackLimit)
     screen.continueLineIDs(after: old)
     (replies, bellCount, recordsEvents, clipboardEvents, events) = outgoing
     defersHistoryReflow = defers
+    compactsHistory = compacts
+    applyHistoryCompaction()
   }
 }

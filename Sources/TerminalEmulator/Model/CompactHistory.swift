@@ -1,0 +1,184 @@
+/// Scrollback rows kept without their trailing blanks: the older part of a grid's history
+/// when the grid compacts it (`Grid.compactsHistory`).
+///
+/// Why: the ring keeps every line at full width, 8 bytes a column, so a session host holding
+/// a 10,000-line history of 80 columns spends 6.25 MiB on it whatever was printed — `seq`
+/// output is five cells a line. Rows that scroll more than `Grid.hotHistory` lines up leave
+/// the ring for this store: their cells up to the last one that is not a plain blank, packed
+/// into blocks of `blockCapacity` cells, and an 8-byte record per row in a ring of records.
+/// A row of ASCII in the default style (most output: logs, listings, compilers) is kept as one
+/// byte a cell, eight to a block slot. A row is read back padded with blanks, so what a reader
+/// sees is unchanged. Dropping the
+/// oldest rows frees whole blocks; nothing is moved. Rows are at the grid's width: a resize
+/// moves them to `DeferredHistory` with the rest of the history.
+struct CompactHistory: Sendable, Equatable {
+  /// Cells per block: a row of the widest terminal (`TerminalLimits.maxColumns`) fits one.
+  static let blockCapacity = 4096
+
+  /// Where a row's cells are: block number (counted since the store began), offset in the
+  /// block (in slots), and length (in cells, at most 4,096: 13 bits); its two line flags and
+  /// whether it is packed in the top three bits.
+  struct Row: Sendable, Equatable {
+    var block: UInt32
+    var offset: UInt16
+    var bits: UInt16
+
+    static let packedBit: UInt16 = 1 << 15
+    var length: Int { Int(bits & 0x1FFF) }
+    var flags: LineFlags { LineFlags(rawValue: UInt8(truncatingIfNeeded: (bits >> 13) & 3)) }
+    /// One byte a cell: each cell is `Cell(content: byte, style: 0)`.
+    var isPacked: Bool { bits & Row.packedBit != 0 }
+    /// Block slots the row takes.
+    var slots: Int { isPacked ? (length &+ 7) >> 3 : length }
+  }
+
+  /// Blocks of cells; `blocks[0]` is block number `firstBlock`.
+  private var blocks: [[Cell]] = []
+  private var firstBlock = 0
+  /// A ring of row records: the oldest at `head`, `count` of them.
+  private var rows: [Row] = []
+  private var head = 0
+  private(set) var count = 0
+  /// The most rows ever held (the grid's scrollback limit): the record ring grows to it, not
+  /// past it.
+  let maxRows: Int
+
+  init(maxRows: Int = 0) { self.maxRows = max(0, maxRows) }
+
+  var isEmpty: Bool { count == 0 }
+
+  @inline(__always)
+  private func position(_ i: Int) -> Int {
+    let p = head &+ i
+    return p >= rows.count ? p &- rows.count : p
+  }
+
+  /// Appends a row, its trailing plain blanks left out.
+  mutating func append(_ row: UnsafeBufferPointer<Cell>, flags rowFlags: LineFlags) {
+    precondition(row.count <= CompactHistory.blockCapacity, "a row wider than a block")
+    precondition(rowFlags.rawValue < 4, "line flags fit two bits")
+    var length = row.count
+    while length > 0 && row[length &- 1] == .blank { length &-= 1 }
+    // Packed when every cell is `Cell(content: byte, style: 0)` with an ASCII byte (blanks
+    // inside the row included): it reads back exactly.
+    var packed = true
+    for k in 0..<length where row[k].style != 0 || row[k].content >= 0x80 {
+      packed = false
+      break
+    }
+    var record = Row(block: 0, offset: 0, bits: UInt16(length) | UInt16(rowFlags.rawValue) << 13)
+    if packed { record.bits |= Row.packedBit }
+    let slots = record.slots
+    if slots > 0
+      && (blocks.isEmpty || blocks[blocks.count &- 1].count &+ slots > CompactHistory.blockCapacity)
+    {
+      var block: [Cell] = []
+      block.reserveCapacity(CompactHistory.blockCapacity)
+      blocks.append(block)
+    }
+    record.block = UInt32(truncatingIfNeeded: firstBlock &+ max(0, blocks.count &- 1))
+    record.offset = UInt16(blocks.isEmpty ? 0 : blocks[blocks.count &- 1].count)
+    if packed && slots > 0 {
+      let last = blocks.count &- 1
+      blocks[last].append(contentsOf: repeatElement(Cell.blank, count: slots))
+      blocks[last].withUnsafeMutableBufferPointer { block in
+        // Contract: a `Cell` is 8 bytes with no padding (CellLayoutTests): slot `offset + j`
+        // holds bytes `8j ..< 8j + 8` of the row.
+        let bytes = UnsafeMutableRawPointer(block.baseAddress! + Int(record.offset))
+        for k in 0..<length {
+          bytes.storeBytes(of: UInt8(truncatingIfNeeded: row[k].content), toByteOffset: k, as: UInt8.self)
+        }
+      }
+    } else if slots > 0 {
+      blocks[blocks.count &- 1].append(contentsOf: UnsafeBufferPointer(rebasing: row[0..<length]))
+    }
+    if count == rows.count { growRecords() }
+    rows[position(count)] = record
+    count &+= 1
+  }
+
+  /// Room for more records: double, up to `maxRows`, keeping the rows in order.
+  private mutating func growRecords() {
+    let capacity = max(count &+ 1, min(max(16, rows.count &* 2), max(maxRows, count &+ 1)))
+    var grown: [Row] = []
+    grown.reserveCapacity(capacity)
+    for i in 0..<count { grown.append(rows[position(i)]) }
+    grown.append(contentsOf: repeatElement(Row(block: 0, offset: 0, bits: 0), count: capacity &- count))
+    rows = grown
+    head = 0
+  }
+
+  /// The cells row `i` (0 is the oldest) keeps, without the trailing blanks.
+  private func storedCells(_ i: Int) -> [Cell] {
+    let r = rows[position(i)]
+    guard r.length > 0 else { return [] }
+    let start = Int(r.offset)
+    let block = blocks[Int(r.block) &- firstBlock]
+    guard r.isPacked else { return Array(block[start..<start &+ r.length]) }
+    return block.withUnsafeBufferPointer { block in
+      let bytes = UnsafeRawPointer(block.baseAddress! + start)
+      return (0..<r.length).map {
+        Cell(content: UInt32(bytes.load(fromByteOffset: $0, as: UInt8.self)), style: 0)
+      }
+    }
+  }
+
+  /// Row `i` (0 is the oldest) padded with blanks to `cols` cells.
+  func row(_ i: Int, cols: Int) -> [Cell] {
+    var out = storedCells(i)
+    if out.count < cols { out.append(contentsOf: repeatElement(Cell.blank, count: cols &- out.count)) }
+    return out
+  }
+
+  func flags(_ i: Int) -> LineFlags { rows[position(i)].flags }
+
+  /// Drops the `n` oldest rows, freeing the blocks no retained row uses.
+  mutating func dropFirst(_ n: Int) {
+    let n = min(n, count)
+    guard n > 0 else { return }
+    head = position(n)
+    count &-= n
+    if count == 0 {
+      blocks.removeAll()
+      firstBlock = 0
+      head = 0
+      return
+    }
+    let oldest = Int(rows[head].block)
+    if oldest > firstBlock {
+      let freed = min(oldest &- firstBlock, blocks.count)
+      blocks.removeFirst(freed)
+      firstBlock &+= freed
+    }
+  }
+
+  /// Every cell a retained row holds, for table compaction.
+  func forEachCell(_ body: (Cell) -> Void) {
+    for i in 0..<count {
+      for cell in storedCells(i) { body(cell) }
+    }
+  }
+
+  /// Rewrites every cell a retained row holds (table compaction renumbering ids). Packed rows
+  /// hold no ids (style 0, no clusters) and table compaction keeps id 0: they are left alone.
+  mutating func rewriteCells(_ body: (inout Cell) -> Void) {
+    for i in 0..<count {
+      let r = rows[position(i)]
+      guard r.length > 0, !r.isPacked else { continue }
+      let b = Int(r.block) &- firstBlock
+      let start = Int(r.offset)
+      blocks[b].withUnsafeMutableBufferPointer { cells in
+        for k in start..<start &+ r.length { body(&cells[k]) }
+      }
+    }
+  }
+
+  /// Cells the blocks have room for (what the history can hold without growing).
+  var cellCapacity: Int { blocks.count &* CompactHistory.blockCapacity }
+
+  /// Bytes of storage held: the blocks' capacity and the record ring.
+  var byteCount: Int {
+    blocks.reduce(0) { $0 &+ $1.capacity } &* MemoryLayout<Cell>.stride
+      &+ rows.capacity &* MemoryLayout<Row>.stride
+  }
+}
