@@ -210,6 +210,27 @@ extension LiveSessionTests {
     XCTAssertTrue(try reel(["ls"]).stdout.contains("swallowed"))
   }
 
+  /// SIGTERM to a client whose network stalled: it asks to detach, waits a bounded time for
+  /// the host's answer, gives the terminal back and exits (a client once stayed in its read
+  /// for the end frame that could not come).
+  func testSIGTERMEndsAClientWhoseNetworkStalled() throws {
+    let serve = try startServe()
+    defer { serve.process.terminate() }
+    let proxy = try CuttableProxy(to: serve.port)
+    defer { proxy.stop() }
+    let pane = try remoteAttachPane(
+      port: proxy.port, token: serve.token, "stalled -c 'bash --norc --noprofile'", cols: 90)
+    XCTAssertTrue(waitForScreen(pane, containing: "$"), "no prompt:\n\(pane.screen())")
+    proxy.stall()
+    kill(try pane.childPid(), SIGTERM)
+    XCTAssertTrue(
+      waitForScreen(pane, containing: "reel-exit="),
+      "the client did not end on SIGTERM with its network stalled:\n\(pane.screen())")
+    XCTAssertEqual(pane.display("#{alternate_on} #{cursor_flag}"), "0 1", "terminal not given back")
+    // The session goes on.
+    XCTAssertTrue(try reel(["ls"]).stdout.contains("stalled"))
+  }
+
   func testRemoteTakeoverGoesLocalToRemoteAndBack() throws {
     let serve = try startServe()
     defer { serve.process.terminate() }
