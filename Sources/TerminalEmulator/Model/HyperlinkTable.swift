@@ -4,7 +4,7 @@
 /// link is usually used once: adding one must cost about what printing its text costs. Each
 /// link's `id=` parameter and URI are appended to one byte pool (no strings, no allocation
 /// per link), and equal links are found through a window of recently added ones keyed by a
-/// hash of the bytes (no `Hasher`), as `InternTable` does for clusters: a link that recurs
+/// hash of the bytes (no `Hasher`; an `InternWindow`, as `InternTable` has for clusters): a link that recurs
 /// after leaving the window gets a second id, so ids are names — compare values, never ids.
 /// Strings are made only when a reader asks for a link (`subscript`).
 struct HyperlinkTable: Sendable {
@@ -12,9 +12,8 @@ struct HyperlinkTable: Sendable {
   private var bytes: [UInt8] = []
   /// Per link (id − 1): where its bytes start, and the lengths of its id and URI.
   private var entries: [Entry] = []
-  /// Slot → the link last added with that hash: its id in the low half (0 = empty), the
-  /// hash's top half above.
-  private var window = [UInt64](repeating: 0, count: HyperlinkTable.windowSize)
+  /// The links added recently, by hash.
+  private var window = InternWindow(size: HyperlinkTable.windowSize)
   static let windowSize = 1 << 10
 
   private struct Entry: Sendable {
@@ -29,7 +28,7 @@ struct HyperlinkTable: Sendable {
   var count: Int { entries.count }
 
   /// Bytes held, for memory accounting.
-  var byteCount: Int { bytes.capacity + entries.capacity * MemoryLayout<Entry>.stride + window.count * 8 }
+  var byteCount: Int { bytes.capacity + entries.capacity * MemoryLayout<Entry>.stride + window.byteCount }
 
   /// The link named `id` (1…count).
   subscript(id: UInt32) -> Hyperlink {
@@ -77,18 +76,12 @@ struct HyperlinkTable: Sendable {
   /// a new id.
   mutating func intern(id: UnsafeBufferPointer<UInt8>, uri: UnsafeBufferPointer<UInt8>) -> UInt32 {
     let hash = HyperlinkTable.hash(id, uri)
-    let slot = Int(truncatingIfNeeded: hash) & (HyperlinkTable.windowSize - 1)
-    let tag = hash & 0xFFFF_FFFF_0000_0000
-    let known = window[slot]
-    if known != 0 && known & 0xFFFF_FFFF_0000_0000 == tag {
-      let candidate = UInt32(truncatingIfNeeded: known)
-      if holds(candidate, id: id, uri: uri) { return candidate }
-    }
+    if let candidate = window.candidate(for: hash), holds(candidate, id: id, uri: uri) { return candidate }
     entries.append(Entry(offset: bytes.count, idLength: UInt32(id.count), uriLength: UInt32(uri.count)))
     bytes.append(contentsOf: id)
     bytes.append(contentsOf: uri)
     let newID = UInt32(entries.count)
-    window[slot] = tag | UInt64(newID)
+    window.remember(newID, for: hash)
     return newID
   }
 

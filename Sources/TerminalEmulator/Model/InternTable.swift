@@ -3,8 +3,8 @@
 ///
 /// All arrays live in one pool (`scalars`), each id naming an offset and a length, so a new
 /// cluster is an append, not an allocation. Equal arrays are found through a window of the
-/// recently interned ones — a direct-mapped table of `windowSize` slots, each holding an id
-/// and a tag of the hash — rather than an index of every array held: text makes the same few
+/// recently interned ones (`InternWindow`, `windowSize` slots) rather than an index of every
+/// array held: text makes the same few
 /// clusters over and over (they stay in the window), while random combining marks make a new
 /// cluster almost every time, and an index of hundreds of thousands of them costs two cache
 /// misses per cluster. An array that recurs after its slot was taken gets a second id: ids
@@ -20,9 +20,8 @@ struct InternTable: Sendable, Equatable {
   private var spans: [UInt64] = []
   /// Ids freed by `collect(keeping:)`, handed out again before new ones.
   private var freeIDs: [UInt32] = []
-  /// Slot → the array last interned with that hash: id + 1 (0 = empty) in the low half, the
-  /// hash's top half above.
-  private var window: [UInt64] = Array(repeating: 0, count: InternTable.windowSize)
+  /// The arrays interned recently, by hash.
+  private var window = InternWindow(size: InternTable.windowSize)
   static let windowSize = 1 << 12
   /// Longest array held (the length has eight bits in a span).
   static let maximumLength = 255
@@ -64,12 +63,8 @@ struct InternTable: Sendable, Equatable {
   mutating func intern(_ element: UnsafeBufferPointer<UInt32>) -> UInt32 {
     precondition(element.count <= InternTable.maximumLength, "interned array too long")
     let hash = InternTable.hash(element)
-    let slot = Int(truncatingIfNeeded: hash) & (InternTable.windowSize - 1)
-    let tag = hash & 0xFFFF_FFFF_0000_0000
-    let entry = window[slot]
-    if entry != 0 && entry & 0xFFFF_FFFF_0000_0000 == tag {
-      let known = UInt32(truncatingIfNeeded: entry) &- 1
-      if withElement(known, { InternTable.equal($0, element) }) { return known }
+    if let known = window.candidate(for: hash), withElement(known, { InternTable.equal($0, element) }) {
+      return known
     }
     let span = UInt64(scalars.count) << 8 | UInt64(element.count)
     let id: UInt32
@@ -81,7 +76,7 @@ struct InternTable: Sendable, Equatable {
       spans.append(span)
     }
     scalars.append(contentsOf: element)
-    window[slot] = tag | UInt64(id &+ 1)
+    window.remember(id, for: hash)
     return id
   }
 
@@ -121,7 +116,7 @@ struct InternTable: Sendable, Equatable {
     // Low ids first (popped from the end).
     freeIDs.reverse()
     scalars = pool
-    window = Array(repeating: 0, count: InternTable.windowSize)
+    window.clear()
   }
 
   /// Rebuilds the table with only the ids whose `keep` entry is true, renumbered in order, by

@@ -80,11 +80,15 @@ extension TerminalState {
           if cell.isCluster { usedCluster[Int(cell.payload)] = true }
         }
       }
-      for history in [grid.deferred.forEachCell, grid.compact.forEachCell] {
-        history { cell in
-          usedStyle[Int(cell.style)] = true
-          if cell.isCluster { usedCluster[Int(cell.payload)] = true }
-        }
+      // Two calls, not a loop over the two methods: an array of closures escapes, and the
+      // flags they capture would then live in a box that the loop above pays for.
+      grid.deferred.forEachCell { cell in
+        usedStyle[Int(cell.style)] = true
+        if cell.isCluster { usedCluster[Int(cell.payload)] = true }
+      }
+      grid.compact.forEachCell { cell in
+        usedStyle[Int(cell.style)] = true
+        if cell.isCluster { usedCluster[Int(cell.payload)] = true }
       }
     }
     var extraStyles: [Style] = [cursor.pen]
