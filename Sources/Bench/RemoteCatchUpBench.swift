@@ -7,7 +7,7 @@ import TerminalEmulator
 
 /// `reel bench`'s catch-up figure: a remote client of a session that prints steadily loses its
 /// connection for a while, then comes back asking to resume from the last byte it had. Short
-/// outages resume (the missed bytes, from the session's 4 MiB buffer); long ones repaint (the
+/// outages resume (the missed bytes, from the session's 1 MiB buffer); long ones repaint (the
 /// screen and the requested scrollback, whatever the outage's length). Beside each, the
 /// baseline a byte-replaying viewer would pay: everything the program printed meanwhile.
 enum RemoteCatchUpBench {

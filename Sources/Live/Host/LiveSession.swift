@@ -74,7 +74,7 @@ final class LiveSession {
     terminal = pty
     UnixSocket.setNonBlocking(pty.controller)
     pump = try OutputPump(fd: pty.controller, onOutput: onOutput)
-    mirror = SessionMirror(cols: clamped.cols, rows: clamped.rows, recentBytes: 4 << 20)
+    mirror = SessionMirror(cols: clamped.cols, rows: clamped.rows, recentBytes: LiveSession.recentOutputBytes)
     mirror.answersQueries = true
     created = Date()
     clockStart = LiveSession.now()
@@ -108,6 +108,12 @@ final class LiveSession {
   private(set) var recordingError: String? = nil
 
   static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds / 1000 }
+
+  /// The output a session keeps in memory for clients that come back (`resumeOffset`): 1 MiB,
+  /// about the 10,000 lines of history a shadow keeps. A client that missed more gets a
+  /// repaint, which is smaller than the backlog would be (mosh's rule: the state that differs,
+  /// never a backlog); 4 MiB per session was 400 MiB for a hundred busy sessions.
+  static let recentOutputBytes = 1 << 20
   var time: UInt64 { LiveSession.now() - clockStart }
 
   /// Follows and records output the program wrote; returns the shadow's answers to queries

@@ -5,7 +5,7 @@ import XCTest
 /// `reel attach ws://…` through a hundred random outages: cuts at a random byte of the
 /// server's output (inside a frame, almost always), cuts while idle, cuts in vim's alternate
 /// screen while it scrolls, and stalls (a network that drops everything) long enough for the
-/// session's 4 MiB buffer to move past what the client has. After each, the client comes back
+/// session's 1 MiB buffer to move past what the client has. After each, the client comes back
 /// and tmux's pane, cursor and alternate-screen state equal `reel history`; the server's log
 /// says it resumed every time the buffer still held the client's offset, and repainted
 /// exactly when it did not.
