@@ -44,14 +44,20 @@ let package = Package(
     // Between the format and the engine: replaying recordings into terminals.
     .target(name: "Playback", dependencies: ["Recording", "TerminalEmulator"]),
     .target(name: "Reconnect", dependencies: ["ReelBase", "TerminalEmulator", "Recording"]),
+    // The live protocol's frames (no Foundation), under LiveProtocol and the small attach client.
+    .target(name: "LiveWire"),
     // The live protocol's frames, messages and capabilities: all a client needs (no PTYs, no
     // sockets), so an app on any platform can embed it.
-    .target(name: "LiveProtocol"),
+    .target(name: "LiveProtocol", dependencies: ["LiveWire"]),
+    // Attaching a terminal to a local session without Foundation: the socket directory, session
+    // names, the client's keys, and the pass-through attach that the installed `reel` runs itself.
+    .target(name: "LocalAttach", dependencies: ["CPTY", "LiveWire", "Capture", "TerminalEmulator", "ReelBase"]),
     // Live sessions: the host that owns the programs' PTYs, its transports, and its clients.
     .target(
       name: "Live",
       dependencies: [
-        "CPTY", "Capture", "LiveProtocol", "Recording", "Playback", "Reconnect", "TerminalEmulator",
+        "CPTY", "Capture", "LiveProtocol", "LocalAttach", "Recording", "Playback", "Reconnect",
+        "TerminalEmulator",
       ]),
     // `reel serve`: the live host on the network (WebSocket, tokens, TLS) and the network
     // client's connection.

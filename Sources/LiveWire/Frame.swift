@@ -1,8 +1,7 @@
-import Foundation
-
 /// The client/host wire protocol (docs/protocol.md): frames of one type byte, a 4-byte
-/// little-endian payload length and the payload. Control messages carry JSON; terminal bytes
-/// travel as they are.
+/// little-endian payload length and the payload. Control messages carry JSON (their types and
+/// coding are `LiveProtocol`'s); terminal bytes travel as they are. No Foundation: the small
+/// `reel` that attaches without it (`LocalAttach`) speaks these frames too.
 public enum FrameFormat {
   /// Bumped on any incompatible change; a host refuses requests of another version. 2: output
   /// frames carry their absolute offset; repaints and the terminal's restoration are frames of
@@ -70,27 +69,6 @@ public struct Frame: Sendable, Equatable {
     self.type = type
     self.payload = payload
     self.offset = type.carriesOffset ? (offset ?? 0) : nil
-  }
-
-  /// A frame whose payload is `value` as JSON.
-  public init<T: Encodable>(_ type: FrameType, json value: T) throws {
-    self.init(type, Array(try JSONEncoder().encode(value)))
-  }
-
-  public func decode<T: Decodable>(_ kind: T.Type) throws -> T {
-    do {
-      return try JSONDecoder().decode(kind, from: Data(payload))
-    } catch DecodingError.keyNotFound(let key, _) {
-      throw LiveError("malformed \(type) message from the other side: no \"\(key.stringValue)\"")
-    } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
-      DecodingError.dataCorrupted(let context)
-    {
-      let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-      throw LiveError(
-        "malformed \(type) message from the other side" + (path.isEmpty ? "" : ": bad \"\(path)\""))
-    } catch {
-      throw LiveError("malformed \(type) message from the other side")
-    }
   }
 
   /// Header and payload, ready to write.

@@ -1,6 +1,5 @@
 import CPTY
-import Foundation
-import LiveProtocol
+import LiveWire
 
 #if canImport(Glibc)
   import Glibc
@@ -18,13 +17,13 @@ import LiveProtocol
 
 /// Unix stream sockets, the host's and the clients' transport, with errors as one-line
 /// messages.
-enum UnixSocket {
-  enum ConnectFailure: Error { case noHost, refused(String) }
+package enum UnixSocket {
+  package enum ConnectFailure: Error { case noHost, refused(String) }
 
   /// The longest path `sockaddr_un` holds (with its NUL).
-  static var maxPathBytes: Int { MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1 }
+  package static var maxPathBytes: Int { MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1 }
 
-  static func address(_ path: String) throws -> sockaddr_un {
+  package static func address(_ path: String) throws -> sockaddr_un {
     var addr = sockaddr_un()
     addr.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
@@ -39,7 +38,7 @@ enum UnixSocket {
   }
 
   /// A listening socket at `path` (which must not exist), close-on-exec and non-blocking.
-  static func listen(at path: String) throws -> Int32 {
+  package static func listen(at path: String) throws -> Int32 {
     var addr = try address(path)
     let fd = socket(AF_UNIX, streamSocket, 0)
     guard fd >= 0 else { throw LiveError("cannot create a socket: \(String(cString: strerror(errno)))") }
@@ -60,7 +59,7 @@ enum UnixSocket {
 
   /// A connection to the host at `path`: `.noHost` when nothing listens there (no socket, or
   /// a stale one left by a host that died).
-  static func connect(to path: String) throws(ConnectFailure) -> Int32 {
+  package static func connect(to path: String) throws(ConnectFailure) -> Int32 {
     let addr: sockaddr_un
     do { addr = try address(path) } catch { throw .refused("\(error)") }
     var a = addr
@@ -83,21 +82,21 @@ enum UnixSocket {
   }
 
   /// The uid of the peer of a connected socket, nil when the system does not say.
-  static func peerUID(_ fd: Int32) -> uid_t? {
+  package static func peerUID(_ fd: Int32) -> uid_t? {
     var uid = uid_t()
     return reel_peer_uid(fd, &uid) == 0 ? uid : nil
   }
 
-  static func setNonBlocking(_ fd: Int32) {
+  package static func setNonBlocking(_ fd: Int32) {
     let flags = fcntl(fd, F_GETFL)
     _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
   }
 
-  static func setCloseOnExec(_ fd: Int32) { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+  package static func setCloseOnExec(_ fd: Int32) { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
 
   /// A pipe whose ends are non-blocking and close-on-exec: the wake-ups a thread sends the
   /// host's `poll` (read end first).
-  static func wakePipe() throws -> [Int32] {
+  package static func wakePipe() throws -> [Int32] {
     var ends: [Int32] = [-1, -1]
     guard pipe(&ends) == 0 else {
       throw LiveError("cannot create a pipe (\(String(cString: strerror(errno))))")
@@ -112,14 +111,14 @@ enum UnixSocket {
   /// `send` flags that keep a write to a closed peer from raising SIGPIPE (Linux; elsewhere
   /// `SO_NOSIGPIPE` is set on the socket by `setNoSignal`).
   #if os(Linux)
-    static let noSignal = Int32(MSG_NOSIGNAL)
+    package static let noSignal = Int32(MSG_NOSIGNAL)
   #else
-    static let noSignal: Int32 = 0
+    package static let noSignal: Int32 = 0
   #endif
 
   /// Marks a socket so that writing to a closed peer fails with EPIPE instead of SIGPIPE
   /// where `send` has no flag for it.
-  static func setNoSignal(_ fd: Int32) {
+  package static func setNoSignal(_ fd: Int32) {
     #if !os(Linux)
       var on: Int32 = 1
       _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
@@ -127,10 +126,10 @@ enum UnixSocket {
   }
 
   /// `close(2)`, for types with a `close()` of their own.
-  static func closeDescriptor(_ fd: Int32) { _ = systemClose(fd) }
+  package static func closeDescriptor(_ fd: Int32) { _ = systemClose(fd) }
 
   /// Writes all of `bytes` to a blocking descriptor.
-  static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+  package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
     var offset = 0
     while offset < bytes.count {
       let n = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, noSignal) }
@@ -143,7 +142,7 @@ enum UnixSocket {
   }
 
   /// Reads from a blocking descriptor until `reader` has a frame; nil at end of stream.
-  static func readFrame(_ fd: Int32, into reader: inout FrameReader) throws -> Frame? {
+  package static func readFrame(_ fd: Int32, into reader: inout FrameReader) throws -> Frame? {
     var chunk = [UInt8](repeating: 0, count: 64 << 10)
     while true {
       if let frame = try reader.next() { return frame }
