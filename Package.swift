@@ -13,6 +13,7 @@ let package = Package(
     .library(name: "LiveProtocol", targets: ["LiveProtocol"]),
     .library(name: "Live", targets: ["Live"]),
     .executable(name: "reel", targets: ["reel"]),
+    .executable(name: "reel-launcher", targets: ["ReelLauncher"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -113,6 +114,8 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
+    // The `reel` install.sh puts on the PATH: attaches itself, execs the full reel otherwise.
+    .executableTarget(name: "ReelLauncher", dependencies: ["LocalAttach"]),
     .testTarget(
       name: "TerminalEmulatorTests", dependencies: ["ReelBase", "TerminalEmulator"],
       exclude: [

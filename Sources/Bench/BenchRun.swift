@@ -293,13 +293,14 @@ package struct BenchRun {
         "live: time from attach to a consistent screen, ms (protocol client: connect → repaint in an emulator;"
           + " CLI clients in a PTY until the emulator shows the session's screen)")
       BenchProgress.line(
-        "terminal  history lines  consistent  protocol ms p50   p95   repaint KiB   reel attach ms p50   p95   tmux attach ms p50   p95"
+        "terminal  history lines  consistent  protocol ms p50   p95   repaint KiB   reel attach ms p50   p95   quick attach ms p50   p95   tmux attach ms p50   p95"
       )
     }
     for f in r.attach {
       let p = (LiveBench.percentile(f.protocolMillis, 0.5), LiveBench.percentile(f.protocolMillis, 0.95))
       let c = (LiveBench.percentile(f.cliMillis, 0.5), LiveBench.percentile(f.cliMillis, 0.95))
       let t = f.tmuxMillis.map { (LiveBench.percentile($0, 0.5), LiveBench.percentile($0, 0.95)) }
+      let q = f.launcherMillis.map { (LiveBench.percentile($0, 0.5), LiveBench.percentile($0, 0.95)) }
       attachRows.append(
         .object([
           ("cols", .int(f.cols)), ("rows", .int(f.rows)), ("historyLines", .int(f.historyLines)),
@@ -307,6 +308,8 @@ package struct BenchRun {
           ("protocolMillisP50", ms(p.0)), ("protocolMillisP95", ms(p.1)),
           ("repaintBytes", .int(f.repaintBytes)),
           ("reelAttachMillisP50", ms(c.0)), ("reelAttachMillisP95", ms(c.1)),
+          ("quickAttachMillisP50", q.map { ms($0.0) } ?? .null),
+          ("quickAttachMillisP95", q.map { ms($0.1) } ?? .null),
           ("tmuxAttachMillisP50", t.map { ms($0.0) } ?? .null),
           ("tmuxAttachMillisP95", t.map { ms($0.1) } ?? .null),
         ]))
@@ -316,6 +319,7 @@ package struct BenchRun {
             + String(
               format: "%13d  %5d/%-5d %11.2f %7.2f %11.1f %18.2f %7.2f", f.historyLines, f.consistent,
               f.protocolMillis.count, p.0, p.1, Double(f.repaintBytes) / 1024, c.0, c.1)
+            + (q.map { String(format: " %19.2f %7.2f", $0.0, $0.1) } ?? "   (no reel-launcher)")
             + (t.map { String(format: " %18.2f %7.2f", $0.0, $0.1) } ?? "   (tmux not installed)"))
       }
     }

@@ -22,9 +22,12 @@ enum LiveBench {
     var rows: Int
     var historyLines: Int
     /// Milliseconds per attach: protocol client (connect → repaint fed to an emulator),
-    /// `reel attach` in a PTY, `tmux attach` in a PTY (until the screen is the session's).
+    /// `reel attach` in a PTY, the same through the small `reel` install.sh puts on the PATH
+    /// (`reel-launcher`, when built beside this reel), `tmux attach` in a PTY (until the screen
+    /// is the session's). The three CLI clients take turns.
     var protocolMillis: [Double]
     var cliMillis: [Double]
+    var launcherMillis: [Double]?
     var tmuxMillis: [Double]?
     /// Attaches whose screen equalled the shadow's (protocol client, compared cell by cell).
     var consistent: Int
@@ -63,12 +66,19 @@ enum LiveBench {
       + "i=1; while [ $i -lt \(rows) ]; do printf '\\033[3%dmline %d of the screen\\033[0m\\n' $((i % 8)) $i; i=$((i+1)); done; printf 'ready> '; exec cat"
   }
 
+  /// The small `reel` (`reel-launcher`) built beside `exe`, if there is one.
+  static func launcher(beside exe: String) -> String? {
+    let path = (exe as NSString).deletingLastPathComponent + "/reel-launcher"
+    return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+  }
+
   static func run(attaches: Int, throughputMiB: Int) throws -> (
     attach: [AttachFigure], throughput: ThroughputFigure
   ) {
     let (dir, directory) = try scratchHostDirectory("reel-live")
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let exe = try reelExecutable()
+    let launcher = LiveBench.launcher(beside: exe)
     let tmux = RecordingBench.which("tmux") ? TmuxServer(socket: "reel-bench-\(getpid())") : nil
     defer {
       // The bench's host hangs its sessions up and exits on SIGTERM.
@@ -87,8 +97,8 @@ enum LiveBench {
         let shadow = try createSession(
           name, command: command, cols: cols, rows: rows, exe: exe, directory: directory)
         var figure = AttachFigure(
-          cols: cols, rows: rows, historyLines: history, protocolMillis: [], cliMillis: [], tmuxMillis: nil,
-          consistent: 0, repaintBytes: 0)
+          cols: cols, rows: rows, historyLines: history, protocolMillis: [], cliMillis: [],
+          launcherMillis: launcher.map { _ in [] }, tmuxMillis: nil, consistent: 0, repaintBytes: 0)
         for _ in 0..<attaches {
           let start = Measure.now()
           let client = try LiveClient.connect(directory)
@@ -107,21 +117,25 @@ enum LiveBench {
           if difference.components.subtracting([.pendingInput]).isEmpty { figure.consistent += 1 }
         }
         let expected = shadow.textDump(includeScrollback: false)
+        var tmuxExpected: String?
+        if let tmux {
+          try tmux.newSession(name, cols: cols, rows: rows, command: command)
+          tmuxExpected = try tmux.waitForScreen(name, containing: "ready>")
+          figure.tmuxMillis = []
+        }
         for _ in 0..<max(3, attaches / 4) {
           figure.cliMillis.append(
             try attachInPTY([exe, "attach", name], cols: cols, rows: rows, until: expected))
-        }
-        if let tmux {
-          try tmux.newSession(name, cols: cols, rows: rows, command: command)
-          let tmuxExpected = try tmux.waitForScreen(name, containing: "ready>")
-          var times: [Double] = []
-          for _ in 0..<max(3, attaches / 4) {
-            times.append(
+          if let launcher {
+            figure.launcherMillis?.append(
+              try attachInPTY([launcher, "attach", name], cols: cols, rows: rows, until: expected))
+          }
+          if let tmux, let tmuxExpected {
+            figure.tmuxMillis?.append(
               try attachInPTY(
                 ["tmux", "-L", tmux.socket, "attach", "-t", name], cols: cols, rows: rows, until: tmuxExpected
               ))
           }
-          figure.tmuxMillis = times
         }
         figures.append(figure)
       }

@@ -59,7 +59,9 @@ private struct JSONReader {
   }
 
   mutating func value(depth: Int) throws -> JSONValue {
-    guard depth < JSONValue.maxParseDepth else { throw error("nesting deeper than \(JSONValue.maxParseDepth)") }
+    guard depth < JSONValue.maxParseDepth else {
+      throw error("nesting deeper than \(JSONValue.maxParseDepth)")
+    }
     guard index < bytes.count else { throw error("unexpected end") }
     switch bytes[index] {
     case UInt8(ascii: "{"): return try object(depth: depth)
@@ -88,7 +90,9 @@ private struct JSONReader {
     }
     while true {
       skipSpace()
-      guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
+      guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+        throw error("expected a member name")
+      }
       let key = try string()
       skipSpace()
       try expect(":")

@@ -14,12 +14,7 @@ import TerminalEmulator
 /// session; Ctrl-] d detaches, Ctrl-] Ctrl-] sends a literal Ctrl-] (another key with
 /// `detachKey`).
 public struct AttachedTerminal {
-  public enum Outcome: Equatable {
-    case detached, takenOver
-    case exited(Int32)
-    case killed(Int32)
-    case hostStopped, connectionLost
-  }
+  public typealias Outcome = AttachOutcome
 
   let client: LiveClient
   let name: String
@@ -146,13 +141,7 @@ public struct AttachedTerminal {
       notices.append(String(decoding: frame.payload, as: UTF8.self))
     case .end:
       let end = try frame.decode(LiveEnd.self)
-      switch end.reason {
-      case .detached: return .detached
-      case .takenOver: return .takenOver
-      case .exited: return .exited(end.status ?? 0)
-      case .killed: return .killed(end.status ?? 0)
-      case .hostStopped: return .hostStopped
-      }
+      return AttachOutcome(endReason: end.reason.rawValue, status: end.status)
     default:
       break
     }
@@ -162,10 +151,7 @@ public struct AttachedTerminal {
   /// The host vanished mid-stream: the terminal's modes are unknown, so every one a program
   /// commonly sets is turned off.
   private func lost() -> Outcome {
-    StandardOutput.writeAll(
-      Array(
-        "\u{1B}[?1049l\u{1B}[?1;1000;1002;1003;1004;1005;1006;1015;2004l\u{1B}[?25h\u{1B}>\u{1B}[r\u{1B}[0m"
-          .utf8))
+    StandardOutput.writeAll(AttachOutcome.terminalReset)
     return .connectionLost
   }
 }

@@ -24,6 +24,11 @@ final class InstallTests: ScratchDirectoryTestCase {
     process.waitUntilExit()
     XCTAssertEqual(process.terminationStatus, 0)
     XCTAssertTrue(FileManager.default.isExecutableFile(atPath: path("bin/reel")))
+    XCTAssertTrue(FileManager.default.isExecutableFile(atPath: path("libexec/reel/reel")))
+    // bin/reel is the small reel; it hands --version to the full one beside it.
+    let installed = try ReelCLI.run(["--version"], executable: URL(fileURLWithPath: path("bin/reel")))
+    XCTAssertEqual(installed.status, 0, installed.stderr)
+    XCTAssertEqual(installed.stdout, try ReelCLI.run(["--version"]).stdout)
     let man = try String(contentsOfFile: path("share/man/man1/reel.1"), encoding: .utf8)
     for command in ["record", "play", "search", "attach", "simulate"] {
       XCTAssertTrue(man.contains(".It Em \(command)"), "the man page lacks \(command)")

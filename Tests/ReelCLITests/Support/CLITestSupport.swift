@@ -28,7 +28,8 @@ enum ReelCLI {
 
   @discardableResult
   static func run(
-    _ args: [String], stdin: Data? = nil, environment: [String: String]? = nil, directory: URL? = nil
+    _ args: [String], stdin: Data? = nil, environment: [String: String]? = nil, directory: URL? = nil,
+    executable: URL = ReelCLI.executable
   ) throws -> ReelRun {
     let p = Process()
     p.executableURL = executable

@@ -60,7 +60,8 @@ struct AttachCommand: ParsableCommand {
 
   @OptionGroup var remote: RemoteOptions
 
-  static let defaultScrollbackLines = 1000
+  static let defaultScrollbackLines = AttachDefaults.scrollbackLines
+  /// `AttachDefaults.ringBytes` (64 MiB), as the option is written.
   static let defaultRingSize = "64M"
   static let defaultDetachKey = "^]"
 
@@ -132,14 +133,7 @@ struct AttachCommand: ParsableCommand {
 
   /// The line that says how an attachment ended.
   static func report(_ outcome: AttachedTerminal.Outcome, session name: String) {
-    switch outcome {
-    case .detached: Output.print("\r\n[reel: detached from \(name)]\r\n", to: 2)
-    case .takenOver: Output.print("\r\nreel: session \(name) taken over by another client\r\n", to: 2)
-    case .exited(let status): Output.print("\r\n[reel: \(name) exited with status \(status)]\r\n", to: 2)
-    case .killed(let status): Output.print("\r\n[reel: \(name) was killed (status \(status))]\r\n", to: 2)
-    case .hostStopped: Output.print("\r\n[reel: the host stopped; \(name) ended]\r\n", to: 2)
-    case .connectionLost: break
-    }
+    if let line = outcome.reportLine(session: name) { Output.print(line, to: 2) }
   }
 
   /// The control byte "^X", "C-x" or "ctrl-x" names (letters and @ [ \\ ] ^ _ ?), or nil for
