@@ -42,7 +42,7 @@ public enum QuickAttach {
       guard reply["ok"]?.boolValue == true else {
         throw LiveError(reply["error"]?.stringValue ?? "the reel host refused")
       }
-      var attachment = Attachment(fd: fd, reader: reader, readOnly: readOnly)
+      var attachment = TerminalAttachment(fd: fd, reader: reader, readOnly: readOnly)
       let outcome = try attachment.run()
       for notice in attachment.notices { printError(notice + "\r\n") }
       guard let line = outcome.reportLine(session: name) else {
@@ -103,132 +103,6 @@ public enum QuickAttach {
         if n <= 0 { return }
         offset += n
       }
-    }
-  }
-}
-
-/// The pass-through terminal loop: the user's terminal in raw mode shows the host's frames;
-/// keys go to the program; window changes resize the session.
-struct Attachment {
-  let fd: Int32
-  var reader: FrameReader
-  let readOnly: Bool
-  var notices: [String] = []
-
-  nonisolated(unsafe) static var windowChanged: Int32 = 0
-
-  init(fd: Int32, reader: FrameReader, readOnly: Bool) {
-    self.fd = fd
-    self.reader = reader
-    self.readOnly = readOnly
-  }
-
-  mutating func run() throws -> AttachOutcome {
-    let interactive = isatty(0) == 1
-    if interactive { try TerminalMode.enterRaw(fd: 0) }
-    TerminationRequest.install()
-    Attachment.windowChanged = 0
-    signal(SIGWINCH) { _ in Attachment.windowChanged = 1 }
-    defer {
-      signal(SIGWINCH, SIG_DFL)
-      if interactive { TerminalMode.restore() }
-    }
-    var stdinOpen = true
-    var keys = ClientKeys(detachKey: AttachDefaults.detachKey)
-    var buffer = [UInt8](repeating: 0, count: 64 << 10)
-    while let frame = try reader.next() {
-      if let outcome = try take(frame) { return outcome }
-    }
-    while true {
-      if TerminationRequest.signal != nil {
-        try? send(Frame(.detach))
-        return try drain()
-      }
-      if Attachment.windowChanged != 0 {
-        Attachment.windowChanged = 0
-        if !readOnly, let size = WindowSize.of(fd: 1) ?? WindowSize.of(fd: 0) {
-          let json = JSONValue.object([("cols", .int(size.cols)), ("rows", .int(size.rows))]).serialized()
-          try send(Frame(.resize, Array(json.utf8)))
-        }
-      }
-      var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
-      if stdinOpen { fds.append(pollfd(fd: 0, events: Int16(POLLIN), revents: 0)) }
-      let ready = poll(&fds, nfds_t(fds.count), keys.waitsForPause ? InputDecoder.escapeTimeout : 1000)
-      if ready == 0 && keys.waitsForPause {
-        if try act(on: keys.pause()) { return try drain() }
-        continue
-      }
-      guard ready > 0 else { continue }
-      if fds[0].revents != 0 {
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { return lost() }
-        buffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-        while let frame = try reader.next() {
-          if let outcome = try take(frame) { return outcome }
-        }
-      }
-      if stdinOpen && fds.count > 1 && fds[1].revents != 0 {
-        let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else {
-          stdinOpen = false
-          try send(Frame(.detach))
-          continue
-        }
-        if try act(on: keys.take(buffer[0..<n])) { return try drain() }
-      }
-    }
-  }
-
-  func send(_ frame: Frame) throws { try UnixSocket.writeAll(fd, frame.encoded) }
-
-  /// Sends the program its keys (unless read-only); true when the user asked to leave.
-  private func act(on outcome: ClientKeys.Outcome) throws -> Bool {
-    if !outcome.send.isEmpty && !readOnly { try send(Frame(.input, outcome.send)) }
-    if outcome.leave { try send(Frame(.detach)) }
-    return outcome.leave
-  }
-
-  /// After asking to detach: the rest of the stream up to the end frame.
-  private mutating func drain() throws -> AttachOutcome {
-    while let frame = try UnixSocket.readFrame(fd, into: &reader) {
-      if let outcome = try take(frame) { return outcome }
-    }
-    return lost()
-  }
-
-  private mutating func take(_ frame: Frame) throws -> AttachOutcome? {
-    switch frame.type {
-    case .output, .repaint, .restore:
-      Attachment.writeOut(frame.payload)
-    case .notice:
-      notices.append(String(decoding: frame.payload, as: UTF8.self))
-    case .end:
-      let end = try JSONValue(parsing: frame.payload)
-      guard let reason = end["reason"]?.stringValue,
-        let outcome = AttachOutcome(
-          endReason: reason, status: end["status"]?.intValue.map { Int32(clamping: $0) })
-      else { throw LiveError("malformed end message from the other side") }
-      return outcome
-    default:
-      break
-    }
-    return nil
-  }
-
-  private func lost() -> AttachOutcome {
-    Attachment.writeOut(AttachOutcome.terminalReset)
-    return .connectionLost
-  }
-
-  static func writeOut(_ bytes: [UInt8]) {
-    var offset = 0
-    while offset < bytes.count {
-      let n = bytes[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 { return }
-      offset += n
     }
   }
 }

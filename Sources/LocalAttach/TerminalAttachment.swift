@@ -1,0 +1,186 @@
+import Capture
+import LiveWire
+import ReelBase
+import TerminalEmulator
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Screen mode's part of the terminal loop (`reel attach --render`): drawing the host's screen
+/// updates and sending mouse events as keys, which need the protocol's JSON messages (Live
+/// supplies it; the quick attach has none).
+public protocol AttachmentScreen {
+  /// Bytes that put the user's terminal on the screen drawn on, and that give it back.
+  var enter: [UInt8] { get }
+  var leave: [UInt8] { get }
+  /// The bytes that draw a screen frame, and the frame that acknowledges it.
+  mutating func draw(_ frame: Frame) throws -> (bytes: [UInt8], acknowledgement: Frame)
+  /// The key frame a mouse event goes to the host as.
+  func keyFrame(for mouse: MouseEvent) throws -> Frame
+}
+
+/// The client side of an attachment (`reel attach`, `reel tail`, the quick attach): the user's
+/// terminal in raw mode shows the host's frames; keys go to the program (unless read-only);
+/// window changes resize the session; the detach key then `d` detaches (pressed twice: sent
+/// once); in `tail`, q and Ctrl-C leave too. Every way out gives the terminal back.
+public struct TerminalAttachment {
+  let fd: Int32
+  var reader: FrameReader
+  let readOnly: Bool
+  /// `reel tail`: keys are read only from a terminal, and q or Ctrl-C also leave.
+  let tail: Bool
+  /// nil: none, every byte goes to the program.
+  let detachKey: UInt8?
+  var screen: (any AttachmentScreen)?
+  /// Lines of notices the host sent, for the user once the terminal was given back.
+  public private(set) var notices: [String] = []
+
+  nonisolated(unsafe) static var windowChanged: Int32 = 0
+
+  /// An attachment on the connection `fd`, whose frames read so far are in `reader` (the
+  /// reply's repaint may be).
+  public init(
+    fd: Int32, reader: FrameReader, readOnly: Bool, tail: Bool = false,
+    detachKey: UInt8? = AttachDefaults.detachKey, screen: (any AttachmentScreen)? = nil
+  ) {
+    self.fd = fd
+    self.reader = reader
+    self.readOnly = readOnly || tail
+    self.tail = tail
+    self.detachKey = detachKey
+    self.screen = screen
+  }
+
+  /// Runs until the attachment ends; the terminal is restored on every way out.
+  public mutating func run() throws -> AttachOutcome {
+    let interactive = isatty(0) == 1
+    if interactive { try TerminalMode.enterRaw(fd: 0) }
+    TerminationRequest.install()
+    TerminalAttachment.windowChanged = 0
+    signal(SIGWINCH) { _ in TerminalAttachment.windowChanged = 1 }
+    if let screen { TerminalAttachment.writeOut(screen.enter) }
+    defer {
+      if let screen { TerminalAttachment.writeOut(screen.leave) }
+      signal(SIGWINCH, SIG_DFL)
+      if interactive { TerminalMode.restore() }
+    }
+    var stdinOpen = !tail || interactive
+    var keys = ClientKeys(detachKey: detachKey, quitKeys: tail, mouseAsEvents: screen != nil)
+    var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    // Frames that came in with the reply (the repaint) are already read.
+    while let frame = try reader.next() {
+      if let outcome = try take(frame) { return outcome }
+    }
+    while true {
+      if TerminationRequest.signal != nil {
+        // The user's terminal went away or reel was told to stop: leave the session running.
+        try? send(Frame(.detach))
+        return try drain()
+      }
+      if TerminalAttachment.windowChanged != 0 {
+        TerminalAttachment.windowChanged = 0
+        if !readOnly, let size = WindowSize.of(fd: 1) ?? WindowSize.of(fd: 0) {
+          let json = JSONValue.object([("cols", .int(size.cols)), ("rows", .int(size.rows))]).serialized()
+          try send(Frame(.resize, Array(json.utf8)))
+        }
+      }
+      var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+      if stdinOpen { fds.append(pollfd(fd: 0, events: Int16(POLLIN), revents: 0)) }
+      let ready = poll(&fds, nfds_t(fds.count), keys.waitsForPause ? InputDecoder.escapeTimeout : 1000)
+      if ready == 0 && keys.waitsForPause {
+        // A pause after a lone ESC: it was the Escape key.
+        if try act(on: keys.pause()) { return try drain() }
+        continue
+      }
+      guard ready > 0 else { continue }
+      if fds[0].revents != 0 {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return lost() }
+        buffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        while let frame = try reader.next() {
+          if let outcome = try take(frame) { return outcome }
+        }
+      }
+      if stdinOpen && fds.count > 1 && fds[1].revents != 0 {
+        let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else {
+          // End of input (a pipe ran out): detach, the session goes on.
+          stdinOpen = false
+          try send(Frame(.detach))
+          continue
+        }
+        if try act(on: keys.take(buffer[0..<n])) { return try drain() }
+      }
+    }
+  }
+
+  func send(_ frame: Frame) throws { try UnixSocket.writeAll(fd, frame.encoded) }
+
+  /// Sends the program its keys (unless read-only); true when the user asked to leave, which
+  /// has been asked of the host.
+  private func act(on outcome: ClientKeys.Outcome) throws -> Bool {
+    if !outcome.send.isEmpty && !readOnly { try send(Frame(.input, outcome.send)) }
+    if let screen, !readOnly {
+      for mouse in outcome.mouse { try send(screen.keyFrame(for: mouse)) }
+    }
+    if outcome.leave { try send(Frame(.detach)) }
+    return outcome.leave
+  }
+
+  /// After asking to detach: the rest of the stream up to the end frame.
+  private mutating func drain() throws -> AttachOutcome {
+    while let frame = try UnixSocket.readFrame(fd, into: &reader) {
+      if let outcome = try take(frame) { return outcome }
+    }
+    return lost()
+  }
+
+  /// Output to the terminal, screens drawn, notices kept, the end decoded.
+  private mutating func take(_ frame: Frame) throws -> AttachOutcome? {
+    switch frame.type {
+    case .output, .repaint, .restore, .status:
+      TerminalAttachment.writeOut(frame.payload)
+    case .screen:
+      guard var screen else { break }
+      let (bytes, acknowledgement) = try screen.draw(frame)
+      self.screen = screen
+      TerminalAttachment.writeOut(bytes)
+      try send(acknowledgement)
+    case .notice:
+      notices.append(String(decoding: frame.payload, as: UTF8.self))
+    case .end:
+      let end = try JSONValue(parsing: frame.payload)
+      guard let reason = end["reason"]?.stringValue,
+        let outcome = AttachOutcome(
+          endReason: reason, status: end["status"]?.intValue.map { Int32(clamping: $0) })
+      else { throw LiveError("malformed end message from the other side") }
+      return outcome
+    default:
+      break
+    }
+    return nil
+  }
+
+  /// The host vanished mid-stream: the terminal's modes are unknown, so every one a program
+  /// commonly sets is turned off.
+  private func lost() -> AttachOutcome {
+    TerminalAttachment.writeOut(AttachOutcome.terminalReset)
+    return .connectionLost
+  }
+
+  /// Blocking writes to standard output.
+  public static func writeOut(_ bytes: [UInt8]) {
+    var offset = 0
+    while offset < bytes.count {
+      let n = bytes[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { return }
+      offset += n
+    }
+  }
+}
