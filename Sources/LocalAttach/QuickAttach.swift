@@ -58,7 +58,7 @@ public enum QuickAttach {
   }
 
   /// `attach NAME` or `attach --read-only NAME` (either order) with a plain local name.
-  static func parse(_ arguments: [String]) -> (String, Bool)? {
+  package static func parse(_ arguments: [String]) -> (String, Bool)? {
     guard arguments.first == "attach", arguments.count == 2 || arguments.count == 3 else { return nil }
     var rest = Array(arguments.dropFirst())
     let readOnly = rest.contains("--read-only")
@@ -70,7 +70,7 @@ public enum QuickAttach {
   }
 
   /// The attach request `reel attach NAME` sends (`LiveRequest` as JSON).
-  static func request(_ name: String, _ readOnly: Bool, _ environment: [String: String]) -> String {
+  package static func request(_ name: String, _ readOnly: Bool, _ environment: [String: String]) -> String {
     let size = WindowSize.of(fd: 1) ?? WindowSize.of(fd: 0)
     var fields: [(String, JSONValue)] = [
       ("version", .int(FrameFormat.version)), ("operation", .string("attach")),
