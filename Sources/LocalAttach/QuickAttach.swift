@@ -93,16 +93,5 @@ public enum QuickAttach {
     return String(cString: buffer)
   }
 
-  public static func printError(_ text: String) {
-    var text = text
-    text.withUTF8 { bytes in
-      var offset = 0
-      while offset < bytes.count {
-        let n = write(2, bytes.baseAddress! + offset, bytes.count - offset)
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { return }
-        offset += n
-      }
-    }
-  }
+  public static func printError(_ text: String) { TerminalAttachment.write(Array(text.utf8), to: 2) }
 }

@@ -5,8 +5,10 @@ import TerminalEmulator
 
 #if canImport(Glibc)
   import Glibc
+  private let systemWrite = Glibc.write
 #elseif canImport(Darwin)
   import Darwin
+  private let systemWrite = Darwin.write
 #endif
 
 /// Screen mode's part of the terminal loop (`reel attach --render`): drawing the host's screen
@@ -174,10 +176,13 @@ public struct TerminalAttachment {
   }
 
   /// Blocking writes to standard output.
-  public static func writeOut(_ bytes: [UInt8]) {
+  public static func writeOut(_ bytes: [UInt8]) { write(bytes, to: 1) }
+
+  /// Writes all of `bytes` to the blocking descriptor `fd` (a terminal: stops at an error).
+  public static func write(_ bytes: [UInt8], to fd: Int32) {
     var offset = 0
     while offset < bytes.count {
-      let n = bytes[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+      let n = bytes[offset...].withUnsafeBytes { systemWrite(fd, $0.baseAddress, $0.count) }
       if n < 0 && errno == EINTR { continue }
       if n <= 0 { return }
       offset += n

@@ -284,10 +284,21 @@ struct Grid: Sendable, Equatable {
     cells.withUnsafeBufferPointer { cells in
       compact.append(UnsafeBufferPointer(rebasing: cells[base..<base &+ width]), flags: flags[slot])
     }
-    if compact.count &+ ringHistory &+ deferred.rowCount > scrollbackLimit {
-      if deferred.isEmpty { compact.dropFirst(1) } else { deferred.dropRows(1) }
-      droppedLines &+= 1
+    dropOldestBeyondLimit()
+  }
+
+  /// Drops the oldest history line when the history — deferred rows, compacted rows and the
+  /// ring's — is past the scrollback limit: deferred rows leave first, then compacted ones.
+  private mutating func dropOldestBeyondLimit() {
+    guard historyRows > scrollbackLimit else { return }
+    if !deferred.isEmpty {
+      deferred.dropRows(1)
+    } else if !compact.isEmpty {
+      compact.dropFirst(1)
+    } else {
+      return
     }
+    droppedLines &+= 1
   }
 
   /// Rewrites every cell the compacted history holds (table compaction renumbering ids).
@@ -457,14 +468,8 @@ struct Grid: Sendable, Equatable {
       precondition(head == 0)
       ring.append(newSlot)
       ringHistory += 1
-      // The scrollback limit counts deferred rows too: the oldest of them leaves first.
-      if !deferred.isEmpty && historyCount + deferred.rowCount > scrollbackLimit {
-        deferred.dropRows(1)
-        droppedLines += 1
-      } else if !compact.isEmpty && historyCount + deferred.rowCount > scrollbackLimit {
-        compact.dropFirst(1)
-        droppedLines += 1
-      }
+      // The scrollback limit counts deferred and compacted rows too.
+      dropOldestBeyondLimit()
     } else {
       recycleOldestLine(fill: fill)
     }
