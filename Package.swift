@@ -172,6 +172,6 @@ if Context.environment["REEL_FUZZ"] != nil {
     .executableTarget(
       name: "fuzz-input", dependencies: ["FuzzSupport", "TerminalEmulator"], path: "Fuzz/Input"),
     .executableTarget(
-      name: "fuzz-frames", dependencies: ["FuzzSupport", "LiveProtocol"], path: "Fuzz/Frames"),
+      name: "fuzz-frames", dependencies: ["FuzzSupport", "LiveProtocol", "ReelBase"], path: "Fuzz/Frames"),
   ]
 }

@@ -101,6 +101,9 @@ case "$target" in
     printf '\001\002\003\004\005\006\007\010\001\041\000\000\000{"version":2,"operation":"list"}\004\001\000\000\000\015\005\023\000\000\000{"cols":80,"rows":24}\003\012\000\000\000\005\000\000\000\000\000\000\000hi\011\010\000\000\000\000\000\000\000\000\000\000\000' > "$seeds/frames"
     # Screen mode's client frames: an acknowledgement, key events, a lines request, a request.
     printf '\010\007\006\005\004\003\002\001\015\011\000\000\000{"seq":1}\016\035\000\000\000{"key":"ArrowUp","ctrl":true}\016\031\000\000\000{"paste":"a\\u001b[201~b"}\017\031\000\000\000{"before":100,"count":50}\001\124\000\000\000{"version":2,"operation":"attach","names":["s"],"screen":{"held":[{"id":3,"v":42}]}}' > "$seeds/screen-frames"
+    # JSON as the small reel reads it: escapes, surrogate pairs, numbers, nesting; and an end frame.
+    printf '\001\001\002\002\003\003\004\004 {"ok":true,"e":"\\u00e9\\ud83d\\ude00\\n","n":[0,-12,3.5e-3,1E400,123456789012345678901234],"o":{"a":[[],{}],"b":null,"c":false}} ' > "$seeds/json"
+    printf '\004\003\002\001\010\007\006\005\007\036\000\000\000{"reason":"exited","status":3}' > "$seeds/end-frame"
     ;;
 esac
 

@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 import LiveProtocol
+import ReelBase
 
 /// Fuzz target (f): the live protocol's frame decoder on any bytes from a peer, in chunkings
 /// chosen by the input's first eight bytes. Properties: it never traps; the frames it yields
@@ -9,6 +10,9 @@ import LiveProtocol
 /// decodes or throws, never traps; the bytes as one
 /// WebSocket message are a frame exactly when they hold one whole frame; as a relay message,
 /// they decode exactly when they have a kind and a channel, and encode back to themselves.
+/// The JSON reader of the small reel (`JSONValue(parsing:)`, no Foundation) on the stream and on
+/// every frame's payload: it reads or throws, never traps, and what it reads serializes to
+/// text it reads back to the same value.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   guard var (random, input) = seededInput(data, size) else { return 0 }
@@ -49,6 +53,9 @@ public func fuzzFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     default: break
     }
   }
+  // The small reel's JSON reader: on the raw stream and on every payload.
+  checkJSONRoundTrip(input)
+  for frame in whole.frames { checkJSONRoundTrip(frame.payload) }
   // The same bytes as one WebSocket message: exactly one whole frame, else refused.
   let message = try? Frame(message: input)
   let single = whole.frames.count == 1 && !whole.failed && encoded.count == input.count
@@ -61,6 +68,16 @@ public func fuzzFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   }
   if let relay, relay.encoded != input { fuzzFailure("a relay message does not encode to its bytes") }
   return 0
+}
+
+/// Reads `bytes` as JSON; a value read must survive a serialize-and-read round trip.
+func checkJSONRoundTrip(_ bytes: [UInt8]) {
+  guard let value = try? JSONValue(parsing: bytes) else { return }
+  let text = value.serialized()
+  guard let again = try? JSONValue(parsing: Array(text.utf8)) else {
+    fuzzFailure("JSON the reader read serializes to text it refuses: \(text)")
+  }
+  if again.serialized() != text { fuzzFailure("JSON changes in a round trip: \(text)") }
 }
 
 runFuzzer { data, size in fuzzFrames(data, size) }

@@ -108,26 +108,52 @@ struct CompactHistory: Sendable, Equatable {
     head = 0
   }
 
-  /// The cells row `i` (0 is the oldest) keeps, without the trailing blanks.
-  private func storedCells(_ i: Int) -> [Cell] {
+  /// The cells row `i` (0 is the oldest) keeps, without the trailing blanks: a slice of its
+  /// block when stored as cells (no copy), else the packed bytes expanded.
+  func storedRow(_ i: Int) -> ArraySlice<Cell> {
     let r = rows[position(i)]
     guard r.length > 0 else { return [] }
     let start = Int(r.offset)
     let block = blocks[Int(r.block) &- firstBlock]
-    guard r.isPacked else { return Array(block[start..<start &+ r.length]) }
-    return block.withUnsafeBufferPointer { block in
-      let bytes = UnsafeRawPointer(block.baseAddress! + start)
-      return (0..<r.length).map {
-        Cell(content: UInt32(bytes.load(fromByteOffset: $0, as: UInt8.self)), style: 0)
-      }
-    }
+    guard r.isPacked else { return block[start..<start &+ r.length] }
+    return Array(unsafeUninitializedCapacity: r.length) { out, initialized in
+      expandPacked(block, from: start, count: r.length, into: out.baseAddress!)
+      initialized = r.length
+    }[...]
   }
 
   /// Row `i` (0 is the oldest) padded with blanks to `cols` cells.
   func row(_ i: Int, cols: Int) -> [Cell] {
-    var out = storedCells(i)
-    if out.count < cols { out.append(contentsOf: repeatElement(Cell.blank, count: cols &- out.count)) }
-    return out
+    let r = rows[position(i)]
+    let length = Int(r.length)
+    return Array(unsafeUninitializedCapacity: max(cols, length)) { out, initialized in
+      let base = out.baseAddress!
+      if length > 0 {
+        let start = Int(r.offset)
+        let block = blocks[Int(r.block) &- firstBlock]
+        if r.isPacked {
+          expandPacked(block, from: start, count: length, into: base)
+        } else {
+          block.withUnsafeBufferPointer { base.initialize(from: $0.baseAddress! + start, count: length) }
+        }
+      }
+      if length < cols { (base + length).initialize(repeating: .blank, count: cols &- length) }
+      initialized = max(cols, length)
+    }
+  }
+
+  /// Writes the `count` cells packed one byte each from byte `start` of `block` to `out`.
+  private func expandPacked(
+    _ block: [Cell], from start: Int, count: Int, into out: UnsafeMutablePointer<Cell>
+  ) {
+    block.withUnsafeBufferPointer { block in
+      // A packed row's offset counts cells; its bytes start there.
+      let bytes = UnsafeRawPointer(block.baseAddress! + start)
+      for k in 0..<count {
+        (out + k).initialize(
+          to: Cell(content: UInt32(bytes.load(fromByteOffset: k, as: UInt8.self)), style: 0))
+      }
+    }
   }
 
   func flags(_ i: Int) -> LineFlags { rows[position(i)].flags }
@@ -155,7 +181,7 @@ struct CompactHistory: Sendable, Equatable {
   /// Every cell a retained row holds, for table compaction.
   func forEachCell(_ body: (Cell) -> Void) {
     for i in 0..<count {
-      for cell in storedCells(i) { body(cell) }
+      for cell in storedRow(i) { body(cell) }
     }
   }
 

@@ -130,6 +130,15 @@ struct Grid: Sendable, Equatable {
     return cells[base..<base + cols]
   }
 
+  /// Line `line` as stored: a compacted row without its trailing plain blanks (shorter than
+  /// `cols`, not copied when kept as cells), a ring line whole. For readers that treat the
+  /// missing cells as blanks and want no padded copy.
+  func storedLine(_ line: Int) -> ArraySlice<Cell> {
+    if line < compact.count { return compact.storedRow(line) }
+    let base = lineBase(line)
+    return cells[base..<base + cols]
+  }
+
   func flags(line: Int) -> LineFlags {
     line < compact.count ? compact.flags(line) : flags[slot(line: line)]
   }

@@ -32,13 +32,23 @@ struct RepaintRenderer {
   var state: TerminalState { terminal.state }
   var out: [UInt8] = []
   /// Style currently selected in the output stream (id in the terminal's table), nil = unknown.
-  var currentStyle: Style? = nil
-  var currentLink: Hyperlink? = nil
-  var currentProtection = false
+  var currentStyle: Style? = nil {
+    didSet { selectedStyleID = nil }
+  }
+  var currentLink: Hyperlink? = nil {
+    didSet { selectedStyleID = nil }
+  }
+  var currentProtection = false {
+    didSet { selectedStyleID = nil }
+  }
+  /// The style id whose style, link and protection are what the stream has selected (set by
+  /// `select(styleID:)`, forgotten whenever any of them changes): most cells in a row share
+  /// their neighbour's id, and these skip the table look-ups.
+  var selectedStyleID: UInt32? = nil
 
   init(terminal: Terminal) { self.terminal = terminal }
 
-  mutating func emit(_ s: String) { out.append(contentsOf: Array(s.utf8)) }
+  mutating func emit(_ s: String) { out.append(contentsOf: s.utf8) }
 
   mutating func render(scrollbackLines: Int) -> [UInt8] {
     emit("\u{1B}[?1049l\u{1B}c\u{1B}[?7h\u{1B}[4l\u{1B}[20l\u{1B}[?69l\u{1B}[r")
@@ -125,7 +135,10 @@ struct RepaintRenderer {
           select(Style())
           emit("\r\n")
         }
-        paintCells(Array(grid.line(line)), fillLastColumn: grid.flags(line: line).contains(.wrapped))
+        let wrapped = grid.flags(line: line).contains(.wrapped)
+        // A wrapped line prints its trailing blanks: it needs them all.
+        let cells = wrapped ? grid.line(line) : grid.storedLine(line)
+        paintCells(cells, width: grid.cols, fillLastColumn: wrapped)
         // The line's prompt marks, while the cursor is on it (a pending wrap has not left it).
         while nextMark < marks.count && marks[nextMark].row == line - grid.historyCount {
           emitPromptMark(marks[nextMark].kind)
@@ -137,7 +150,7 @@ struct RepaintRenderer {
     }
     for r in 0..<grid.rows {
       emit("\u{1B}[\(r + 1);1H")
-      paintCells(Array(grid.line(grid.historyCount + r)), fillLastColumn: false)
+      paintCells(grid.line(grid.historyCount + r), width: grid.cols, fillLastColumn: false)
     }
     for (row, kind) in marks[nextMark...] where row >= 0 {
       emit("\u{1B}[\(row + 1);1H")
@@ -156,34 +169,36 @@ struct RepaintRenderer {
 
   /// Paints one row's cells from the cursor. Blank runs are erased in place (ECH) and stepped
   /// over (CUF), so never-written cells stay blank rather than becoming spaces.
-  mutating func paintCells(_ cells: [Cell], fillLastColumn: Bool) {
-    var end = cells.count
-    if !fillLastColumn { while end > 0 && cells[end - 1] == .blank { end -= 1 } }
+  /// `line` may be shorter than `width`: the cells missing at its end are plain blanks.
+  mutating func paintCells(_ line: ArraySlice<Cell>, width: Int, fillLastColumn: Bool) {
+    let start = line.startIndex
+    let count = width
+    var end = line.count
+    if !fillLastColumn { while end > 0 && line[start + end - 1] == .blank { end -= 1 } }
     var c = 0
     while c < end {
-      let cell = cells[c]
+      let cell = line[start + c]
       if cell.isSpacer {
         c += 1
         continue
       }
       if cell.isBlank {
         var n = 1
-        while c + n < end && cells[c + n].isBlank && !cells[c + n].isSpacer
-          && (cells[c + n].style == cell.style
-            || state.styles[cells[c + n].style] == state.styles[cell.style])
+        while c + n < end && line[start + c + n].isBlank && !line[start + c + n].isSpacer
+          && (line[start + c + n].style == cell.style
+            || state.styles[line[start + c + n].style] == state.styles[cell.style])
         {
           n += 1
         }
-        let style = state.styles[cell.style]
-        if fillLastColumn && c + n == cells.count {
-          select(style)
-          emit(String(repeating: " ", count: n))  // history only: a wrap needs a printed cell
+        if fillLastColumn && c + n == count {
+          select(styleID: cell.style)
+          out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: n))  // history only: a wrap needs a printed cell
         } else {
           if cell.style != 0 || c + n < end {
-            select(style)
+            select(styleID: cell.style)
             emit("\u{1B}[\(n)X")
           }
-          if c + n < cells.count { emit("\u{1B}[\(n)C") }
+          if c + n < count { emit("\u{1B}[\(n)C") }
         }
         c += n
         continue
@@ -193,14 +208,39 @@ struct RepaintRenderer {
     }
   }
 
+  /// Selects the style with id `id` (a cell's), skipping the look-ups when the stream already
+  /// has it.
+  mutating func select(styleID id: UInt32) {
+    guard id != selectedStyleID else { return }
+    select(state.styles[id])
+    selectedStyleID = id
+  }
+
   mutating func printCell(_ cell: Cell) {
-    select(state.styles[cell.style])
-    let text = terminal.text(of: cell)
-    emit(text)
-    if text.unicodeScalars.last == "\u{200D}" {
+    select(styleID: cell.style)
+    if cell.isBlank || cell.isSpacer { return }
+    let last: UInt32
+    if cell.isCluster {
+      let scalars = state.clusters[cell.payload]
+      for v in scalars { appendUTF8(v) }
+      last = scalars.last ?? 0
+    } else {
+      appendUTF8(cell.payload)
+      last = cell.payload
+    }
+    if last == 0x200D {
       // Keep the next character out of this cluster, as it was originally.
       emit("\u{1B}[m")
       currentStyle = nil
+    }
+  }
+
+  /// Appends scalar `v` as UTF-8 (nothing when it is not a scalar value).
+  mutating func appendUTF8(_ v: UInt32) {
+    if v < 0x80 {
+      out.append(UInt8(truncatingIfNeeded: v))
+    } else if let scalar = Unicode.Scalar(v) {
+      for unit in UTF8.encode(scalar)! { out.append(unit) }
     }
   }
 
