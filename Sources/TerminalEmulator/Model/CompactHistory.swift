@@ -57,15 +57,20 @@ struct CompactHistory: Sendable, Equatable {
   mutating func append(_ row: UnsafeBufferPointer<Cell>, flags rowFlags: LineFlags) {
     precondition(row.count <= CompactHistory.blockCapacity, "a row wider than a block")
     precondition(rowFlags.rawValue < 4, "line flags fit two bits")
+    // Trailing blanks, four cells at a time while they last (a short line in a wide row).
     var length = row.count
+    while length >= 4 {
+      var bits: UInt32 = 0
+      for k in (length &- 4)..<length { bits |= row[k].content | row[k].style }
+      guard bits == 0 else { break }
+      length &-= 4
+    }
     while length > 0 && row[length &- 1] == .blank { length &-= 1 }
     // Packed when every cell is `Cell(content: byte, style: 0)` with an ASCII byte (blanks
-    // inside the row included): it reads back exactly.
-    var packed = true
-    for k in 0..<length where row[k].style != 0 || row[k].content >= 0x80 {
-      packed = false
-      break
-    }
+    // inside the row included): it reads back exactly. One pass without branches.
+    var notASCII: UInt32 = 0
+    for k in 0..<length { notASCII |= row[k].style | (row[k].content & ~0x7F) }
+    let packed = notASCII == 0
     var record = Row(block: 0, offset: 0, bits: UInt16(length) | UInt16(rowFlags.rawValue) << 13)
     if packed { record.bits |= Row.packedBit }
     let slots = record.slots
