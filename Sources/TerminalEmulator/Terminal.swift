@@ -192,11 +192,10 @@ public struct Terminal: Sendable {
   /// The text of a cell: its scalar or cluster, empty for blanks and spacers.
   public func text(of cell: Cell) -> String {
     if cell.isSpacer || cell.isBlank { return "" }
-    var s = String.UnicodeScalarView()
-    for v in scalars(of: cell) {
-      if let u = Unicode.Scalar(v) { s.append(u) }
-    }
-    return String(s)
+    guard cell.isCluster else { return Unicode.Scalar(cell.payload).map { String($0) } ?? "" }
+    var bytes: [UInt8] = []
+    for v in state.clusters[cell.payload] { bytes.appendUTF8(v) }
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   func scalars(of cell: Cell) -> [UInt32] {
@@ -246,7 +245,8 @@ public struct Terminal: Sendable {
   public func isWrapped(row: Int) -> Bool { state.screen.lineFlags(row: row).contains(.wrapped) }
 
   func lineText(_ cells: ArraySlice<Cell>) -> String {
-    var s = String.UnicodeScalarView()
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(cells.count)
     var pendingSpaces = 0
     for cell in cells {
       if cell.isSpacer { continue }
@@ -255,14 +255,16 @@ public struct Terminal: Sendable {
         continue
       }
       if pendingSpaces > 0 {
-        s.append(contentsOf: repeatElement(" ", count: pendingSpaces))
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: pendingSpaces))
         pendingSpaces = 0
       }
-      for v in scalars(of: cell) {
-        if let u = Unicode.Scalar(v) { s.append(u) }
+      if cell.isCluster {
+        for v in state.clusters[cell.payload] { bytes.appendUTF8(v) }
+      } else {
+        bytes.appendUTF8(cell.payload)
       }
     }
-    return String(s)
+    return String(decoding: bytes, as: UTF8.self)
   }
 }
 

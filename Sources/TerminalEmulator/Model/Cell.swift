@@ -60,3 +60,16 @@ struct LineFlags: OptionSet, Sendable, Hashable {
   /// wide-character spacer, Ghostty's spacer head).
   static let widePadding = LineFlags(rawValue: 2)
 }
+
+extension Array where Element == UInt8 {
+  /// Appends scalar value `v` (a cell's payload or a cluster's scalar) as UTF-8; nothing when
+  /// `v` is not a Unicode scalar value. What text and repaint output write cells with.
+  @inline(__always)
+  mutating func appendUTF8(_ v: UInt32) {
+    if v < 0x80 {
+      append(UInt8(truncatingIfNeeded: v))
+    } else if let scalar = Unicode.Scalar(v) {
+      for unit in UTF8.encode(scalar)! { append(unit) }
+    }
+  }
+}

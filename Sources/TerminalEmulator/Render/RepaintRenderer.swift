@@ -222,25 +222,16 @@ struct RepaintRenderer {
     let last: UInt32
     if cell.isCluster {
       let scalars = state.clusters[cell.payload]
-      for v in scalars { appendUTF8(v) }
+      for v in scalars { out.appendUTF8(v) }
       last = scalars.last ?? 0
     } else {
-      appendUTF8(cell.payload)
+      out.appendUTF8(cell.payload)
       last = cell.payload
     }
     if last == 0x200D {
       // Keep the next character out of this cluster, as it was originally.
       emit("\u{1B}[m")
       currentStyle = nil
-    }
-  }
-
-  /// Appends scalar `v` as UTF-8 (nothing when it is not a scalar value).
-  mutating func appendUTF8(_ v: UInt32) {
-    if v < 0x80 {
-      out.append(UInt8(truncatingIfNeeded: v))
-    } else if let scalar = Unicode.Scalar(v) {
-      for unit in UTF8.encode(scalar)! { out.append(unit) }
     }
   }
 
