@@ -194,8 +194,20 @@ public struct Terminal: Sendable {
     if cell.isSpacer || cell.isBlank { return "" }
     guard cell.isCluster else { return Unicode.Scalar(cell.payload).map { String($0) } ?? "" }
     var bytes: [UInt8] = []
-    for v in state.clusters[cell.payload] { bytes.appendUTF8(v) }
+    appendText(of: cell, to: &bytes)
     return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Appends the text of a cell (its scalar or cluster; nothing for blanks and spacers) to
+  /// `out` as UTF-8: what text dumps and repaints write cells with, no `String` per cell.
+  @inline(__always)
+  func appendText(of cell: Cell, to out: inout [UInt8]) {
+    if cell.isSpacer || cell.isBlank { return }
+    if cell.isCluster {
+      for v in state.clusters[cell.payload] { out.appendUTF8(v) }
+    } else {
+      out.appendUTF8(cell.payload)
+    }
   }
 
   func scalars(of cell: Cell) -> [UInt32] {
@@ -258,11 +270,7 @@ public struct Terminal: Sendable {
         bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: pendingSpaces))
         pendingSpaces = 0
       }
-      if cell.isCluster {
-        for v in state.clusters[cell.payload] { bytes.appendUTF8(v) }
-      } else {
-        bytes.appendUTF8(cell.payload)
-      }
+      appendText(of: cell, to: &bytes)
     }
     return String(decoding: bytes, as: UTF8.self)
   }

@@ -172,7 +172,6 @@ struct RepaintRenderer {
   /// `line` may be shorter than `width`: the cells missing at its end are plain blanks.
   mutating func paintCells(_ line: ArraySlice<Cell>, width: Int, fillLastColumn: Bool) {
     let start = line.startIndex
-    let count = width
     var end = line.count
     if !fillLastColumn { while end > 0 && line[start + end - 1] == .blank { end -= 1 } }
     var c = 0
@@ -190,7 +189,7 @@ struct RepaintRenderer {
         {
           n += 1
         }
-        if fillLastColumn && c + n == count {
+        if fillLastColumn && c + n == width {
           select(styleID: cell.style)
           out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: n))  // history only: a wrap needs a printed cell
         } else {
@@ -198,7 +197,7 @@ struct RepaintRenderer {
             select(styleID: cell.style)
             emit("\u{1B}[\(n)X")
           }
-          if c + n < count { emit("\u{1B}[\(n)C") }
+          if c + n < width { emit("\u{1B}[\(n)C") }
         }
         c += n
         continue
@@ -219,15 +218,8 @@ struct RepaintRenderer {
   mutating func printCell(_ cell: Cell) {
     select(styleID: cell.style)
     if cell.isBlank || cell.isSpacer { return }
-    let last: UInt32
-    if cell.isCluster {
-      let scalars = state.clusters[cell.payload]
-      for v in scalars { out.appendUTF8(v) }
-      last = scalars.last ?? 0
-    } else {
-      out.appendUTF8(cell.payload)
-      last = cell.payload
-    }
+    terminal.appendText(of: cell, to: &out)
+    let last = cell.isCluster ? state.clusters[cell.payload].last : cell.payload
     if last == 0x200D {
       // Keep the next character out of this cluster, as it was originally.
       emit("\u{1B}[m")
@@ -256,7 +248,7 @@ struct RepaintRenderer {
     emit("\u{1B}[\(row + 1);\(lastCol + 1)H")
     let lastIsBlank = last.isBlank || last.isSpacer
     if lastIsBlank {
-      select(state.styles[last.style])
+      select(styleID: last.style)
       emit(" ")
     } else {
       printCell(last)
@@ -266,14 +258,14 @@ struct RepaintRenderer {
     let first = grid[targetRow, 0]
     let firstIsBlank = first.isBlank || first.isSpacer
     if firstIsBlank {
-      select(state.styles[first.style])
+      select(styleID: first.style)
       emit(" ")
     } else {
       printCell(first)
     }
     if firstIsBlank { emit("\u{1B}[\(targetRow + 1);1H\u{1B}[X") }
     if lastIsBlank {
-      select(state.styles[last.style])
+      select(styleID: last.style)
       emit("\u{1B}[\(row + 1);\(cols)H\u{1B}[X")
     }
     if bottom {
@@ -304,7 +296,7 @@ struct RepaintRenderer {
     let blankUnderWrap = s.pendingWrap && (cell.isBlank && !cell.isSpacer)
     if blankUnderWrap {
       // Print a placeholder to reach the pending-wrap state; it is erased after DECSC.
-      select(state.styles[cell.style])
+      select(styleID: cell.style)
       emit(" ")
     } else if s.pendingWrap {
       reprintCell(row: s.row, col: s.col, on: grid)
@@ -313,7 +305,7 @@ struct RepaintRenderer {
     applyCharsets(s.charsets)
     emit("\u{1B}7")
     if blankUnderWrap {
-      select(state.styles[cell.style])
+      select(styleID: cell.style)
       emit("\u{1B}[?6l\u{1B}[\(s.row + 1);\(s.col + 1)H\u{1B}[X")
     }
     emit("\u{1B}(B\u{1B}(B\u{0F}\u{1B}[?6l")
@@ -327,7 +319,7 @@ struct RepaintRenderer {
     let back = grid[row, col].isSpacer && col > 0 ? 1 : 0
     let cell = grid[row, col - back]
     emit("\u{1B}[\(target.row + 1);\(target.col - back + 1)H")
-    select(state.styles[cell.style])
+    select(styleID: cell.style)
     if cell.isBlank {
       // A blank cannot carry a pending wrap; keep the cell blank and the position right.
       emit(" \u{1B}[\(target.row + 1);\(target.col + 1)H\u{1B}[X")
@@ -348,7 +340,7 @@ struct RepaintRenderer {
     emit(state.isAlternateScreen ? "\u{1B}[?47l" : "\u{1B}[?47h")
     let cell = other[row, col]
     if cell.isBlank && !cell.isSpacer {
-      select(state.styles[cell.style])
+      select(styleID: cell.style)
       emit("\u{1B}[\(target.row + 1);\(target.col + 1)H ")
       if !state.isAlternateScreen && isBlank(other) {
         // A blank alternate screen (the usual case) is blank again after leaving it with
