@@ -37,7 +37,8 @@ let package = Package(
     // What several modules share: binary coding, JSON values, terminal size limits, the seeded
     // random generator.
     .target(name: "ReelBase"),
-    .target(name: "TerminalEmulator", dependencies: ["ReelBase"]),
+    .target(name: "CCacheHints"),
+    .target(name: "TerminalEmulator", dependencies: ["ReelBase", "CCacheHints"]),
     // The recording formats; keyframes are opaque bytes to them (KeyframeMaker).
     .target(name: "Recording", dependencies: ["CZstd", "ReelBase"]),
     .target(name: "CPTY"),
@@ -117,7 +118,7 @@ let package = Package(
     // The `reel` install.sh puts on the PATH: attaches itself, execs the full reel otherwise.
     .executableTarget(name: "ReelLauncher", dependencies: ["LocalAttach"]),
     .testTarget(
-      name: "TerminalEmulatorTests", dependencies: ["ReelBase", "TerminalEmulator"],
+      name: "TerminalEmulatorTests", dependencies: ["ReelBase", "TerminalEmulator", "CCacheHints"],
       exclude: [
         "Conformance/libvterm-accepted.txt", "Conformance/alacritty-accepted.txt",
         "Conformance/xterm-screens.txt",
