@@ -87,7 +87,7 @@ public struct Terminal: Sendable {
       bytes += grid.ring.capacity * MemoryLayout<Int32>.stride
     }
     bytes += state.styles.count * MemoryLayout<Style>.stride * 2
-    bytes += (state.clusters.scalarCount * 4 + state.clusters.count * 8) * 2
+    bytes += state.clusters.byteCount
     // What hostile input can grow besides the grids: the half-read string, hyperlinks,
     // titles, prompt marks and unread replies.
     bytes += parser.heldBytes

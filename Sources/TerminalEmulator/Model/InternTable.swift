@@ -34,8 +34,10 @@ struct InternTable: Sendable, Equatable {
   /// Ids in use or not yet found unused: what `collect(keeping:)` can bring down.
   var heldCount: Int { spans.count - freeIDs.count }
 
-  /// Scalars held in all, for memory accounting.
-  var scalarCount: Int { scalars.count }
+  /// Bytes allocated for the table: the pool, the spans, the free ids and the window.
+  var byteCount: Int {
+    scalars.capacity &* 4 &+ spans.capacity &* 8 &+ freeIDs.capacity &* 4 &+ window.byteCount
+  }
 
   @inline(__always)
   subscript(id: UInt32) -> [UInt32] { withElement(id) { Array($0) } }
