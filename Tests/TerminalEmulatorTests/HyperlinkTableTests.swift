@@ -82,4 +82,53 @@ struct HyperlinkTableTests {
       #expect(t.hyperlink(of: cell)?.uri == "file://h/\(i)", "row \(row)")
     }
   }
+
+  /// On a screen whose style table may grow past the link table's limit, one-off links are
+  /// collected without compacting styles: ids are freed and handed out again, and the
+  /// alternate screen's lines, the primary screen's scrollback (the inactive grid) and a saved
+  /// cursor's pen still name their own links after many collections.
+  @Test func oneOffLinksAreCollectedWithoutRenumberingStyles() {
+    var t = Terminal(cols: 80, rows: 24, scrollback: 1_000)
+    func line(_ name: String, _ i: Int) -> String {
+      "\u{1B}]8;;file://\(name)/\(i)\u{1B}\\\u{1B}[3\(i % 8)mn\(i)\u{1B}[0m\u{1B}]8;;\u{1B}\\\r\n"
+    }
+    // A full scrollback of linked lines, then the first style compaction, which sets the
+    // style limit from the cells now held.
+    t.feed((0..<1_100).map { line("primary", $0) }.joined())
+    t.feed(
+      (0..<(TerminalState.styleTableMinimum + 10)).map { "\u{1B}[38;2;1;\($0 / 256);\($0 % 256)m" }.joined())
+    let total = TerminalState.hyperlinkTableLimit * 3
+    #expect(t.state.compactionThresholds.styles > total + 100)
+    let stylesBefore = t.state.styles.count
+    t.feed("\u{1B}[0m\u{1B}[?1049h")
+    // The alternate screen's saved cursor holds a pen with a link (1049h saved the primary's).
+    t.feed("\u{1B}]8;;file://saved\u{1B}\\\u{1B}[35m\u{1B}7\u{1B}[0m\u{1B}]8;;\u{1B}\\")
+    var text = ""
+    for i in 0..<total {
+      text += line("alt", i)
+      if text.utf8.count > 50_000 {
+        t.feed(text)
+        text = ""
+      }
+    }
+    t.feed(text)
+    // Links were freed and reused; styles were never renumbered (one new style per link).
+    #expect(t.state.hyperlinks.count < total / 2)
+    #expect(t.state.styles.count >= stylesBefore + total)
+    for row in 0..<23 {
+      let cell = t.state.screen.line(row).first!
+      #expect(t.hyperlink(of: cell)?.uri == "file://alt/\(total - 23 + row)", "alternate row \(row)")
+    }
+    t.feed("\u{1B}8x")
+    let row = t.state.screen.line(t.state.screen.historyCount + t.state.cursor.row)
+    let restored = row[row.startIndex + t.state.cursor.col - 1]
+    #expect(t.hyperlink(of: restored)?.uri == "file://saved")
+    t.feed("\u{1B}[?1049l")
+    let primary = t.state.screen
+    #expect(primary.historyCount == 1_000)
+    for line in 0..<(primary.historyCount + 23) {
+      let cell = primary.line(line).first!
+      #expect(t.hyperlink(of: cell)?.uri == "file://primary/\(1_100 - 1_023 + line)", "primary line \(line)")
+    }
+  }
 }

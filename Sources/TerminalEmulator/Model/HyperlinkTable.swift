@@ -12,6 +12,8 @@ struct HyperlinkTable: Sendable {
   private var bytes: [UInt8] = []
   /// Per link (id − 1): where its bytes start, and the lengths of its id and URI.
   private var entries: [Entry] = []
+  /// Ids freed by `collect(keeping:)`, handed out again before new ones (lowest last).
+  private var freeIDs: [UInt32] = []
   /// The links added recently, by hash.
   private var window = InternWindow(size: HyperlinkTable.windowSize)
   static let windowSize = 1 << 10
@@ -24,13 +26,18 @@ struct HyperlinkTable: Sendable {
 
   init() {}
 
-  /// Links held (the largest id).
+  /// Ids handed out, freed ones included (the largest id).
   var count: Int { entries.count }
 
-  /// Bytes held, for memory accounting.
-  var byteCount: Int { bytes.capacity + entries.capacity * MemoryLayout<Entry>.stride + window.byteCount }
+  /// Links held: ids in use or not yet found unused, what `collect(keeping:)` can bring down.
+  var heldCount: Int { entries.count - freeIDs.count }
 
-  /// The link named `id` (1…count).
+  /// Bytes held, for memory accounting.
+  var byteCount: Int {
+    bytes.capacity + entries.capacity * MemoryLayout<Entry>.stride + freeIDs.capacity * 4 + window.byteCount
+  }
+
+  /// The link named `id` (1…count); a freed id reads back as an empty link.
   subscript(id: UInt32) -> Hyperlink {
     let e = entries[Int(id) - 1]
     return bytes.withUnsafeBufferPointer { b in
@@ -77,10 +84,17 @@ struct HyperlinkTable: Sendable {
   mutating func intern(id: UnsafeBufferPointer<UInt8>, uri: UnsafeBufferPointer<UInt8>) -> UInt32 {
     let hash = HyperlinkTable.hash(id, uri)
     if let candidate = window.candidate(for: hash), holds(candidate, id: id, uri: uri) { return candidate }
-    entries.append(Entry(offset: bytes.count, idLength: UInt32(id.count), uriLength: UInt32(uri.count)))
+    let entry = Entry(offset: bytes.count, idLength: UInt32(id.count), uriLength: UInt32(uri.count))
+    let newID: UInt32
+    if let reused = freeIDs.popLast() {
+      newID = reused
+      entries[Int(reused) - 1] = entry
+    } else {
+      entries.append(entry)
+      newID = UInt32(entries.count)
+    }
     bytes.append(contentsOf: id)
     bytes.append(contentsOf: uri)
-    let newID = UInt32(entries.count)
     window.remember(newID, for: hash)
     return newID
   }
@@ -121,6 +135,36 @@ struct HyperlinkTable: Sendable {
       i &+= 1
     }
     return true
+  }
+
+  /// Frees the ids whose `keep[id]` is false (index 0 is ignored) for new links and repacks
+  /// the bytes of the kept ones; every kept id stays what it was, so the styles that name
+  /// them need no renumbering and the cells no rewriting. A style no cell uses may still name
+  /// a freed id: when the id is handed out again the style names the new link, which is
+  /// right for any cell given that style afterwards (ids are names). The window starts empty.
+  mutating func collect(keeping keep: [Bool]) {
+    freeIDs.removeAll(keepingCapacity: true)
+    var pool: [UInt8] = []
+    pool.reserveCapacity(bytes.count)
+    bytes.withUnsafeBufferPointer { old in
+      entries.withUnsafeMutableBufferPointer { entries in
+        for index in entries.indices {
+          let e = entries[index]
+          guard keep[index + 1] else {
+            entries[index] = Entry(offset: 0, idLength: 0, uriLength: 0)
+            freeIDs.append(UInt32(index + 1))
+            continue
+          }
+          let length = Int(e.idLength) + Int(e.uriLength)
+          entries[index].offset = pool.count
+          pool.append(contentsOf: UnsafeBufferPointer(rebasing: old[e.offset..<e.offset + length]))
+        }
+      }
+    }
+    // Low ids first (popped from the end).
+    freeIDs.reverse()
+    bytes = pool
+    window.clear()
   }
 
   /// Keeps the links whose `keep[id]` is true (index 0 is ignored), renumbered in order, by

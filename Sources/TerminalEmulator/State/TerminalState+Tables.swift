@@ -25,15 +25,49 @@ extension TerminalState {
   /// every letter makes a cluster, and styles stay few) its unused ids are collected rather
   /// than compacted: freed for new clusters, the others unchanged, so the pass over the cells
   /// only reads them (rewriting every cell was half of the compaction's time).
+  ///
+  /// Likewise when only the hyperlink table is past its limit (`ls --hyperlink`, where nearly
+  /// every name is a new link): unused links are collected — the pass over the cells only
+  /// reads which styles are in use — instead of renumbering styles and rewriting every cell.
   mutating func compactTablesIfNeeded() {
-    let stylesOver =
-      styles.count > compactionThresholds.styles || hyperlinks.count > compactionThresholds.hyperlinks
-    guard stylesOver || clusters.heldCount > compactionThresholds.clusters else { return }
-    if stylesOver { compactTables() } else { collectClusters() }
+    let stylesOver = styles.count > compactionThresholds.styles
+    let linksOver = hyperlinks.heldCount > compactionThresholds.hyperlinks
+    let clustersOver = clusters.heldCount > compactionThresholds.clusters
+    guard stylesOver || linksOver || clustersOver else { return }
+    if stylesOver {
+      compactTables()
+    } else {
+      if linksOver { collectHyperlinks() }
+      if clustersOver { collectClusters() }
+    }
     compactionThresholds = TableThresholds(
       styles: max(styleBaseLimit, 2 * styles.count),
       clusters: max(TerminalState.clusterTableLimit, 2 * clusters.heldCount),
-      hyperlinks: max(TerminalState.hyperlinkTableLimit, 2 * hyperlinks.count))
+      hyperlinks: max(TerminalState.hyperlinkTableLimit, 2 * hyperlinks.heldCount))
+  }
+
+  /// Frees the hyperlink ids no used style and no pen names (see `compactTablesIfNeeded`):
+  /// one reading pass over both screens, their scrollback and their deferred history for the
+  /// styles in use; styles and cells are left as they are.
+  mutating func collectHyperlinks() {
+    var usedStyle = [Bool](repeating: false, count: styles.count)
+    usedStyle.withUnsafeMutableBufferPointer { used in
+      for grid in [screen, inactive] {
+        grid.cells.withUnsafeBufferPointer { cells in
+          for cell in cells { used[Int(cell.style)] = true }
+        }
+        grid.deferred.forEachCell { cell in used[Int(cell.style)] = true }
+        grid.compact.forEachCell { cell in used[Int(cell.style)] = true }
+      }
+    }
+    var usedLink = [Bool](repeating: false, count: hyperlinks.count + 1)
+    styles.withStyles { all in
+      for id in all.indices where usedStyle[id] { usedLink[Int(all[id].hyperlink)] = true }
+    }
+    for pen in [cursor.pen, savedCursor?.pen, inactiveSavedCursor?.pen] {
+      if let pen { usedLink[Int(pen.hyperlink)] = true }
+    }
+    hyperlinks.collect(keeping: usedLink)
   }
 
   /// Frees the cluster ids no cell holds (see `compactTablesIfNeeded`): one reading pass over
