@@ -37,6 +37,7 @@ let package = Package(
     // What several modules share: binary coding, JSON values, terminal size limits, the seeded
     // random generator.
     .target(name: "ReelBase"),
+    // A prefetch hint for the emulator's scroll path (Swift has none): one static inline function.
     .target(name: "CCacheHints"),
     .target(name: "TerminalEmulator", dependencies: ["ReelBase", "CCacheHints"]),
     // The recording formats; keyframes are opaque bytes to them (KeyframeMaker).
