@@ -144,3 +144,48 @@ struct PrintPathTests {
     }
   }
 }
+
+/// Runs printed through a character set (DEC line drawing, the UK set) are translated a run at
+/// a time; each byte must land as `printScalar` puts it one at a time. The oracle is the same
+/// text with every byte of a translated run sent after a single shift (SS2, G2 designated the
+/// same set), which only the one-at-a-time path takes.
+struct TranslatedRunTests {
+  @Test(arguments: [(80, 24), (13, 5)])
+  func translatedRunsMatchSingleShiftedBytes(size: (cols: Int, rows: Int)) {
+    var rng = SeededRandom.printingSeed()
+    let sets: [(designate: String, final: String)] = [("0", "0"), ("A", "A")]
+    for _ in 0..<40 {
+      var runs = ""
+      var shifted = ""
+      for _ in 0..<Int.random(in: 1...30, using: &rng) {
+        let set = sets[Int.random(in: 0..<sets.count, using: &rng)]
+        let length = Int.random(in: 1...(Bool.random(using: &rng) ? 8 : 300), using: &rng)
+        let bytes = (0..<length).map { _ in UInt8.random(in: 0x20...0x7E, using: &rng) }
+        let text = String(decoding: bytes, as: UTF8.self)
+        // Between runs: plain text, wide characters, colours, moves, wrap off and on.
+        let between = [
+          "中x", "\u{1B}[31m", "\u{1B}[0m", "\r\n", "\u{1B}[?7l", "\u{1B}[?7h", "\u{1B}[5G", "é",
+        ][
+          Int.random(in: 0..<8, using: &rng)]
+        runs += "\u{1B}(\(set.designate)" + text + "\u{1B}(B" + between
+        shifted +=
+          "\u{1B}*\(set.final)" + bytes.map { "\u{1B}N" + String(UnicodeScalar($0)) }.joined() + between
+      }
+      var fast = Terminal(cols: size.cols, rows: size.rows, scrollback: 20)
+      var oneByOne = Terminal(cols: size.cols, rows: size.rows, scrollback: 20)
+      fast.feed(runs)
+      oneByOne.feed(shifted)
+      #expect(fast.textDump(includeScrollback: true) == oneByOne.textDump(includeScrollback: true))
+      #expect(
+        fast.state.cursor.row == oneByOne.state.cursor.row
+          && fast.state.cursor.col == oneByOne.state.cursor.col)
+      #expect(fast.state.cursor.pendingWrap == oneByOne.state.cursor.pendingWrap)
+    }
+  }
+
+  @Test func lineDrawingReadsAsBoxCharacters() {
+    var t = Terminal(cols: 10, rows: 3)
+    t.feed("\u{1B}(0lqqk\r\nx  x\r\nmqqj\u{1B}(B")
+    #expect(t.screenLines() == ["┌──┐", "│  │", "└──┘"])
+  }
+}

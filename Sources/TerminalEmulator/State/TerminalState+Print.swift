@@ -2,11 +2,13 @@
 //
 //   printASCII(run)      → printASCIIRun: one row, plain modes, no wide character cut — the
 //                          fast path; else printASCIIRunGeneral (→ printASCIIRunWrapping,
-//                          writeASCII) for wraps, margins, insert mode, charsets.
+//                          writeASCII) for wraps, margins, insert mode, charsets (a run
+//                          through a character set → printTranslatedRun → writeScalarRun).
 //   printText(&input)    → printTextInput: a run followed by a sequence goes to
 //                          printTextAndColours (→ writeRunsOnRow, storeASCIICells), which
 //                          takes known colour changes between runs in the same pass.
-//   printScalars(run)    → printScalarRun (→ writeUnbrokenScalars), else one by one:
+//   printScalars(run)    → printScalarRun (→ writeScalarRun → writeUnbrokenScalars,
+//                          attachMarks), else one by one:
 //   print(scalar)        → printScalar → cellWidthOrJoin → putCharacter (or
 //                          attachToPreviousCell for marks and joins).
 //
@@ -222,7 +224,11 @@ extension TerminalState {
   @inline(never)
   mutating func printASCIIRunGeneral(_ run: UnsafeBufferPointer<UInt8>) {
     guard charsets.isIdentity, !modes.contains(.insert) else {
-      for b in run { printScalar(UInt32(b)) }
+      if charsets.singleShift == 0 && modes.isDisjoint(with: [.insert, .leftRightMargins]) {
+        printTranslatedRun(run)
+      } else {
+        for b in run { printScalar(UInt32(b)) }
+      }
       return
     }
     if modes.contains(.autowrap) && !modes.contains(.leftRightMargins) {
@@ -258,6 +264,23 @@ extension TerminalState {
         cursor.pendingWrap = autowrap
       } else {
         cursor.col = col
+      }
+    }
+  }
+
+  /// A run of ASCII through the character set in GL (DEC line drawing, the UK set) with no
+  /// single shift pending, no insert mode and no margins: translated a chunk at a time and
+  /// written as a scalar run, as `printScalar` would write each byte (full-screen programs
+  /// draw their frames and gauges this way; one at a time it was their slowest part).
+  private mutating func printTranslatedRun(_ run: UnsafeBufferPointer<UInt8>) {
+    let set = charsets[charsets.gl]
+    withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 256) { buffer in
+      var start = 0
+      while start < run.count {
+        let n = min(256, run.count &- start)
+        for k in 0..<n { buffer[k] = set.map(UInt32(run[start &+ k])) }
+        writeScalarRun(UnsafeBufferPointer(start: buffer.baseAddress, count: n))
+        start &+= n
       }
     }
   }
@@ -317,6 +340,12 @@ extension TerminalState {
       for c in run { printScalar(c) }
       return
     }
+    writeScalarRun(run)
+  }
+
+  /// `printScalarRun` once its conditions hold (no charset to apply, no insert mode, no
+  /// margins): the scalars are written as they are.
+  private mutating func writeScalarRun(_ run: UnsafeBufferPointer<UInt32>) {
     var k = 0
     while k < run.count {
       k = writeUnbrokenScalars(run, from: k)
