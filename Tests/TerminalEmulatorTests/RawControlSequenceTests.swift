@@ -158,7 +158,9 @@ struct RawControlSequenceTests {
     let values = [
       "", "0", "1", "2", "3", "4", "5", "7", "9", "21", "22", "24", "27", "29", "31", "39", "42", "49", "53",
       "59", "97", "107", "38", "48", "58", "38;2", "48;5", "58;2;1", "256", "65535", "65536", "999999",
-      "0007",
+      "0007", "100", "255", "09", "000",
+      // Sub-parameters: the one-pass decoder hands these to the list.
+      "4:3", "38:5:9", "58:2::1:2:3",
       // Past 2^32: a decoder that wraps instead of clamping reads 1 (bold) and 38.
       "4294967297", "4294967334",
     ]

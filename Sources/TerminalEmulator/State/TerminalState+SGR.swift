@@ -191,6 +191,30 @@ struct SemicolonValues {
   mutating func next() -> UInt32? {
     guard !ended && count < ParameterList.capacity else { return nil }
     count &+= 1
+    #if _endian(little)
+      if position &+ 4 <= length {
+        // Four characters at once: values in SGRs (codes, colour channels) have one to three
+        // digits in no order a branch predicts, and a loop ending at the first non-digit
+        // mispredicted about once a value. The digits before the first non-digit are moved
+        // to the top of the word and combined pairwise; four or more go to the loop below.
+        let word = UnsafeRawPointer(characters + position).loadUnaligned(as: UInt32.self)
+        let outside = SemicolonValues.bytesOutsideDigits(word)
+        if outside != 0 {
+          let digits = outside.trailingZeroBitCount >> 3
+          // Bytes below the first non-digit hold their digit values (no borrow reaches them).
+          let aligned = UInt32(truncatingIfNeeded: UInt64(word &- 0x3030_3030) << ((4 &- digits) &* 8))
+          // Byte 0 is a zero (at most three digits), so byte 0 becomes the hundreds and
+          // byte 2 the tens and units.
+          let pairs = aligned &* 10 &+ (aligned >> 8)
+          let value = (pairs & 0xFF) &* 100 &+ (pairs >> 16) & 0xFF
+          position &+= digits
+          // The non-digit is within the string: `;` or `:`.
+          if characters[position] == 0x3A { sawColon = true }
+          position &+= 1
+          return value
+        }
+      }
+    #endif
     // Digits without a clamp per step; more than four (rare) are read again with it.
     let start = position
     var value: UInt32 = 0
@@ -211,6 +235,16 @@ struct SemicolonValues {
     if characters[position] == 0x3A { sawColon = true }
     position &+= 1
     return value
+  }
+
+  /// The bytes of `word` that are not ASCII digits, as the high bit of each; the lowest is
+  /// exact (see `VTParser.bytesOutside`, here on four bytes).
+  @inline(__always)
+  static func bytesOutsideDigits(_ word: UInt32) -> UInt32 {
+    let ones: UInt32 = 0x0101_0101
+    let below = (word &- 0x30 &* ones) & ~word
+    let above = (word &+ (0x7F - 0x39) &* ones) | word
+    return (below | above) & 0x8080_8080
   }
 }
 
