@@ -52,13 +52,7 @@ extension TerminalState {
   mutating func collectHyperlinks() {
     var usedStyle = [Bool](repeating: false, count: styles.count)
     usedStyle.withUnsafeMutableBufferPointer { used in
-      for grid in [screen, inactive] {
-        grid.cells.withUnsafeBufferPointer { cells in
-          for cell in cells { used[Int(cell.style)] = true }
-        }
-        grid.deferred.forEachCell { cell in used[Int(cell.style)] = true }
-        grid.compact.forEachCell { cell in used[Int(cell.style)] = true }
-      }
+      forEachHeldCell { cell in used[Int(cell.style)] = true }
     }
     var usedLink = [Bool](repeating: false, count: hyperlinks.count + 1)
     styles.withStyles { all in
@@ -75,19 +69,26 @@ extension TerminalState {
   mutating func collectClusters() {
     var used = [Bool](repeating: false, count: clusters.count)
     used.withUnsafeMutableBufferPointer { used in
-      for grid in [screen, inactive] {
-        grid.cells.withUnsafeBufferPointer { cells in
-          for cell in cells where cell.isCluster { used[Int(cell.payload)] = true }
-        }
-        grid.deferred.forEachCell { cell in
-          if cell.isCluster { used[Int(cell.payload)] = true }
-        }
-        grid.compact.forEachCell { cell in
-          if cell.isCluster { used[Int(cell.payload)] = true }
-        }
+      forEachHeldCell { cell in
+        if cell.isCluster { used[Int(cell.payload)] = true }
       }
     }
     clusters.collect(keeping: used)
+  }
+
+  /// Calls `body` with every cell the state holds — both screens with their scrollback, their
+  /// deferred history and their compacted history — in no particular order: the reading pass
+  /// of collecting and compacting the tables. Inlined so that each caller's loop is its own,
+  /// with `body` in it (a call per cell would cost more than the pass's work).
+  @inline(__always)
+  func forEachHeldCell(_ body: (Cell) -> Void) {
+    for grid in [screen, inactive] {
+      grid.cells.withUnsafeBufferPointer { cells in
+        for cell in cells { body(cell) }
+      }
+      grid.deferred.forEachCell(body)
+      grid.compact.forEachCell(body)
+    }
   }
 
   /// The style table's base limit for the cells held now (screen, scrollback, other screen).
@@ -107,22 +108,12 @@ extension TerminalState {
     usedStyle[0] = true
     usedStyle[Int(cursor.penID)] = true
     var usedCluster = [Bool](repeating: false, count: clusters.count)
-    for grid in [screen, inactive] {
-      grid.cells.withUnsafeBufferPointer { cells in
-        for cell in cells {
+    usedStyle.withUnsafeMutableBufferPointer { usedStyle in
+      usedCluster.withUnsafeMutableBufferPointer { usedCluster in
+        forEachHeldCell { cell in
           usedStyle[Int(cell.style)] = true
           if cell.isCluster { usedCluster[Int(cell.payload)] = true }
         }
-      }
-      // Two calls, not a loop over the two methods: an array of closures escapes, and the
-      // flags they capture would then live in a box that the loop above pays for.
-      grid.deferred.forEachCell { cell in
-        usedStyle[Int(cell.style)] = true
-        if cell.isCluster { usedCluster[Int(cell.payload)] = true }
-      }
-      grid.compact.forEachCell { cell in
-        usedStyle[Int(cell.style)] = true
-        if cell.isCluster { usedCluster[Int(cell.payload)] = true }
       }
     }
     var extraStyles: [Style] = [cursor.pen]
