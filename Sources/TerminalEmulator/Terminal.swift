@@ -204,7 +204,9 @@ public struct Terminal: Sendable {
   func appendText(of cell: Cell, to out: inout [UInt8]) {
     if cell.isSpacer || cell.isBlank { return }
     if cell.isCluster {
-      for v in state.clusters[cell.payload] { out.appendUTF8(v) }
+      state.clusters.withScalars(cell.payload) { scalars in
+        for v in scalars { out.appendUTF8(v) }
+      }
     } else {
       out.appendUTF8(cell.payload)
     }

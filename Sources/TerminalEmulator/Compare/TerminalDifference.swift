@@ -180,7 +180,9 @@ struct CellComparer {
     if x.content == y.content && !x.isCluster { return true }
     guard x.isCluster, y.isCluster, x.content & ~Cell.scalarMask == y.content & ~Cell.scalarMask
     else { return false }
-    return a.state.clusters[x.payload] == b.state.clusters[y.payload]
+    return a.state.clusters.withScalars(x.payload) { xs in
+      b.state.clusters.withScalars(y.payload) { ys in xs.elementsEqual(ys) }
+    }
   }
 
   func compareLines(_ ga: Grid, _ la: Int, _ gb: Grid, _ lb: Int, _ other: Terminal) -> Int {

@@ -13,6 +13,13 @@ struct ClusterTable: Sendable, Equatable {
   @inline(__always)
   subscript(id: UInt32) -> [UInt32] { table[id] }
 
+  /// Calls `body` with the scalars of cluster `id`, without copying them (the subscript
+  /// makes an array: too much for a reader that visits every cell).
+  @inline(__always)
+  func withScalars<R>(_ id: UInt32, _ body: (UnsafeBufferPointer<UInt32>) -> R) -> R {
+    table.withElement(id, body)
+  }
+
   /// Recently extended clusters: (cell payload incl. cluster flag, added scalar) → cluster id,
   /// direct-mapped. Text with combining marks repeats a few thousand pairs (a script's letters
   /// times its marks); this skips building and hashing the cluster for each. 4,096 slots: 256

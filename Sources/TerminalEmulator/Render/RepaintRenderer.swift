@@ -219,7 +219,7 @@ struct RepaintRenderer {
     select(styleID: cell.style)
     if cell.isBlank || cell.isSpacer { return }
     terminal.appendText(of: cell, to: &out)
-    let last = cell.isCluster ? state.clusters[cell.payload].last : cell.payload
+    let last: UInt32? = cell.isCluster ? state.clusters.withScalars(cell.payload) { $0.last } : cell.payload
     if last == 0x200D {
       // Keep the next character out of this cluster, as it was originally.
       emit("\u{1B}[m")
