@@ -202,10 +202,34 @@ struct RepaintRenderer {
         c += n
         continue
       }
+      if RepaintRenderer.isPlainASCII(cell) {
+        // A run of printable ASCII in one style (most of any history): its bytes in one go,
+        // as `printCell` would write them one by one.
+        select(styleID: cell.style)
+        var n = 1
+        while c + n < end && RepaintRenderer.isPlainASCII(line[start + c + n])
+          && line[start + c + n].style == cell.style
+        {
+          n += 1
+        }
+        let first = out.count
+        out.append(contentsOf: repeatElement(0, count: n))
+        out.withUnsafeMutableBufferPointer { bytes in
+          line.withUnsafeBufferPointer { cells in
+            for k in 0..<n { bytes[first &+ k] = UInt8(truncatingIfNeeded: cells[c &+ k].content) }
+          }
+        }
+        c += n
+        continue
+      }
       printCell(cell)
       c += 1
     }
   }
+
+  /// A cell holding one printable ASCII character (no cluster, no wide-character half).
+  @inline(__always)
+  static func isPlainASCII(_ cell: Cell) -> Bool { cell.content &- 0x20 < 0x5F }
 
   /// Selects the style with id `id` (a cell's), skipping the look-ups when the stream already
   /// has it.
