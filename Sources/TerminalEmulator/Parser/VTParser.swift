@@ -205,12 +205,15 @@ struct VTParser: Sendable, Equatable {
   /// below it (cleared for bytes from 0x80 by `~word`), adding `0x7F - high` carries into it
   /// for those above (or it was set). The lowest set byte is exact — borrows and carries only
   /// move upward — and is what the callers take; bytes above it may be marked wrongly.
+  /// Any width of word: eight bytes for text, four for an SGR value's digits.
   @inline(__always)
-  static func bytesOutside(_ low: UInt8, _ high: UInt8, _ word: UInt64) -> UInt64 {
-    let ones: UInt64 = 0x0101_0101_0101_0101
-    let below = (word &- UInt64(low) &* ones) & ~word
-    let above = (word &+ UInt64(0x7F &- high) &* ones) | word
-    return (below | above) & 0x8080_8080_8080_8080
+  static func bytesOutside<Word: FixedWidthInteger & UnsignedInteger>(
+    _ low: UInt8, _ high: UInt8, _ word: Word
+  ) -> Word {
+    let ones = Word.max / 0xFF
+    let below = (word &- Word(low) &* ones) & ~word
+    let above = (word &+ Word(0x7F &- high) &* ones) | word
+    return (below | above) & (ones &* 0x80)
   }
 
   /// Parses a complete, simple control sequence (`ESC [` prefix? params final) straight from

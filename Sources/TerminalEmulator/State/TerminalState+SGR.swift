@@ -198,7 +198,7 @@ struct SemicolonValues {
         // mispredicted about once a value. The digits before the first non-digit are moved
         // to the top of the word and combined pairwise; four or more go to the loop below.
         let word = UnsafeRawPointer(characters + position).loadUnaligned(as: UInt32.self)
-        let outside = SemicolonValues.bytesOutsideDigits(word)
+        let outside = VTParser.bytesOutside(0x30, 0x39, word)
         if outside != 0 {
           let digits = outside.trailingZeroBitCount >> 3
           // Bytes below the first non-digit hold their digit values (no borrow reaches them).
@@ -235,16 +235,6 @@ struct SemicolonValues {
     if characters[position] == 0x3A { sawColon = true }
     position &+= 1
     return value
-  }
-
-  /// The bytes of `word` that are not ASCII digits, as the high bit of each; the lowest is
-  /// exact (see `VTParser.bytesOutside`, here on four bytes).
-  @inline(__always)
-  static func bytesOutsideDigits(_ word: UInt32) -> UInt32 {
-    let ones: UInt32 = 0x0101_0101
-    let below = (word &- 0x30 &* ones) & ~word
-    let above = (word &+ (0x7F - 0x39) &* ones) | word
-    return (below | above) & 0x8080_8080
   }
 }
 
