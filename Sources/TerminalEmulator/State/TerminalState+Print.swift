@@ -25,7 +25,7 @@ extension TerminalState {
     lastPrinted = UInt32(run[n &- 1])
     let col = cursor.col
     if !cursor.pendingWrap && col &+ n < cols
-      && modes.isDisjoint(with: [.insert, .leftRightMargins]) && charsets.isIdentity
+      && modes.printsInPlace && charsets.isIdentity
     {
       let start = screen.rowBase(cursor.row) &+ col
       let pen = cursor.penID
@@ -71,7 +71,7 @@ extension TerminalState {
   mutating func printTextAndColours(_ input: inout TextInput) {
     // Worth a pass only when a colour change and more text follow the first run.
     guard input.colourChange() != nil,
-      modes.isDisjoint(with: [.insert, .leftRightMargins]) && charsets.isIdentity
+      modes.printsInPlace && charsets.isIdentity
     else {
       printRunsAndLongColourChanges(&input)
       return
@@ -224,7 +224,7 @@ extension TerminalState {
   @inline(never)
   mutating func printASCIIRunGeneral(_ run: UnsafeBufferPointer<UInt8>) {
     guard charsets.isIdentity, !modes.contains(.insert) else {
-      if charsets.singleShift == 0 && modes.isDisjoint(with: [.insert, .leftRightMargins]) {
+      if charsets.singleShift == 0 && modes.printsInPlace {
         printTranslatedRun(run)
       } else {
         for b in run { printScalar(UInt32(b)) }
