@@ -39,7 +39,9 @@ let package = Package(
     .target(name: "ReelBase"),
     // A prefetch hint for the emulator's scroll path (Swift has none): one static inline function.
     .target(name: "CCacheHints"),
-    .target(name: "TerminalEmulator", dependencies: ["ReelBase", "CCacheHints"]),
+    // The print path's eight-cell store with SSE2 unpacks (Swift's SIMD conversions are calls).
+    .target(name: "CCellStores"),
+    .target(name: "TerminalEmulator", dependencies: ["ReelBase", "CCacheHints", "CCellStores"]),
     // The recording formats; keyframes are opaque bytes to them (KeyframeMaker).
     .target(name: "Recording", dependencies: ["CZstd", "ReelBase"]),
     .target(name: "CPTY"),
@@ -119,7 +121,8 @@ let package = Package(
     // The `reel` install.sh puts on the PATH: attaches itself, execs the full reel otherwise.
     .executableTarget(name: "ReelLauncher", dependencies: ["LocalAttach"]),
     .testTarget(
-      name: "TerminalEmulatorTests", dependencies: ["ReelBase", "TerminalEmulator", "CCacheHints"],
+      name: "TerminalEmulatorTests",
+      dependencies: ["ReelBase", "TerminalEmulator", "CCacheHints", "CCellStores"],
       exclude: [
         "Conformance/libvterm-accepted.txt", "Conformance/alacritty-accepted.txt",
         "Conformance/xterm-screens.txt",

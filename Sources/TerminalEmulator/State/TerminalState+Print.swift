@@ -1,3 +1,5 @@
+import CCellStores
+
 // Printing, top-down. The handler's entry points (TerminalState+Handler) lead here:
 //
 //   printASCII(run)      → printASCIIRun: one row, plain modes, no wide character cut — the
@@ -197,10 +199,9 @@ extension TerminalState {
       one(k &+ 2)
       one(k &+ 3)
     }
-    @inline(__always) func eight(_ k: Int) {
-      four(k)
-      four(k &+ 4)
-    }
+    // Eight cells in one go through SSE2 unpacks (CCellStores says why and how; it writes
+    // `Cell`'s layout, content then style, which a test holds it to).
+    @inline(__always) func eight(_ k: Int) { reel_store_ascii_cells8(source + k, cells + k, pen) }
     if n >= 8 {
       eight(0)
       var k = 8
