@@ -3,12 +3,15 @@ import Testing
 @testable import TerminalEmulator
 
 /// The layout the unsafe code relies on, pinned: `Grid.fill` clears cells with zero bytes,
+/// the print path's eight-cell store (`reel_store_ascii_cells8`) writes content then style,
 /// and `Cell.content` packs its flags at fixed bits (snapshots store them as they are).
 @Suite struct CellLayoutTests {
   @Test func cellIsEightBytesAndBlankIsZero() {
     #expect(MemoryLayout<Cell>.size == 8)
     #expect(MemoryLayout<Cell>.stride == 8)
     #expect(MemoryLayout<Cell>.alignment == 4)
+    #expect(MemoryLayout<Cell>.offset(of: \Cell.content) == 0)
+    #expect(MemoryLayout<Cell>.offset(of: \Cell.style) == 4)
     var blank = Cell.blank
     let bytes = withUnsafeBytes(of: &blank) { Array($0) }
     #expect(bytes == [UInt8](repeating: 0, count: 8))

@@ -4,17 +4,10 @@ import Testing
 @testable import TerminalEmulator
 
 /// The print path writes eight ASCII cells at a time through `reel_store_ascii_cells8` (SSE2
-/// unpacks on x86-64), which writes `Cell`'s layout as two 32-bit words: the layout must be
-/// that, and the vector store must write exactly what the portable loop and `Cell(content:style:)`
+/// unpacks on x86-64), which writes `Cell`'s layout as two 32-bit words (CellLayoutTests pins
+/// it): the vector store must write exactly what the portable loop and `Cell(content:style:)`
 /// do, for every byte, at every alignment, and nothing outside its 64 bytes.
 struct CellStoreTests {
-  @Test func cellIsContentThenStyleInEightBytes() {
-    #expect(MemoryLayout<Cell>.size == 8)
-    #expect(MemoryLayout<Cell>.stride == 8)
-    #expect(MemoryLayout<Cell>.offset(of: \Cell.content) == 0)
-    #expect(MemoryLayout<Cell>.offset(of: \Cell.style) == 4)
-  }
-
   @Test(arguments: [0, 1, 3, 7])
   func eightCellStoreMatchesCells(misalignment: Int) {
     let guardCells = 2

@@ -7,12 +7,12 @@
 #include <emmintrin.h>
 #endif
 
-/// Writes eight screen cells made from eight ASCII bytes: cell k is the pair
-/// (`source[k]`, `style`) as two 32-bit words, `content` first, at byte `8k` of `cells`. That is the
-/// emulator's `Cell` (content then style, 8 bytes, no padding; a Swift test holds the layout
-/// to it). The caller guarantees eight readable bytes at `source` and 64 writable bytes at
-/// `cells`; neither needs any alignment. Stores go through memcpy or unaligned vector stores,
-/// which may alias anything, so the cells' Swift type is not punned.
+/// Writes eight screen cells made from eight ASCII bytes: cell k is the pair (`source[k]`,
+/// `style`) as two 32-bit words, content first, at byte 8k of `cells`. That is the emulator's
+/// `Cell` (content then style, 8 bytes, no padding; CellLayoutTests pins it). The caller
+/// guarantees eight readable bytes at `source` and 64 writable bytes at `cells`; neither needs
+/// any alignment. Stores go through memcpy or unaligned vector stores, which may alias
+/// anything, so the cells' Swift type is not punned.
 ///
 /// This is the print path's widest store: Swift's SIMD conversions are generic calls, not the
 /// unpack instructions, and one 8-byte store per cell was a fifth of plain text's time. With

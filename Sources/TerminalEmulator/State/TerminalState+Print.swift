@@ -200,7 +200,7 @@ extension TerminalState {
       one(k &+ 3)
     }
     // Eight cells in one go through SSE2 unpacks (CCellStores says why and how; it writes
-    // `Cell`'s layout, content then style, which a test holds it to).
+    // `Cell`'s layout, content then style, which CellLayoutTests pins).
     @inline(__always) func eight(_ k: Int) { reel_store_ascii_cells8(source + k, cells + k, pen) }
     if n >= 8 {
       eight(0)
