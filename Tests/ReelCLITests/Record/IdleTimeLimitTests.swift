@@ -50,14 +50,16 @@ final class IdleTimeLimitTests: XCTestCase {
     XCTAssertEqual(r.status, 0, r.stderr)
     let lines = try String(contentsOfFile: cast, encoding: .utf8).split(separator: "\n")
     XCTAssertTrue(lines[0].contains("\"idle_time_limit\":0.2"), String(lines[0]))
-    // "b" comes a real second after "a" in the file.
+    // "b" comes about a real second after "a" in the file, far more than the 0.2 s limit
+    // (which playback applies, not recording). The bound leaves room for a loaded machine
+    // reading one output late: reel stamps what it reads when it reads it.
     let times = lines.dropFirst().compactMap { line -> Double? in
       guard line.contains("\"o\""), let data = line.data(using: .utf8),
         let array = try? JSONSerialization.jsonObject(with: data) as? [Any]
       else { return nil }
       return (array[0] as? NSNumber)?.doubleValue
     }
-    XCTAssertGreaterThanOrEqual((times.last ?? 0) - (times.first ?? 0), 0.9, "\(times)")
+    XCTAssertGreaterThanOrEqual((times.last ?? 0) - (times.first ?? 0), 0.6, "\(times)")
   }
 }
 
