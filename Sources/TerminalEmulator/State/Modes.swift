@@ -105,6 +105,7 @@ public struct CharsetState: Hashable, Sendable {
 
   public init() {}
 
+  @inline(__always)
   public subscript(g: UInt8) -> Charset {
     get {
       switch g & 3 {
@@ -130,14 +131,7 @@ public struct CharsetState: Hashable, Sendable {
   @inline(__always)
   var isIdentity: Bool {
     guard singleShift == 0 else { return false }
-    let inGL: Charset
-    switch gl & 3 {
-    case 0: inGL = sets.0
-    case 1: inGL = sets.1
-    case 2: inGL = sets.2
-    default: inGL = sets.3
-    }
-    if case .ascii = inGL { return true }
+    if case .ascii = self[gl] { return true }
     return false
   }
 
