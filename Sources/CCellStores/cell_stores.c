@@ -1,2 +1,3 @@
-// The functions are static inline in include/cell_stores.h; a C target needs a source file.
+// The functions are static inline in the headers of include/; a C target needs a source file.
 #include "cell_stores.h"
+#include "row_cells.h"

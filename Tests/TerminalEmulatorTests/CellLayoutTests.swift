@@ -32,8 +32,8 @@ import Testing
   @Test func fillWritesWholeCells() {
     var grid = Grid(cols: 7, rows: 3, scrollbackLimit: 0)
     let x = Cell(scalar: 0x78, style: 3)
-    grid.fill(at: 0, count: 21, with: x)
-    grid.fill(at: 8, count: 5, with: .blank)
+    for row in 0..<3 { grid.fill(row: row, from: 0, to: 7, with: x) }
+    grid.fill(row: 1, from: 1, to: 6, with: .blank)
     for i in 0..<21 { #expect(grid.cells[i] == ((8..<13).contains(i) ? .blank : x), "cell \(i)") }
   }
 

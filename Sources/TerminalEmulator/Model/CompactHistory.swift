@@ -1,3 +1,5 @@
+import CCellStores
+
 /// Scrollback rows kept without their trailing blanks: the older part of a grid's history
 /// when the grid compacts it (`Grid.compactsHistory`).
 ///
@@ -32,8 +34,11 @@ struct CompactHistory: Sendable, Equatable {
     var slots: Int { isPacked ? (length &+ 7) >> 3 : length }
   }
 
-  /// Blocks of cells; `blocks[0]` is block number `firstBlock`.
+  /// Blocks of `blockCapacity` cells, blank where no row is stored; `blocks[0]` is block
+  /// number `firstBlock`.
   private var blocks: [[Cell]] = []
+  /// Slots of the last block that rows use; the rest are blank.
+  private var lastBlockFill = 0
   private var firstBlock = 0
   /// A ring of row records: the oldest at `head`, `count` of them.
   private var rows: [Row] = []
@@ -57,46 +62,39 @@ struct CompactHistory: Sendable, Equatable {
   mutating func append(_ row: UnsafeBufferPointer<Cell>, flags rowFlags: LineFlags) {
     precondition(row.count <= CompactHistory.blockCapacity, "a row wider than a block")
     precondition(rowFlags.rawValue < 4, "line flags fit two bits")
-    // Trailing blanks, four cells at a time while they last (a short line in a wide row).
-    var length = row.count
-    while length >= 4 {
-      var bits: UInt32 = 0
-      for k in (length &- 4)..<length { bits |= row[k].content | row[k].style }
-      guard bits == 0 else { break }
-      length &-= 4
-    }
-    while length > 0 && row[length &- 1] == .blank { length &-= 1 }
-    // Packed when every cell is `Cell(content: byte, style: 0)` with an ASCII byte (blanks
-    // inside the row included): it reads back exactly. One pass without branches.
-    var notASCII: UInt32 = 0
-    for k in 0..<length { notASCII |= row[k].style | (row[k].content & ~0x7F) }
-    let packed = notASCII == 0
+    let source = UnsafeRawPointer(row.baseAddress!)
+    let length = reel_row_length_without_trailing_blanks(source, row.count)
     var record = Row(block: 0, offset: 0, bits: UInt16(length) | UInt16(rowFlags.rawValue) << 13)
+    guard length > 0 else {
+      record.block = UInt32(truncatingIfNeeded: firstBlock &+ max(0, blocks.count &- 1))
+      record.offset = UInt16(truncatingIfNeeded: lastBlockFill)
+      return appendRecord(record)
+    }
+    // Room for the row stored as cells, the most it can take, in the last block.
+    if blocks.isEmpty || lastBlockFill &+ length > CompactHistory.blockCapacity {
+      blocks.append(Array(repeating: .blank, count: CompactHistory.blockCapacity))
+      lastBlockFill = 0
+    }
+    let start = lastBlockFill
+    record.block = UInt32(truncatingIfNeeded: firstBlock &+ blocks.count &- 1)
+    record.offset = UInt16(truncatingIfNeeded: start)
+    let packed = blocks[blocks.count &- 1].withUnsafeMutableBufferPointer { block -> Bool in
+      let target = block.baseAddress! + start
+      // Packed when every cell is `Cell(content: byte, style: 0)` with an ASCII byte (blanks
+      // inside the row included): it reads back exactly. Contract: a `Cell` is 8 bytes with
+      // no padding (CellLayoutTests); slot `start + j` holds bytes `8j ..< 8j + 8` of the row.
+      // The bytes of the last slot past the row stay zero: the block's unused cells are
+      // blank, and a packing that fails part-way is overwritten by the cells.
+      if reel_pack_plain_ascii_cells(source, length, UnsafeMutableRawPointer(target)) != 0 { return true }
+      target.update(from: row.baseAddress!, count: length)
+      return false
+    }
     if packed { record.bits |= Row.packedBit }
-    let slots = record.slots
-    if slots > 0
-      && (blocks.isEmpty || blocks[blocks.count &- 1].count &+ slots > CompactHistory.blockCapacity)
-    {
-      var block: [Cell] = []
-      block.reserveCapacity(CompactHistory.blockCapacity)
-      blocks.append(block)
-    }
-    record.block = UInt32(truncatingIfNeeded: firstBlock &+ max(0, blocks.count &- 1))
-    record.offset = UInt16(blocks.isEmpty ? 0 : blocks[blocks.count &- 1].count)
-    if packed && slots > 0 {
-      let last = blocks.count &- 1
-      blocks[last].append(contentsOf: repeatElement(Cell.blank, count: slots))
-      blocks[last].withUnsafeMutableBufferPointer { block in
-        // Contract: a `Cell` is 8 bytes with no padding (CellLayoutTests): slot `offset + j`
-        // holds bytes `8j ..< 8j + 8` of the row.
-        let bytes = UnsafeMutableRawPointer(block.baseAddress! + Int(record.offset))
-        for k in 0..<length {
-          bytes.storeBytes(of: UInt8(truncatingIfNeeded: row[k].content), toByteOffset: k, as: UInt8.self)
-        }
-      }
-    } else if slots > 0 {
-      blocks[blocks.count &- 1].append(contentsOf: UnsafeBufferPointer(rebasing: row[0..<length]))
-    }
+    lastBlockFill &+= record.slots
+    appendRecord(record)
+  }
+
+  private mutating func appendRecord(_ record: Row) {
     if count == rows.count { growRecords() }
     rows[position(count)] = record
     count &+= 1
@@ -172,6 +170,7 @@ struct CompactHistory: Sendable, Equatable {
     if count == 0 {
       blocks.removeAll()
       firstBlock = 0
+      lastBlockFill = 0
       head = 0
       return
     }

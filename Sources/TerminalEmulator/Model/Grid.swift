@@ -1,4 +1,5 @@
 import CCacheHints
+import CCellStores
 
 /// A screen plus its scrollback: rows of cells in one contiguous buffer, addressed through a
 /// ring of line slots whose zero rotates instead of moving rows (alacritty's `Storage`).
@@ -11,10 +12,14 @@ struct Grid: Sendable, Equatable {
   private(set) var cols: Int
   private(set) var rows: Int
   let scrollbackLimit: Int
-  /// Slot-major cell storage: slot `s` occupies `cells[s*cols ..< (s+1)*cols]`.
-  var cells: [Cell]
+  /// Slot-major cell storage: slot `s` occupies `cells[s*cols ..< (s+1)*cols]`. Written
+  /// through the grid's methods, or `withMutableCells` under its contract.
+  private(set) var cells: [Cell]
   /// Flags per slot.
   var flags: [LineFlags]
+  /// Per slot, a column from which every cell of the line is blank (see `LineExtents`):
+  /// kept only while the grid compacts its history, empty otherwise.
+  private(set) var extents = LineExtents(count: 0)
   /// Ring of slots, oldest logical line at `head`. Grows until `scrollbackLimit + rows`.
   private(set) var ring: [Int32]
   private(set) var head: Int = 0
@@ -112,7 +117,39 @@ struct Grid: Sendable, Equatable {
   @inline(__always)
   subscript(row: Int, col: Int) -> Cell {
     get { cells[rowBase(row) &+ col] }
-    set { cells[rowBase(row) &+ col] = newValue }
+    set {
+      let slot = ringSlot(ringHistory &+ row)
+      cells[slot &* cols &+ col] = newValue
+      if compactsHistory && newValue != .blank { extents.raise(slot, to: col &+ 1) }
+    }
+  }
+
+  /// The slot of screen row `row` (its cells start at `rowSlot(row) * cols`).
+  @inline(__always)
+  func rowSlot(_ row: Int) -> Int { ringSlot(ringHistory &+ row) }
+
+  /// Write access to every cell (slot-major; a row's cells start at `rowBase`), for the print
+  /// paths' stores. Contract: cells at or past their row's extent are blank (while the grid
+  /// compacts its history); a cell there the body makes non-blank must be reported with
+  /// `noteWritten(row:upTo:)` before the grid is used again. Replacing cells that are not
+  /// blank needs no report.
+  @inline(__always)
+  mutating func withMutableCells<R>(_ body: (UnsafeMutableBufferPointer<Cell>) throws -> R) rethrows -> R {
+    try cells.withUnsafeMutableBufferPointer { try body($0) }
+  }
+
+  /// Reports cells of screen row `row` written before column `end` (see `withMutableCells`).
+  @inline(__always)
+  mutating func noteWritten(row: Int, upTo end: Int) {
+    if compactsHistory { extents.raise(ringSlot(ringHistory &+ row), to: end) }
+  }
+
+  /// Replaces the cell at `index` of `cells`, which is not blank, or with a blank: no extent
+  /// changes (wide-character repairs, marks joining a character).
+  @inline(__always)
+  mutating func replaceCell(at index: Int, with cell: Cell) {
+    assert(cells[index] != .blank || cell == .blank, "replaceCell on a blank cell")
+    cells[index] = cell
   }
 
   func lineFlags(row: Int) -> LineFlags { flags[ringSlot(ringHistory + row)] }
@@ -171,15 +208,27 @@ struct Grid: Sendable, Equatable {
 
   // MARK: - Erasing
 
+  /// Sets cells `from..<to` of screen row `row` to `cell`. Blanks go only as far as the row's
+  /// extent: the cells past it are blank already.
   mutating func fill(row: Int, from: Int, to: Int, with cell: Cell) {
     guard from < to else { return }
-    fill(at: rowBase(row) &+ from, count: to &- from, with: cell)
+    let slot = rowSlot(row)
+    guard compactsHistory else { return fill(at: slot &* cols &+ from, count: to &- from, with: cell) }
+    if cell == .blank {
+      let extent = extents[slot]
+      guard from < extent else { return }
+      fill(at: slot &* cols &+ from, count: min(to, extent) &- from, with: cell)
+      if to >= extent { extents[slot] = from }
+    } else {
+      fill(at: slot &* cols &+ from, count: to &- from, with: cell)
+      extents.raise(slot, to: to)
+    }
   }
 
   /// Writes `count` copies of `cell` from index `start`. Blank cells are zero bytes, which
-  /// the compiler turns into a `memset` call (wide stores) instead of a 16-byte store loop.
+  /// the compiler turns into wide stores instead of a 16-byte store loop.
   @inline(__always)
-  mutating func fill(at start: Int, count: Int, with cell: Cell) {
+  private mutating func fill(at start: Int, count: Int, with cell: Cell) {
     cells.withUnsafeMutableBufferPointer { buf in
       let p = buf.baseAddress! + start
       if cell == .blank {
@@ -194,9 +243,45 @@ struct Grid: Sendable, Equatable {
     }
   }
 
+  /// Blanks the first `count` cells of `slot` through `reel_clear_cells`, for clears whose
+  /// length changes line by line (which says why not `memset`).
+  @inline(__always)
+  private mutating func clearCells(ofSlot slot: Int, count: Int) {
+    let start = slot &* cols
+    cells.withUnsafeMutableBufferPointer { buf in
+      precondition(count >= 0 && start &+ count <= buf.count, "clear out of range")
+      // Contract: `Cell.blank` is eight zero bytes (CellLayoutTests); the C function writes
+      // bytes, which may alias anything.
+      reel_clear_cells(UnsafeMutableRawPointer(buf.baseAddress! + start), count)
+    }
+  }
+
+  /// Makes `slot` a line of `cell`s; blanks go only as far as its extent.
   private mutating func clearSlot(_ slot: Int, with cell: Cell) {
-    fill(at: slot &* cols, count: cols, with: cell)
     flags[slot] = []
+    guard compactsHistory else { return fill(at: slot &* cols, count: cols, with: cell) }
+    assertBlankPastExtent(slot)
+    if cell == .blank {
+      // Whole groups of eight cells (64 bytes, a cache line when aligned): the clear's loop
+      // then runs a whole number of times with no tail to branch on, and the cells past the
+      // extent it also writes are blank already.
+      let extent = extents[slot]
+      if extent > 0 { clearCells(ofSlot: slot, count: min(cols, (extent &+ 7) & ~7)) }
+      extents[slot] = 0
+    } else {
+      fill(at: slot &* cols, count: cols, with: cell)
+      extents[slot] = cols
+    }
+  }
+
+  /// Debug builds: every cell of `slot` at or past its extent is blank (`LineExtents`'s
+  /// promise, which a write path that did not report its cells would break).
+  @inline(__always)
+  private func assertBlankPastExtent(_ slot: Int) {
+    assert(
+      !compactsHistory
+        || cells[(slot &* cols &+ extents[slot])..<(slot &+ 1) &* cols].allSatisfy { $0 == .blank },
+      "a non-blank cell past its line's extent")
   }
 
   mutating func clearRow(_ row: Int, with cell: Cell) {
@@ -306,8 +391,10 @@ struct Grid: Sendable, Equatable {
   /// Moves the line in `slot` (the oldest of the ring, which left it) to `compact`, dropping
   /// the oldest history line beyond the scrollback limit.
   private mutating func compactLine(inSlot slot: Int) {
+    assertBlankPastExtent(slot)
     let base = slot &* cols
-    let width = cols
+    // The cells past the extent are blank: the compacted row leaves them out anyway.
+    let width = extents[slot]
     cells.withUnsafeBufferPointer { cells in
       compact.append(UnsafeBufferPointer(rebasing: cells[base..<base &+ width]), flags: flags[slot])
     }
@@ -371,6 +458,7 @@ struct Grid: Sendable, Equatable {
       out.cells.append(contentsOf: plain.cells[base..<base + cols])
       out.flags.append(plain.flags(line: line))
     }
+    out.extents = LineExtents(measuring: out.cells, cols: cols)
     out.ring = (0..<Int32(kept)).map { $0 }
     out.ringHistory = kept - rows
     return out
@@ -491,6 +579,7 @@ struct Grid: Sendable, Equatable {
         }
         cells.append(contentsOf: repeatElement(fill, count: cols))
         flags.append([])
+        if compactsHistory { extents.append(fill == .blank ? 0 : cols) }
       }
       precondition(head == 0)
       ring.append(newSlot)

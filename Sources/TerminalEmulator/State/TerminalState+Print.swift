@@ -31,7 +31,7 @@ extension TerminalState {
     {
       let start = screen.rowBase(cursor.row) &+ col
       let pen = cursor.penID
-      let unbroken = screen.cells.withUnsafeMutableBufferPointer { cells -> Bool in
+      let unbroken = screen.withMutableCells { cells -> Bool in
         let p = cells.baseAddress! + start
         // Overwriting half of a wide character needs a repair: the general path does it.
         guard (p[0].content | p[n &- 1].content) & (Cell.wideFlag | Cell.spacerFlag) == 0 else {
@@ -41,6 +41,7 @@ extension TerminalState {
         return true
       }
       if unbroken {
+        screen.noteWritten(row: cursor.row, upTo: col &+ n)
         cursor.col = col &+ n
         return
       }
@@ -139,7 +140,7 @@ extension TerminalState {
     // The loop's state lives in the closure and comes back as its result, so it stays in
     // registers instead of in captured variables.
     let (col, after, written, pen, reason) = styles.transitions.withReader { transitions in
-      screen.cells.withUnsafeMutableBufferPointer {
+      screen.withMutableCells {
         cells -> (Int, TextInput, Int, UInt32, RowPassStop) in
         let row = cells.baseAddress! + base
         var input = initial
@@ -168,6 +169,7 @@ extension TerminalState {
     }
     input = after
     if written != start {
+      screen.noteWritten(row: cursor.row, upTo: col)
       if col == cols {
         cursor.col = cols &- 1
         cursor.pendingWrap = true
@@ -298,7 +300,7 @@ extension TerminalState {
       let col = cursor.col
       let k = min(cols &- col, n &- i)
       let base = screen.rowBase(cursor.row)
-      let unbroken = screen.cells.withUnsafeMutableBufferPointer { cells -> Bool in
+      let unbroken = screen.withMutableCells { cells -> Bool in
         let p = cells.baseAddress! + (base &+ col)
         guard (p[0].content | p[k &- 1].content) & (Cell.wideFlag | Cell.spacerFlag) == 0 else {
           return false
@@ -306,7 +308,11 @@ extension TerminalState {
         TerminalState.storeASCIICells(run.baseAddress! + i, count: k, to: p, pen: pen)
         return true
       }
-      if !unbroken { writeASCII(run, from: i, count: k, col: col, pen: pen) }
+      if unbroken {
+        screen.noteWritten(row: cursor.row, upTo: col &+ k)
+      } else {
+        writeASCII(run, from: i, count: k, col: col, pen: pen)
+      }
       i &+= k
       if col &+ k == cols {
         cursor.col = cols &- 1
@@ -325,10 +331,11 @@ extension TerminalState {
     guard count > 0 else { return }
     let base = screen.rowBase(cursor.row)
     let start = base &+ col
-    screen.cells.withUnsafeMutableBufferPointer { cells in
+    screen.withMutableCells { cells in
       TerminalState.storeASCIICells(
         run.baseAddress! + from, count: count, to: cells.baseAddress! + start, pen: pen)
     }
+    screen.noteWritten(row: cursor.row, upTo: col &+ count)
     repairWideSeams(base: base, before: col, after: col &+ count)
   }
 
@@ -374,7 +381,7 @@ extension TerminalState {
     let table = widths
     var col = cursor.col
     var k = start
-    screen.cells.withUnsafeMutableBufferPointer { cells in
+    screen.withMutableCells { cells in
       let row = cells.baseAddress! + base
       let halves = Cell.wideFlag | Cell.spacerFlag
       while k < run.count && col <= right {
@@ -394,6 +401,7 @@ extension TerminalState {
       }
     }
     guard k > start else { return start }
+    screen.noteWritten(row: cursor.row, upTo: col)
     lastPrinted = run[k &- 1]
     if col > right {
       cursor.col = right
@@ -432,8 +440,9 @@ extension TerminalState {
       let room = min(end &- start, TerminalState.maxClusterScalars &- held.count)
       if room > 0 {
         let id = clusters.intern(held + Array(run[start..<start &+ room]))
-        screen.cells[base &+ col] = Cell(
-          content: id | Cell.clusterFlag | (old.content & Cell.wideFlag), style: old.style)
+        screen.replaceCell(
+          at: base &+ col,
+          with: Cell(content: id | Cell.clusterFlag | (old.content & Cell.wideFlag), style: old.style))
       }
       return end
     }
@@ -452,8 +461,9 @@ extension TerminalState {
         return clusters.intern(UnsafeBufferPointer(rebasing: buffer[0..<(kept &+ 1)]))
       }
     }
-    screen.cells[base &+ col] = Cell(
-      content: id | Cell.clusterFlag | (old.content & Cell.wideFlag), style: old.style)
+    screen.replaceCell(
+      at: base &+ col,
+      with: Cell(content: id | Cell.clusterFlag | (old.content & Cell.wideFlag), style: old.style))
     return end
   }
 
@@ -504,7 +514,7 @@ extension TerminalState {
       if modes.contains(.autowrap) && cursor.col == right && right > leftEdge {
         // A wide character does not fit in the last column: it wraps whole.
         let base = screen.rowBase(cursor.row)
-        screen.cells[base &+ cursor.col] = eraseCell()
+        screen[cursor.row, cursor.col] = eraseCell()
         repairWideSeams(base: base, before: cursor.col, after: cursor.col &+ 1)
         wrapLine()
         right = rightEdge
@@ -517,12 +527,15 @@ extension TerminalState {
     let col = cursor.col
     let base = screen.rowBase(cursor.row)
     let pen = cursor.penID
-    if width == 2 {
-      screen.cells[base &+ col] = Cell(scalar: c, style: pen, wide: true)
-      if col + 1 < cols { screen.cells[base &+ col &+ 1] = .spacer(pen) }
-    } else {
-      screen.cells[base &+ col] = Cell(scalar: c, style: pen)
+    screen.withMutableCells { cells in
+      if width == 2 {
+        cells[base &+ col] = Cell(scalar: c, style: pen, wide: true)
+        if col + 1 < cols { cells[base &+ col &+ 1] = .spacer(pen) }
+      } else {
+        cells[base &+ col] = Cell(scalar: c, style: pen)
+      }
     }
+    screen.noteWritten(row: cursor.row, upTo: min(col &+ width, cols))
     // Overwriting half of a wide character blanks its other half.
     repairWideSeams(base: base, before: col, after: min(col &+ width, cols))
     let next = col + width
@@ -581,12 +594,13 @@ extension TerminalState {
     let base = screen.rowBase(row)
     let moved = right - col + 1 - count
     if moved > 0 {
-      screen.cells.withUnsafeMutableBufferPointer { cells in
+      screen.withMutableCells { cells in
         // Overlapping move to the right (memmove).
         (cells.baseAddress! + base + col + count).update(from: cells.baseAddress! + base + col, count: moved)
       }
+      screen.noteWritten(row: row, upTo: right + 1)
     }
-    screen.fill(at: base + col, count: count, with: fill)
+    screen.fill(row: row, from: col, to: col + count, with: fill)
     // Only the seams can hold a broken wide character: the insertion point, the first moved
     // cell, and the margin where cells fell off.
     for c in [col - 1, col, col + count, right, right + 1] { repairWideCharacter(row: row, col: c) }
@@ -603,12 +617,13 @@ extension TerminalState {
     let base = screen.rowBase(row)
     let moved = right - col + 1 - count
     if moved > 0 {
-      screen.cells.withUnsafeMutableBufferPointer { cells in
-        // Overlapping move to the left (memmove).
+      // Overlapping move to the left (memmove): cells come from further right, so the row's
+      // extent still bounds them.
+      screen.withMutableCells { cells in
         (cells.baseAddress! + base + col).update(from: cells.baseAddress! + base + col + count, count: moved)
       }
     }
-    screen.fill(at: base + col + moved, count: count, with: fill)
+    screen.fill(row: row, from: col + moved, to: col + moved + count, with: fill)
     for c in [col - 1, col, right - count + 1, right, right + 1] {
       repairWideCharacter(row: row, col: c)
     }

@@ -147,19 +147,18 @@ extension TerminalState {
       }
     }
     styles = rebuilt
-    func rewrite(_ cells: inout [Cell]) {
-      cells.withUnsafeMutableBufferPointer { cells in
-        for i in cells.indices {
-          let cell = cells[i]
-          cells[i].style = finalID[Int(cell.style)]
-          if cell.isCluster {
-            cells[i].content = (cell.content & ~Cell.scalarMask) | clusterRemap[Int(cell.payload)]
-          }
+    // Blanks stay blank (style 0 keeps id 0), so no line's extent changes.
+    func rewrite(_ cells: UnsafeMutableBufferPointer<Cell>) {
+      for i in cells.indices {
+        let cell = cells[i]
+        cells[i].style = finalID[Int(cell.style)]
+        if cell.isCluster {
+          cells[i].content = (cell.content & ~Cell.scalarMask) | clusterRemap[Int(cell.payload)]
         }
       }
     }
-    rewrite(&screen.cells)
-    rewrite(&inactive.cells)
+    screen.withMutableCells(rewrite)
+    inactive.withMutableCells(rewrite)
     func renumber(_ cell: inout Cell) {
       let old = cell
       cell.style = finalID[Int(old.style)]

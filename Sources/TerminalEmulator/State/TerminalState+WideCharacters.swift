@@ -17,7 +17,7 @@ extension TerminalState {
       cell.isSpacer
       ? col == 0 || !screen.cells[base &+ col &- 1].isWide
       : col == cols - 1 || !screen.cells[base &+ col &+ 1].isSpacer
-    if orphan { screen.cells[base &+ col] = blanked(cell) }
+    if orphan { screen.replaceCell(at: base &+ col, with: blanked(cell)) }
   }
 
   /// After cells `before..<after` of a row were overwritten: the halves just outside them.
