@@ -83,7 +83,7 @@ extension LiveSessionTests {
     // Heavy output, and node 1 killed while it prints: the host moves to node 2, the viewers
     // on node 3 follow, and both show the session's screen exactly once it is done.
     second.send(
-      "for i in $(seq 1 40); do seq $((i*10000)) $((i*10000+9999)); sleep 0.2; done; echo done-$((6*7))",
+      "for i in $(seq 1 40); do seq $((i*10000)) $((i*10000+9999)); sleep 0.3; done; echo done-$((6*7))",
       "Enter")
     // (The screen shows the last lines only: the largest number on it says how far it got.)
     let printed = {
