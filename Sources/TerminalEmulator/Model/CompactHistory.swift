@@ -34,11 +34,9 @@ struct CompactHistory: Sendable, Equatable {
     var slots: Int { isPacked ? (length &+ 7) >> 3 : length }
   }
 
-  /// Blocks of `blockCapacity` cells, blank where no row is stored; `blocks[0]` is block
-  /// number `firstBlock`.
+  /// Blocks of cells, each reserved at `blockCapacity` and filled by appends; `blocks[0]` is
+  /// block number `firstBlock`.
   private var blocks: [[Cell]] = []
-  /// Slots of the last block that rows use; the rest are blank.
-  private var lastBlockFill = 0
   private var firstBlock = 0
   /// A ring of row records: the oldest at `head`, `count` of them.
   private var rows: [Row] = []
@@ -67,31 +65,40 @@ struct CompactHistory: Sendable, Equatable {
     var record = Row(block: 0, offset: 0, bits: UInt16(length) | UInt16(rowFlags.rawValue) << 13)
     guard length > 0 else {
       record.block = UInt32(truncatingIfNeeded: firstBlock &+ max(0, blocks.count &- 1))
-      record.offset = UInt16(truncatingIfNeeded: lastBlockFill)
+      record.offset = UInt16(truncatingIfNeeded: blocks.last?.count ?? 0)
       return appendRecord(record)
     }
-    // Room for the row stored as cells, the most it can take, in the last block.
-    if blocks.isEmpty || lastBlockFill &+ length > CompactHistory.blockCapacity {
-      blocks.append(Array(repeating: .blank, count: CompactHistory.blockCapacity))
-      lastBlockFill = 0
+    // Packed when every cell is `Cell(content: byte, style: 0)` with an ASCII byte (blanks
+    // inside the row included): it reads back exactly. The bytes go to cells on the stack
+    // first, then to the block in one copy, the last slot's bytes past the row zero.
+    // Contract: a `Cell` is 8 bytes with no padding (CellLayoutTests); slot `j` holds bytes
+    // `8j ..< 8j + 8` of the row.
+    let packedSlots = (length &+ 7) >> 3
+    withUnsafeTemporaryAllocation(of: Cell.self, capacity: packedSlots) { slots in
+      let bytes = UnsafeMutableRawPointer(slots.baseAddress!)
+      slots.initialize(repeating: .blank)
+      if reel_pack_plain_ascii_cells(source, length, bytes) != 0 {
+        record.bits |= Row.packedBit
+        store(UnsafeBufferPointer(slots), in: &record)
+      } else {
+        store(UnsafeBufferPointer(rebasing: row[0..<length]), in: &record)
+      }
     }
-    let start = lastBlockFill
-    record.block = UInt32(truncatingIfNeeded: firstBlock &+ blocks.count &- 1)
-    record.offset = UInt16(truncatingIfNeeded: start)
-    let packed = blocks[blocks.count &- 1].withUnsafeMutableBufferPointer { block -> Bool in
-      let target = block.baseAddress! + start
-      // Packed when every cell is `Cell(content: byte, style: 0)` with an ASCII byte (blanks
-      // inside the row included): it reads back exactly. Contract: a `Cell` is 8 bytes with
-      // no padding (CellLayoutTests); slot `start + j` holds bytes `8j ..< 8j + 8` of the row.
-      // The bytes of the last slot past the row stay zero: the block's unused cells are
-      // blank, and a packing that fails part-way is overwritten by the cells.
-      if reel_pack_plain_ascii_cells(source, length, UnsafeMutableRawPointer(target)) != 0 { return true }
-      target.update(from: row.baseAddress!, count: length)
-      return false
-    }
-    if packed { record.bits |= Row.packedBit }
-    lastBlockFill &+= record.slots
     appendRecord(record)
+  }
+
+  /// Appends `cells` to the last block (a new one when they do not fit) and points `record`
+  /// at them. Blocks are reserved whole and filled by appends: none is cleared ahead of use.
+  private mutating func store(_ cells: UnsafeBufferPointer<Cell>, in record: inout Row) {
+    if blocks.isEmpty || blocks[blocks.count &- 1].count &+ cells.count > CompactHistory.blockCapacity {
+      var block: [Cell] = []
+      block.reserveCapacity(CompactHistory.blockCapacity)
+      blocks.append(block)
+    }
+    let last = blocks.count &- 1
+    record.block = UInt32(truncatingIfNeeded: firstBlock &+ last)
+    record.offset = UInt16(truncatingIfNeeded: blocks[last].count)
+    blocks[last].append(contentsOf: cells)
   }
 
   private mutating func appendRecord(_ record: Row) {
@@ -170,7 +177,6 @@ struct CompactHistory: Sendable, Equatable {
     if count == 0 {
       blocks.removeAll()
       firstBlock = 0
-      lastBlockFill = 0
       head = 0
       return
     }
