@@ -30,8 +30,6 @@ struct CompactHistory: Sendable, Equatable {
     var flags: LineFlags { LineFlags(rawValue: UInt8(truncatingIfNeeded: (bits >> 13) & 3)) }
     /// One byte a cell: each cell is `Cell(content: byte, style: 0)`.
     var isPacked: Bool { bits & Row.packedBit != 0 }
-    /// Block slots the row takes.
-    var slots: Int { isPacked ? (length &+ 7) >> 3 : length }
   }
 
   /// Blocks of cells, each reserved at `blockCapacity` and filled by appends; `blocks[0]` is

@@ -107,7 +107,11 @@ struct Grid: Sendable, Equatable {
 
   /// Index of the first cell of screen row `row` in `cells`.
   @inline(__always)
-  func rowBase(_ row: Int) -> Int { ringSlot(ringHistory &+ row) &* cols }
+  func rowBase(_ row: Int) -> Int { rowSlot(row) &* cols }
+
+  /// The slot of screen row `row` (its cells start at `rowSlot(row) * cols`).
+  @inline(__always)
+  func rowSlot(_ row: Int) -> Int { ringSlot(ringHistory &+ row) }
 
   /// Index of the first cell of logical line `line` in `cells`; the line is in the ring
   /// (`line >= compact.count`: every screen row is). Read any line with `line(_:)`.
@@ -118,15 +122,11 @@ struct Grid: Sendable, Equatable {
   subscript(row: Int, col: Int) -> Cell {
     get { cells[rowBase(row) &+ col] }
     set {
-      let slot = ringSlot(ringHistory &+ row)
+      let slot = rowSlot(row)
       cells[slot &* cols &+ col] = newValue
       if compactsHistory && newValue != .blank { extents.raise(slot, to: col &+ 1) }
     }
   }
-
-  /// The slot of screen row `row` (its cells start at `rowSlot(row) * cols`).
-  @inline(__always)
-  func rowSlot(_ row: Int) -> Int { ringSlot(ringHistory &+ row) }
 
   /// Write access to every cell (slot-major; a row's cells start at `rowBase`), for the print
   /// paths' stores. Contract: cells at or past their row's extent are blank (while the grid
@@ -141,7 +141,7 @@ struct Grid: Sendable, Equatable {
   /// Reports cells of screen row `row` written before column `end` (see `withMutableCells`).
   @inline(__always)
   mutating func noteWritten(row: Int, upTo end: Int) {
-    if compactsHistory { extents.raise(ringSlot(ringHistory &+ row), to: end) }
+    if compactsHistory { extents.raise(rowSlot(row), to: end) }
   }
 
   /// Replaces the cell at `index` of `cells`, which is not blank, or with a blank: no extent
@@ -152,10 +152,10 @@ struct Grid: Sendable, Equatable {
     cells[index] = cell
   }
 
-  func lineFlags(row: Int) -> LineFlags { flags[ringSlot(ringHistory + row)] }
+  func lineFlags(row: Int) -> LineFlags { flags[rowSlot(row)] }
 
   mutating func setWrapped(row: Int, _ wrapped: Bool) {
-    let s = ringSlot(ringHistory + row)
+    let s = rowSlot(row)
     // Read first: erases clear the flag on every line they reach, which rarely has it, and a
     // write costs a uniqueness check of the flags.
     guard flags[s].contains(.wrapped) != wrapped else { return }
@@ -290,7 +290,7 @@ struct Grid: Sendable, Equatable {
   }
 
   mutating func clearRow(_ row: Int, with cell: Cell) {
-    clearSlot(ringSlot(ringHistory + row), with: cell)
+    clearSlot(rowSlot(row), with: cell)
   }
 
   /// Drops all scrollback (ED 3). Stable ids keep counting.
@@ -305,7 +305,7 @@ struct Grid: Sendable, Equatable {
     }
     guard ringHistory > 0 else { return }
     var screen: [Int32] = []
-    for r in 0..<rows { screen.append(Int32(ringSlot(ringHistory + r))) }
+    for r in 0..<rows { screen.append(Int32(rowSlot(r))) }
     droppedLines += ringHistory
     // Keep the allocated slots: the freed ones become spare and are reused as history regrows.
     let used = Set(screen)
