@@ -58,7 +58,7 @@ static inline int reel_cell_is_plain_ascii(uint64_t word) { return (word & ~(uin
 
 /// Writes the content byte of each of `count` cells to `out` (`count` bytes, any alignment)
 /// when every cell is an ASCII byte in style 0, and returns 1; otherwise returns 0, having
-/// written some prefix of `out` (at most `count` bytes). `out` is written as bytes, which may
+/// written some of `out`'s first `count` bytes. `out` is written as bytes, which may
 /// alias anything, and must not overlap `cells`. The portable version, which the tests compare the vector
 /// one with.
 static inline int reel_pack_plain_ascii_cells_portable(const void *cells, size_t count, void *out) {
@@ -73,46 +73,68 @@ static inline int reel_pack_plain_ascii_cells_portable(const void *cells, size_t
   return 1;
 }
 
-/// `reel_pack_plain_ascii_cells_portable`, sixteen cells a step with SSE2: eight loads, a
-/// check of their OR, and three rounds of packs (32 → 16 → 8 bits, then pairs of bytes to
-/// bytes), which keep exactly the content bytes once the check has passed.
+/// Packs the 16 cells at `cells` to 16 bytes at `out` when all are ASCII bytes in style 0
+/// (returns 1), else returns 0 having written nothing: eight loads, a check of their OR, and
+/// three rounds of packs (32 → 16 → 8 bits, then pairs of bytes to bytes), which keep exactly
+/// the content bytes once the check has passed.
+#if defined(__SSE2__)
+static inline int reel_pack_16_plain_ascii_cells(const unsigned char *cells, unsigned char *out) {
+  const __m128i notASCII = _mm_set_epi32(-1, (int)0xFFFFFF80u, -1, (int)0xFFFFFF80u);
+  const __m128i *p = (const __m128i *)(const void *)cells;
+  const __m128i a0 = _mm_loadu_si128(p), a1 = _mm_loadu_si128(p + 1);
+  const __m128i a2 = _mm_loadu_si128(p + 2), a3 = _mm_loadu_si128(p + 3);
+  const __m128i a4 = _mm_loadu_si128(p + 4), a5 = _mm_loadu_si128(p + 5);
+  const __m128i a6 = _mm_loadu_si128(p + 6), a7 = _mm_loadu_si128(p + 7);
+  const __m128i any = _mm_or_si128(_mm_or_si128(_mm_or_si128(a0, a1), _mm_or_si128(a2, a3)),
+                                   _mm_or_si128(_mm_or_si128(a4, a5), _mm_or_si128(a6, a7)));
+  if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(any, notASCII), _mm_setzero_si128())) != 0xFFFF)
+    return 0;
+  // Each 32-bit lane is now a content byte or a zero style: the packs cannot saturate.
+  const __m128i w0 = _mm_packs_epi32(a0, a1), w1 = _mm_packs_epi32(a2, a3);
+  const __m128i w2 = _mm_packs_epi32(a4, a5), w3 = _mm_packs_epi32(a6, a7);
+  // Bytes c, 0, c, 0, …: read as 16-bit lanes they are the contents, packed once more.
+  const __m128i b0 = _mm_packus_epi16(w0, w1), b1 = _mm_packus_epi16(w2, w3);
+  _mm_storeu_si128((__m128i *)(void *)out, _mm_packus_epi16(b0, b1));
+  return 1;
+}
+
+/// The same for 8 cells to 8 bytes: the packs' upper halves are left over and not stored.
+static inline int reel_pack_8_plain_ascii_cells(const unsigned char *cells, unsigned char *out) {
+  const __m128i notASCII = _mm_set_epi32(-1, (int)0xFFFFFF80u, -1, (int)0xFFFFFF80u);
+  const __m128i *p = (const __m128i *)(const void *)cells;
+  const __m128i a0 = _mm_loadu_si128(p), a1 = _mm_loadu_si128(p + 1);
+  const __m128i a2 = _mm_loadu_si128(p + 2), a3 = _mm_loadu_si128(p + 3);
+  const __m128i any = _mm_or_si128(_mm_or_si128(a0, a1), _mm_or_si128(a2, a3));
+  if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(any, notASCII), _mm_setzero_si128())) != 0xFFFF)
+    return 0;
+  const __m128i w0 = _mm_packs_epi32(a0, a1), w1 = _mm_packs_epi32(a2, a3);
+  const __m128i b0 = _mm_packus_epi16(w0, w1);
+  _mm_storel_epi64((__m128i *)(void *)out, _mm_packus_epi16(b0, b0));
+  return 1;
+}
+#endif
+
+/// `reel_pack_plain_ascii_cells_portable`, sixteen cells a step with SSE2. The cells past the
+/// last whole step are packed by one more step that ends at the row's end and overlaps the one
+/// before (it writes the same bytes again), not by a loop over the tail: how long the tail is
+/// changes line by line, and that loop's exit was a mispredicted branch on most lines.
 static inline int reel_pack_plain_ascii_cells(const void *cells, size_t count, void *out) {
 #if defined(__SSE2__)
   const unsigned char *bytes = (const unsigned char *)cells;
   unsigned char *packed = (unsigned char *)out;
-  const __m128i notASCII = _mm_set_epi32(-1, (int)0xFFFFFF80u, -1, (int)0xFFFFFF80u);
-  size_t k = 0;
-  for (; k + 16 <= count; k += 16) {
-    const __m128i *p = (const __m128i *)(const void *)(bytes + 8 * k);
-    const __m128i a0 = _mm_loadu_si128(p), a1 = _mm_loadu_si128(p + 1);
-    const __m128i a2 = _mm_loadu_si128(p + 2), a3 = _mm_loadu_si128(p + 3);
-    const __m128i a4 = _mm_loadu_si128(p + 4), a5 = _mm_loadu_si128(p + 5);
-    const __m128i a6 = _mm_loadu_si128(p + 6), a7 = _mm_loadu_si128(p + 7);
-    const __m128i any = _mm_or_si128(_mm_or_si128(_mm_or_si128(a0, a1), _mm_or_si128(a2, a3)),
-                                     _mm_or_si128(_mm_or_si128(a4, a5), _mm_or_si128(a6, a7)));
-    if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(any, notASCII), _mm_setzero_si128())) != 0xFFFF)
-      return 0;
-    // Each 32-bit lane is now a content byte or a zero style: the packs cannot saturate.
-    const __m128i w0 = _mm_packs_epi32(a0, a1), w1 = _mm_packs_epi32(a2, a3);
-    const __m128i w2 = _mm_packs_epi32(a4, a5), w3 = _mm_packs_epi32(a6, a7);
-    // Bytes c, 0, c, 0, …: read as 16-bit lanes they are the contents, packed once more.
-    const __m128i b0 = _mm_packus_epi16(w0, w1), b1 = _mm_packus_epi16(w2, w3);
-    _mm_storeu_si128((__m128i *)(void *)(packed + k), _mm_packus_epi16(b0, b1));
+  if (count >= 16) {
+    size_t k = 0;
+    do {
+      if (!reel_pack_16_plain_ascii_cells(bytes + 8 * k, packed + k)) return 0;
+      k += 16;
+    } while (k + 16 <= count);
+    return k == count || reel_pack_16_plain_ascii_cells(bytes + 8 * (count - 16), packed + count - 16);
   }
-  if (k + 8 <= count) {
-    // Eight more the same way: the packs' upper halves are left over and not stored.
-    const __m128i *p = (const __m128i *)(const void *)(bytes + 8 * k);
-    const __m128i a0 = _mm_loadu_si128(p), a1 = _mm_loadu_si128(p + 1);
-    const __m128i a2 = _mm_loadu_si128(p + 2), a3 = _mm_loadu_si128(p + 3);
-    const __m128i any = _mm_or_si128(_mm_or_si128(a0, a1), _mm_or_si128(a2, a3));
-    if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(any, notASCII), _mm_setzero_si128())) != 0xFFFF)
-      return 0;
-    const __m128i w0 = _mm_packs_epi32(a0, a1), w1 = _mm_packs_epi32(a2, a3);
-    const __m128i b0 = _mm_packus_epi16(w0, w1);
-    _mm_storel_epi64((__m128i *)(void *)(packed + k), _mm_packus_epi16(b0, b0));
-    k += 8;
+  if (count >= 8) {
+    return reel_pack_8_plain_ascii_cells(bytes, packed)
+           && reel_pack_8_plain_ascii_cells(bytes + 8 * (count - 8), packed + count - 8);
   }
-  return reel_pack_plain_ascii_cells_portable(bytes + 8 * k, count - k, packed + k);
+  return reel_pack_plain_ascii_cells_portable(cells, count, out);
 #else
   return reel_pack_plain_ascii_cells_portable(cells, count, out);
 #endif

@@ -32,10 +32,15 @@ struct CompactHistory: Sendable, Equatable {
     var isPacked: Bool { bits & Row.packedBit != 0 }
   }
 
-  /// Blocks of cells, each reserved at `blockCapacity` and filled by appends; `blocks[0]` is
-  /// block number `firstBlock`.
+  /// Blocks of `blockCapacity` cells; `blocks[0]` is block number `firstBlock`. Every block
+  /// is allocated whole and written in place: the last one up to `lastBlockFill`, the others
+  /// up to where a row no longer fitted. Cells outside rows hold whatever was there before.
   private var blocks: [[Cell]] = []
   private var firstBlock = 0
+  private var lastBlockFill = 0
+  /// A block freed by `dropFirst`, reused as the next new block (empty when there is none):
+  /// once the history is full, one block is freed for every one filled, and none is allocated.
+  private var spareBlock: [Cell] = []
   /// A ring of row records: the oldest at `head`, `count` of them.
   private var rows: [Row] = []
   private var head = 0
@@ -58,45 +63,47 @@ struct CompactHistory: Sendable, Equatable {
   mutating func append(_ row: UnsafeBufferPointer<Cell>, flags rowFlags: LineFlags) {
     precondition(row.count <= CompactHistory.blockCapacity, "a row wider than a block")
     precondition(rowFlags.rawValue < 4, "line flags fit two bits")
-    let source = UnsafeRawPointer(row.baseAddress!)
-    let length = reel_row_length_without_trailing_blanks(source, row.count)
+    let source = row.baseAddress!
+    let length = reel_row_length_without_trailing_blanks(UnsafeRawPointer(source), row.count)
     var record = Row(block: 0, offset: 0, bits: UInt16(length) | UInt16(rowFlags.rawValue) << 13)
-    guard length > 0 else {
-      record.block = UInt32(truncatingIfNeeded: firstBlock &+ max(0, blocks.count &- 1))
-      record.offset = UInt16(truncatingIfNeeded: blocks.last?.count ?? 0)
-      return appendRecord(record)
+    if length > 0 && (blocks.isEmpty || lastBlockFill &+ length > CompactHistory.blockCapacity) {
+      startBlock()
     }
-    // Packed when every cell is `Cell(content: byte, style: 0)` with an ASCII byte (blanks
-    // inside the row included): it reads back exactly. The bytes go to cells on the stack
-    // first, then to the block in one copy, the last slot's bytes past the row zero.
-    // Contract: a `Cell` is 8 bytes with no padding (CellLayoutTests); slot `j` holds bytes
-    // `8j ..< 8j + 8` of the row.
-    let packedSlots = (length &+ 7) >> 3
-    withUnsafeTemporaryAllocation(of: Cell.self, capacity: packedSlots) { slots in
-      let bytes = UnsafeMutableRawPointer(slots.baseAddress!)
-      slots.initialize(repeating: .blank)
-      if reel_pack_plain_ascii_cells(source, length, bytes) != 0 {
-        record.bits |= Row.packedBit
-        store(UnsafeBufferPointer(slots), in: &record)
-      } else {
-        store(UnsafeBufferPointer(rebasing: row[0..<length]), in: &record)
+    let offset = lastBlockFill
+    record.block = UInt32(truncatingIfNeeded: firstBlock &+ max(0, blocks.count &- 1))
+    record.offset = UInt16(truncatingIfNeeded: offset)
+    if length > 0 {
+      // Packed when every cell is `Cell(content: byte, style: 0)` with an ASCII byte (blanks
+      // inside the row included): it reads back exactly. The bytes go straight to the block:
+      // `length` of them from the first byte of slot `offset` (slot `j` holds bytes
+      // `8j ..< 8j + 8`; a `Cell` is 8 bytes with no padding, CellLayoutTests). There is room
+      // for `length` cells, so for the bytes too; a row that does not pack is then copied
+      // over them as cells.
+      let packed = blocks[blocks.count &- 1].withUnsafeMutableBufferPointer { block -> Bool in
+        precondition(offset &+ length <= block.count, "a row past the end of its block")
+        let target = block.baseAddress! + offset
+        if reel_pack_plain_ascii_cells(UnsafeRawPointer(source), length, UnsafeMutableRawPointer(target)) != 0
+        {
+          return true
+        }
+        target.update(from: source, count: length)
+        return false
       }
+      if packed { record.bits |= Row.packedBit }
+      lastBlockFill = offset &+ (packed ? (length &+ 7) >> 3 : length)
     }
     appendRecord(record)
   }
 
-  /// Appends `cells` to the last block (a new one when they do not fit) and points `record`
-  /// at them. Blocks are reserved whole and filled by appends: none is cleared ahead of use.
-  private mutating func store(_ cells: UnsafeBufferPointer<Cell>, in record: inout Row) {
-    if blocks.isEmpty || blocks[blocks.count &- 1].count &+ cells.count > CompactHistory.blockCapacity {
-      var block: [Cell] = []
-      block.reserveCapacity(CompactHistory.blockCapacity)
-      blocks.append(block)
+  /// Makes a new last block: the spare one, or a fresh one.
+  private mutating func startBlock() {
+    if spareBlock.isEmpty {
+      blocks.append(Array(repeating: .blank, count: CompactHistory.blockCapacity))
+    } else {
+      blocks.append(spareBlock)
+      spareBlock = []
     }
-    let last = blocks.count &- 1
-    record.block = UInt32(truncatingIfNeeded: firstBlock &+ last)
-    record.offset = UInt16(truncatingIfNeeded: blocks[last].count)
-    blocks[last].append(contentsOf: cells)
+    lastBlockFill = 0
   }
 
   private mutating func appendRecord(_ record: Row) {
@@ -175,12 +182,14 @@ struct CompactHistory: Sendable, Equatable {
     if count == 0 {
       blocks.removeAll()
       firstBlock = 0
+      lastBlockFill = 0
       head = 0
       return
     }
     let oldest = Int(rows[head].block)
     if oldest > firstBlock {
       let freed = min(oldest &- firstBlock, blocks.count)
+      if spareBlock.isEmpty { spareBlock = blocks[0] }
       blocks.removeFirst(freed)
       firstBlock &+= freed
     }
@@ -210,9 +219,18 @@ struct CompactHistory: Sendable, Equatable {
   /// Cells the blocks have room for (what the history can hold without growing).
   var cellCapacity: Int { blocks.count &* CompactHistory.blockCapacity }
 
-  /// Bytes of storage held: the blocks' capacity and the record ring.
+  /// Bytes of storage held: the blocks' capacity (the spare's too) and the record ring.
   var byteCount: Int {
-    blocks.reduce(0) { $0 &+ $1.capacity } &* MemoryLayout<Cell>.stride
+    (blocks.reduce(0) { $0 &+ $1.capacity } &+ spareBlock.capacity) &* MemoryLayout<Cell>.stride
       &+ rows.capacity &* MemoryLayout<Row>.stride
+  }
+
+  /// The same rows (cells and flags) and limit, however they are laid out in blocks.
+  static func == (a: CompactHistory, b: CompactHistory) -> Bool {
+    guard a.count == b.count, a.maxRows == b.maxRows else { return false }
+    for i in 0..<a.count where a.flags(i) != b.flags(i) || a.storedRow(i) != b.storedRow(i) {
+      return false
+    }
+    return true
   }
 }
