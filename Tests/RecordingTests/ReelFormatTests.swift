@@ -55,6 +55,35 @@ final class ReelFormatTests: ScratchDirectoryTestCase {
     XCTAssertEqual(scan.scannedIndex, index)
   }
 
+  /// A segment closed by the timer (the recording went quiet) gives the compressor's
+  /// workspace back; a busy recording (segments closed as they fill) keeps it; every event
+  /// reads back.
+  func testAQuietRecordingGivesItsCompressionWorkspaceBack() throws {
+    let path = dir.appendingPathComponent("quiet.reel").path
+    let w = try ReelWriter(
+      path: path, info: SessionInfo(cols: 80, rows: 24, title: "t"), keyframes: EmulatorKeyframes.self,
+      segmentBytes: 1024)
+    var events: [SessionEvent] = []
+    for burst in 0..<3 {
+      let start = UInt64(burst) * 10_000_000
+      for k in 0..<100 {
+        events.append(.output(start + UInt64(k) * 1000, Array("burst \(burst) line \(k)\r\n".utf8)))
+        try w.append(events[events.count - 1])
+      }
+      // Full segments were closed while the burst ran; the timer inside the segment's
+      // duration closes nothing and releases nothing.
+      try w.tick(at: start + 500_000)
+      XCTAssertTrue(w.holdsCompressionWorkspace, "burst \(burst)")
+      try w.tick(at: start + 2 * ReelFormat.segmentMicros)
+      XCTAssertFalse(w.holdsCompressionWorkspace, "burst \(burst): the quiet segment's workspace was kept")
+    }
+    try w.close()
+    let (back, reader) = try readAll(path)
+    XCTAssertEqual(back, events)
+    XCTAssertTrue(reader.warnings.isEmpty)
+    XCTAssertGreaterThanOrEqual(reader.index.segments.count, 6)
+  }
+
   func testSeekThroughKeyframesMatchesFullReplay() throws {
     let events = try realEvents()
     let path = dir.appendingPathComponent("seek.reel").path

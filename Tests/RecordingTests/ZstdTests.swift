@@ -30,6 +30,24 @@ struct ZstdTests {
     #expect(Array(back.suffix(4)) == Array("tail".utf8))
   }
 
+  /// A compressor that gave its workspace back makes the next frame with the same level and
+  /// checksum: the same bytes as before, which decode.
+  @Test func aReleasedWorkspaceIsRemadeWithTheSameParameters() throws {
+    let input = (0..<200_000).map { UInt8(truncatingIfNeeded: ($0 * 7) % 251 + $0 / 1000) }
+    let c = ZstdCompressor(level: 1)
+    #expect(!c.holdsWorkspace)
+    let before = try c.compressFrame(input, blockBytes: 32 << 10)
+    #expect(c.holdsWorkspace)
+    c.releaseWorkspace()
+    #expect(!c.holdsWorkspace)
+    let after = try c.compressFrame(input, blockBytes: 32 << 10)
+    #expect(after == before)
+    #expect(try Zstd.decompress(after) == input)
+    // The frame header's descriptor (byte 4) has the checksum flag (bit 2) set.
+    #expect(after[4] & 0x04 != 0)
+    #expect(try c.compressFrame(input) == ZstdCompressor(level: 1).compressFrame(input))
+  }
+
   @Test func skippableFramesAreFoundAndSkipped() throws {
     let meta = SkippableFrame.encode(variant: 3, payload: Array("{\"k\":1}".utf8))
     let data = try Zstd.compress(Array("payload".utf8))

@@ -252,9 +252,18 @@ public final class ReelWriter: EventWriter {
   }
 
   /// Closes the segment in progress if it is older than the segment duration (call on a timer).
+  /// A segment closed here is a quiet one (a busy recording closes segments as events arrive),
+  /// so the compressor's workspace is given back until the next segment needs it: a live host
+  /// keeps many mostly idle sessions, and each held several hundred KiB of zstd tables.
   public func tick(at time: UInt64) throws {
-    if segmentEvents > 0 && time &+ timeOffset >= segmentStart &+ segmentMicros { try flush() }
+    if segmentEvents > 0 && time &+ timeOffset >= segmentStart &+ segmentMicros {
+      try flush()
+      compressor.releaseWorkspace()
+    }
   }
+
+  /// Whether the compressor holds its workspace now (tests).
+  package var holdsCompressionWorkspace: Bool { compressor.holdsWorkspace }
 
   private func startSegment(at time: UInt64) {
     segment = BinaryWriter(capacity: segmentBytes + 4096)

@@ -81,18 +81,37 @@ public enum Zstd {
 
 /// A reusable compression context (one `ZSTD_CCtx`).
 ///
-/// Reusing one context across many segment frames avoids re-allocating zstd's tables.
+/// Reusing one context across many segment frames avoids re-allocating zstd's tables. The
+/// context is made on first use and can be given back between frames (`releaseWorkspace`):
+/// its tables and buffers, several hundred KiB at level 1, stay resident for as long as it
+/// lives, which a quiet live session should not pay.
 public final class ZstdCompressor {
-  private let context: OpaquePointer
+  private let level: Int32
+  private var made: OpaquePointer? = nil
 
-  public init(level: Int32 = Zstd.defaultLevel) {
+  public init(level: Int32 = Zstd.defaultLevel) { self.level = level }
+
+  deinit { if let made { ZSTD_freeCCtx(made) } }
+
+  /// The context, made (level and checksum set) when there is none.
+  private var context: OpaquePointer {
+    if let made { return made }
     guard let context = ZSTD_createCCtx() else { fatalError("zstd: out of memory") }
-    self.context = context
     ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, level)
     ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1)
+    made = context
+    return context
   }
 
-  deinit { ZSTD_freeCCtx(context) }
+  /// Frees the context and its workspace; the next frame makes a new one. Call between
+  /// frames only (not inside a `stream` frame before `finish`).
+  public func releaseWorkspace() {
+    if let made { ZSTD_freeCCtx(made) }
+    made = nil
+  }
+
+  /// Whether a context (and the workspace it grew) is held now.
+  public var holdsWorkspace: Bool { made != nil }
 
   /// Compresses `input` into one complete frame. With `blockBytes`, a zstd block ends at
   /// least every `blockBytes` of input (a flush): a reader of a frame cut short can decode
