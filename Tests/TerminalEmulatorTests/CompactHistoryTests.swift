@@ -75,6 +75,29 @@ struct CompactHistoryTests {
     }
   }
 
+  /// A copy (a terminal snapshot shares its blocks) reads the same rows however the original
+  /// goes on: rows written in place, blocks freed and the spare reused do not reach it.
+  @Test func aCopyKeepsItsRowsWhileTheOriginalReusesBlocks() {
+    var random = SeededRandom.printingSeed()
+    var history = CompactHistory(maxRows: 60)
+    var model: [[Cell]] = []
+    for _ in 0..<60 {
+      let cells = Self.row(cols: 200, using: &random)
+      cells.withUnsafeBufferPointer { history.append($0, flags: []) }
+      model.append(cells)
+    }
+    let copy = history
+    for _ in 0..<500 {
+      let cells = Self.row(cols: 200, using: &random)
+      cells.withUnsafeBufferPointer { history.append($0, flags: []) }
+      history.dropFirst(1)
+    }
+    #expect(copy.count == 60)
+    for (i, cells) in model.enumerated() {
+      #expect(copy.row(i, cols: 200) == cells, "row \(i) of the copy changed")
+    }
+  }
+
   /// The same rows in differently laid-out blocks (one history's spare block reused with old
   /// cells in it, the other's fresh) are equal; a changed cell or flag is not.
   @Test func equalityIsTheRowsNotTheBlocks() {
