@@ -21,6 +21,10 @@ struct PrintPathTests {
     "क्षत्रिं", "ที่นั่น", "بِسْمِ", "שָׁלוֹם", "\u{1100}\u{1161}\u{11A8}\u{1112}\u{1175}",
     "e\u{301}\u{302}\u{200D}👩", "\u{308}\u{301}o", "中\u{301}\u{302}x",
     "o" + String(repeating: "\u{302}\u{330}", count: 20) + "k",
+    // ZWJ sequences gathered in one step: a mark after a ZWJ (the pictograph then does not
+    // join), two ZWJs, a variation selector inside the sequence, a sequence run past the limit.
+    "👨\u{200D}\u{301}👩", "👨\u{200D}\u{200D}👩", "❤\u{FE0F}\u{200D}🔥", "🏳\u{FE0F}\u{200D}🌈",
+    "x" + String(repeating: "\u{301}", count: 30) + "\u{200D}👩\u{200D}👧",
     // SGRs too long for the transition cache between runs (truecolour per cell), with and
     // without sub-parameters.
     "ab\u{1B}[1;38;2;10;20;30;48;2;40;50;60mc\u{1B}[22;38;2;1;2;3;48;2;200;100;250mde",

@@ -10,7 +10,7 @@ import CCellStores
 //                          printTextAndColours (→ writeRunsOnRow, storeASCIICells), which
 //                          takes known colour changes between runs in the same pass.
 //   printScalars(run)    → printScalarRun (→ writeScalarRun → writeUnbrokenScalars,
-//                          attachMarks), else one by one:
+//                          attachJoinedScalars), else one by one:
 //   print(scalar)        → printScalar → cellWidthOrJoin → putCharacter (or
 //                          attachToPreviousCell for marks and joins).
 //
@@ -358,7 +358,7 @@ extension TerminalState {
     while k < run.count {
       k = writeUnbrokenScalars(run, from: k)
       guard k < run.count else { return }
-      if let end = attachMarks(run, from: k) {
+      if let end = attachJoinedScalars(run, from: k) {
         k = end
         continue
       }
@@ -412,59 +412,75 @@ extension TerminalState {
     return k
   }
 
-  /// Puts the zero-width scalars from `start` on (combining marks, variation selectors) into
-  /// the cell before the cursor at once — one entry in the cluster table, not one per mark as
-  /// attaching them one by one makes (scripts such as Devanagari put two to four on a
-  /// letter). The cell is the one `attachToPreviousCell` would take; marks past the cluster's
-  /// length limit are dropped, as attaching them one by one drops them. Returns the index
-  /// after the marks, or nil — changing nothing — when the first scalar is not zero-width, at
-  /// a ZWJ (it joins a following pictograph: `attachToPreviousCell`'s), after a ZWJ, or when
-  /// the cell is blank: the one-by-one path. A cell that is already a cluster (marks split
-  /// across feeds) takes the marks that fit.
+  /// Puts the scalars from `start` that join the cell before the cursor — combining marks,
+  /// variation selectors, ZWJ and the pictographs a ZWJ joins (👨‍👩‍👧) — into it at once: one
+  /// entry in the cluster table, not one per scalar as attaching them one by one makes
+  /// (Devanagari puts two to four marks on a letter; a family emoji is five scalars). What joins
+  /// and what the cell becomes are exactly what `attachToPreviousCell` one scalar at a time
+  /// gives: the same cell, scalars past the cluster's length limit dropped (and leaving the
+  /// ZWJ state as it was), `joinNext` set by the last scalar kept. Returns the index after the
+  /// joined scalars, or nil — changing nothing — when the first scalar does not join or the
+  /// cell is blank (a spacer, nothing before the cursor): the one-by-one path.
   /// Not inlined: kept out of the scalar loop, whose registers the common case needs.
   @inline(never)
-  private mutating func attachMarks(_ run: UnsafeBufferPointer<UInt32>, from start: Int) -> Int? {
-    // The cell is checked before the marks are counted: a caller falling back to the
-    // one-by-one path calls again at the next mark, and counting a long run of marks each time
+  private mutating func attachJoinedScalars(_ run: UnsafeBufferPointer<UInt32>, from start: Int) -> Int? {
+    // The cell is checked before the scalars are counted: a caller falling back to the
+    // one-by-one path calls again at the next one, and counting a long run of marks each time
     // was quadratic (ten million marks on one cell took minutes).
-    guard !joinNext, run[start] != 0x200D, widths.width(of: run[start]) == 0, let col = previousCellColumn()
-    else { return nil }
+    @inline(__always) func joins(_ c: UInt32, after zwj: Bool) -> Bool {
+      widths.width(of: c) == 0 || (zwj && TerminalState.isPictographic(c))
+    }
+    guard joins(run[start], after: joinNext), let col = previousCellColumn() else { return nil }
     let base = screen.rowBase(cursor.row)
     let old = screen.cells[base &+ col]
     guard !old.isBlank, !old.isSpacer else { return nil }
-    var end = start &+ 1
-    while end < run.count && run[end] != 0x200D && widths.width(of: run[end]) == 0 { end &+= 1 }
-    if old.isCluster {
-      // Marks split across feeds: the cluster takes those that fit, the rest are dropped.
-      let held = clusters[old.payload]
-      let room = min(end &- start, TerminalState.maxClusterScalars &- held.count)
-      if room > 0 {
-        let id = clusters.intern(held + Array(run[start..<start &+ room]))
-        screen.replaceCell(
-          at: base &+ col,
-          with: Cell(content: id | Cell.clusterFlag | (old.content & Cell.wideFlag), style: old.style))
+    let first = run[start]
+    @inline(__always) func setCell(_ id: UInt32) {
+      screen.replaceCell(
+        at: base &+ col,
+        with: Cell(content: id | Cell.clusterFlag | (old.content & Cell.wideFlag), style: old.style))
+    }
+    // One scalar on a plain character (é, most marks in most text): the table's cache of
+    // recent (character, scalar) pairs answers without hashing the cluster (a plain scalar and
+    // one more are never at the length limit, so `extend` gives an id).
+    if !old.isCluster, start &+ 1 == run.count || !joins(run[start &+ 1], after: first == 0x200D),
+      let id = clusters.extend(old.payload, with: first)
+    {
+      setCell(id)
+      joinNext = first == 0x200D
+      return start &+ 1
+    }
+    let limit = TerminalState.maxClusterScalars
+    return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: limit) { buffer -> Int in
+      var held = 1
+      if old.isCluster {
+        // A cluster already (scalars split across feeds): it takes those that fit.
+        held = clusters.withScalars(old.payload) { scalars in
+          // No cluster is longer than the limit (snapshots are checked for it); the buffer
+          // holds the limit whatever a table says.
+          let kept = min(scalars.count, limit)
+          _ = UnsafeMutableBufferPointer(rebasing: buffer[0..<kept]).initialize(
+            from: UnsafeBufferPointer(rebasing: scalars[0..<kept]))
+          return kept
+        }
+      } else {
+        buffer[0] = old.payload
       }
+      var n = held
+      var zwj = joinNext
+      var end = start
+      while end < run.count && joins(run[end], after: zwj) {
+        if n < limit {
+          buffer[n] = run[end]
+          zwj = run[end] == 0x200D
+          n &+= 1
+        }
+        end &+= 1
+      }
+      joinNext = zwj
+      if n > held { setCell(clusters.intern(UnsafeBufferPointer(rebasing: buffer[0..<n]))) }
       return end
     }
-    let kept = min(end &- start, TerminalState.maxClusterScalars &- 1)
-    // One mark (é, most marks in most text): the table's cache of recent (character, mark)
-    // pairs answers without hashing the cluster (a plain scalar and a mark are never at the
-    // cluster's length limit, so `extend` gives an id).
-    let id: UInt32
-    if kept == 1, let pair = clusters.extend(old.payload, with: run[start]) {
-      id = pair
-    } else {
-      id = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: TerminalState.maxClusterScalars) {
-        buffer in
-        buffer[0] = old.payload
-        for i in 0..<kept { buffer[i &+ 1] = run[start &+ i] }
-        return clusters.intern(UnsafeBufferPointer(rebasing: buffer[0..<(kept &+ 1)]))
-      }
-    }
-    screen.replaceCell(
-      at: base &+ col,
-      with: Cell(content: id | Cell.clusterFlag | (old.content & Cell.wideFlag), style: old.style))
-    return end
   }
 
   /// Autowrap: mark the line as continuing and move to the next one.
