@@ -13,13 +13,31 @@ public enum CharacterWidth {
 
   static let table = Table()
 
-  struct Table: Sendable {
-    let stage1: [UInt8]
-    let stage2: [UInt8]
+  /// The two stages in one allocation, read without bounds checks (a width is looked up for
+  /// every non-ASCII character printed; two checked array reads were a tenth of the scalar
+  /// loop's instructions).
+  ///
+  /// Contract: `init` checks what makes every unchecked read in bounds — stage 1 has an entry
+  /// for every `value >> 8` of a scalar below 0x110000 and each entry names a block stage 2
+  /// has — and the storage is never freed or written after `init` (the table is a global
+  /// constant; copies share it), so it is safe to share between threads.
+  struct Table: @unchecked Sendable {
+    private let stages: UnsafePointer<UInt8>
+    private let stage2Offset: Int
 
     init() {
-      stage1 = Table.decodeHex(WidthTableData.stage1Hex)
-      stage2 = Table.decodeHex(WidthTableData.stage2Hex)
+      let stage1 = Table.decodeHex(WidthTableData.stage1Hex)
+      let stage2 = Table.decodeHex(WidthTableData.stage2Hex)
+      precondition(stage1.count == 0x1100, "width table: stage 1 covers every scalar")
+      precondition(
+        stage2.count == WidthTableData.blockCount * 64
+          && stage1.allSatisfy { Int($0) < WidthTableData.blockCount },
+        "width table: stage 1 names blocks stage 2 has")
+      let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: stage1.count + stage2.count)
+      storage.initialize(from: stage1, count: stage1.count)
+      (storage + stage1.count).initialize(from: stage2, count: stage2.count)
+      stages = UnsafePointer(storage)
+      stage2Offset = stage1.count
     }
 
     /// Same as `CharacterWidth.of`, without touching the lazily initialised global.
@@ -31,12 +49,13 @@ public enum CharacterWidth {
       return value < 0xA0 ? 0 : 1
     }
 
+    /// The width of `value`, which is below 0x110000.
     @inline(__always)
     func width(_ value: UInt32) -> Int {
-      let block = Int(stage1[Int(value >> 8)])
+      let block = Int(stages[Int(value &>> 8)])
       let index = Int(value & 0xFF)
-      let byte = stage2[block &* 64 &+ index >> 2]
-      return Int((byte >> UInt8((index & 3) * 2)) & 3)
+      let byte = stages[stage2Offset &+ block &* 64 &+ index &>> 2]
+      return Int((byte &>> UInt8((index & 3) &* 2)) & 3)
     }
 
     static func decodeHex(_ text: String) -> [UInt8] {
