@@ -137,6 +137,26 @@ struct CompactHistory: Sendable, Equatable {
     }[...]
   }
 
+  /// Calls `body` with the cells row `i` (0 is the oldest) keeps, without the trailing blanks
+  /// and without an allocation: the block's own cells, or the packed bytes expanded into
+  /// temporary memory (what a repaint of the history reads, a row at a time).
+  func withStoredRow<R>(_ i: Int, _ body: (UnsafeBufferPointer<Cell>) -> R) -> R {
+    let r = rows[position(i)]
+    let length = r.length
+    guard length > 0 else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+    let start = Int(r.offset)
+    let block = blocks[Int(r.block) &- firstBlock]
+    guard r.isPacked else {
+      return block.withUnsafeBufferPointer {
+        body(UnsafeBufferPointer(rebasing: $0[start..<start &+ length]))
+      }
+    }
+    return withUnsafeTemporaryAllocation(of: Cell.self, capacity: length) { out in
+      expandPacked(block, from: start, count: length, into: out.baseAddress!)
+      return body(UnsafeBufferPointer(out))
+    }
+  }
+
   /// Row `i` (0 is the oldest) padded with blanks to `cols` cells.
   func row(_ i: Int, cols: Int) -> [Cell] {
     let r = rows[position(i)]

@@ -169,13 +169,13 @@ struct Grid: Sendable, Equatable {
     return cells[base..<base + cols]
   }
 
-  /// Line `line` as stored: a compacted row without its trailing plain blanks (shorter than
-  /// `cols`, not copied when kept as cells), a ring line whole. For readers that treat the
-  /// missing cells as blanks and want no padded copy.
-  func storedLine(_ line: Int) -> ArraySlice<Cell> {
-    if line < compact.count { return compact.storedRow(line) }
+  /// Calls `body` with line `line` as stored: a compacted row without its trailing plain
+  /// blanks (shorter than `cols`), a ring line whole; no copy of the cells. For readers that
+  /// treat the missing cells as blanks and want no padded copy.
+  func withStoredLine<R>(_ line: Int, _ body: (UnsafeBufferPointer<Cell>) -> R) -> R {
+    if line < compact.count { return compact.withStoredRow(line, body) }
     let base = lineBase(line)
-    return cells[base..<base + cols]
+    return cells.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[base..<base &+ cols])) }
   }
 
   func flags(line: Int) -> LineFlags {

@@ -129,16 +129,23 @@ struct RepaintRenderer {
   mutating func paint(_ grid: Grid, fromLine first: Int, marks: [(row: Int, kind: UInt8)] = []) {
     emit("\u{1B}[H")
     var nextMark = 0
+    let cols = grid.cols  // the closures below capture this, not a copy of the grid
     if first < grid.historyCount {
+      var previousWrapped = true  // nothing to end before the first line
       for line in first..<grid.historyCount {
-        if line > first && !grid.flags(line: line - 1).contains(.wrapped) {
-          select(Style())
-          emit("\r\n")
+        if !previousWrapped {
+          select(styleID: 0)
+          out.append(0x0D)
+          out.append(0x0A)
         }
         let wrapped = grid.flags(line: line).contains(.wrapped)
-        // A wrapped line prints its trailing blanks: it needs them all.
-        let cells = wrapped ? grid.line(line) : grid.storedLine(line)
-        paintCells(cells, width: grid.cols, fillLastColumn: wrapped)
+        previousWrapped = wrapped
+        if wrapped {
+          // A wrapped line prints its trailing blanks: it needs them all.
+          grid.line(line).withUnsafeBufferPointer { paintCells($0, width: cols, fillLastColumn: true) }
+        } else {
+          grid.withStoredLine(line) { paintCells($0, width: cols, fillLastColumn: false) }
+        }
         // The line's prompt marks, while the cursor is on it (a pending wrap has not left it).
         while nextMark < marks.count && marks[nextMark].row == line - grid.historyCount {
           emitPromptMark(marks[nextMark].kind)
@@ -150,7 +157,7 @@ struct RepaintRenderer {
     }
     for r in 0..<grid.rows {
       emit("\u{1B}[\(r + 1);1H")
-      paintCells(grid.line(grid.historyCount + r), width: grid.cols, fillLastColumn: false)
+      grid.withStoredLine(grid.historyCount + r) { paintCells($0, width: cols, fillLastColumn: false) }
     }
     for (row, kind) in marks[nextMark...] where row >= 0 {
       emit("\u{1B}[\(row + 1);1H")
@@ -170,22 +177,20 @@ struct RepaintRenderer {
   /// Paints one row's cells from the cursor. Blank runs are erased in place (ECH) and stepped
   /// over (CUF), so never-written cells stay blank rather than becoming spaces.
   /// `line` may be shorter than `width`: the cells missing at its end are plain blanks.
-  mutating func paintCells(_ line: ArraySlice<Cell>, width: Int, fillLastColumn: Bool) {
-    let start = line.startIndex
+  mutating func paintCells(_ line: UnsafeBufferPointer<Cell>, width: Int, fillLastColumn: Bool) {
     var end = line.count
-    if !fillLastColumn { while end > 0 && line[start + end - 1] == .blank { end -= 1 } }
+    if !fillLastColumn { while end > 0 && line[end - 1] == .blank { end -= 1 } }
     var c = 0
     while c < end {
-      let cell = line[start + c]
+      let cell = line[c]
       if cell.isSpacer {
         c += 1
         continue
       }
       if cell.isBlank {
         var n = 1
-        while c + n < end && line[start + c + n].isBlank && !line[start + c + n].isSpacer
-          && (line[start + c + n].style == cell.style
-            || state.styles[line[start + c + n].style] == state.styles[cell.style])
+        while c + n < end && line[c + n].isBlank && !line[c + n].isSpacer
+          && (line[c + n].style == cell.style || state.styles[line[c + n].style] == state.styles[cell.style])
         {
           n += 1
         }
@@ -207,17 +212,12 @@ struct RepaintRenderer {
         // as `printCell` would write them one by one.
         select(styleID: cell.style)
         var n = 1
-        while c + n < end && RepaintRenderer.isPlainASCII(line[start + c + n])
-          && line[start + c + n].style == cell.style
-        {
+        while c + n < end && RepaintRenderer.isPlainASCII(line[c + n]) && line[c + n].style == cell.style {
           n += 1
         }
-        let first = out.count
-        out.append(contentsOf: repeatElement(0, count: n))
-        out.withUnsafeMutableBufferPointer { bytes in
-          line.withUnsafeBufferPointer { cells in
-            for k in 0..<n { bytes[first &+ k] = UInt8(truncatingIfNeeded: cells[c &+ k].content) }
-          }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: n) { bytes in
+          for k in 0..<n { bytes[k] = UInt8(truncatingIfNeeded: line[c &+ k].content) }
+          out.append(contentsOf: bytes)
         }
         c += n
         continue
