@@ -123,19 +123,8 @@ struct CompactHistory: Sendable, Equatable {
     head = 0
   }
 
-  /// The cells row `i` (0 is the oldest) keeps, without the trailing blanks: a slice of its
-  /// block when stored as cells (no copy), else the packed bytes expanded.
-  func storedRow(_ i: Int) -> ArraySlice<Cell> {
-    let r = rows[position(i)]
-    guard r.length > 0 else { return [] }
-    let start = Int(r.offset)
-    let block = blocks[Int(r.block) &- firstBlock]
-    guard r.isPacked else { return block[start..<start &+ r.length] }
-    return Array(unsafeUninitializedCapacity: r.length) { out, initialized in
-      expandPacked(block, from: start, count: r.length, into: out.baseAddress!)
-      initialized = r.length
-    }[...]
-  }
+  /// The cells row `i` (0 is the oldest) keeps, without the trailing blanks, as an array.
+  func storedRow(_ i: Int) -> [Cell] { withStoredRow(i) { Array($0) } }
 
   /// Calls `body` with the cells row `i` (0 is the oldest) keeps, without the trailing blanks
   /// and without an allocation: the block's own cells, or the packed bytes expanded into
@@ -218,7 +207,7 @@ struct CompactHistory: Sendable, Equatable {
   /// Every cell a retained row holds, for table compaction.
   func forEachCell(_ body: (Cell) -> Void) {
     for i in 0..<count {
-      for cell in storedRow(i) { body(cell) }
+      withStoredRow(i) { cells in for cell in cells { body(cell) } }
     }
   }
 
@@ -248,7 +237,10 @@ struct CompactHistory: Sendable, Equatable {
   /// The same rows (cells and flags) and limit, however they are laid out in blocks.
   static func == (a: CompactHistory, b: CompactHistory) -> Bool {
     guard a.count == b.count, a.maxRows == b.maxRows else { return false }
-    for i in 0..<a.count where a.flags(i) != b.flags(i) || a.storedRow(i) != b.storedRow(i) {
+    for i in 0..<a.count where a.flags(i) != b.flags(i) {
+      return false
+    }
+    for i in 0..<a.count where !a.withStoredRow(i, { x in b.withStoredRow(i) { y in x.elementsEqual(y) } }) {
       return false
     }
     return true

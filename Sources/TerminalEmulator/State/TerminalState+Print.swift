@@ -428,7 +428,7 @@ extension TerminalState {
     // one-by-one path calls again at the next one, and counting a long run of marks each time
     // was quadratic (ten million marks on one cell took minutes).
     @inline(__always) func joins(_ c: UInt32, after zwj: Bool) -> Bool {
-      widths.width(of: c) == 0 || (zwj && TerminalState.isPictographic(c))
+      TerminalState.joinsPreviousCell(c, width: widths.width(of: c), afterZWJ: zwj)
     }
     guard joins(run[start], after: joinNext), let col = previousCellColumn() else { return nil }
     let base = screen.rowBase(cursor.row)
@@ -512,7 +512,7 @@ extension TerminalState {
   @inline(__always)
   mutating func cellWidthOrJoin(_ c: UInt32) -> Int? {
     let width = widths.width(of: c)
-    if width == 0 || (joinNext && TerminalState.isPictographic(c)) {
+    if TerminalState.joinsPreviousCell(c, width: width, afterZWJ: joinNext) {
       attachToPreviousCell(c)
       return nil
     }
@@ -592,6 +592,14 @@ extension TerminalState {
     screen[row, col] = Cell(
       content: id | Cell.clusterFlag | (cell.content & Cell.wideFlag), style: cell.style)
     joinNext = c == 0x200D
+  }
+
+  /// Whether `c` (of cell width `width`) goes into the previous cell's cluster rather than a
+  /// cell of its own: zero-width scalars always, a pictograph right after a ZWJ. The one rule
+  /// for the one-by-one path (`cellWidthOrJoin`) and the gathered one (`attachJoinedScalars`).
+  @inline(__always)
+  static func joinsPreviousCell(_ c: UInt32, width: Int, afterZWJ: Bool) -> Bool {
+    width == 0 || (afterZWJ && isPictographic(c))
   }
 
   /// Emoji-like scalars that a preceding ZWJ joins into one cluster (UAX #29 GB11, approximated

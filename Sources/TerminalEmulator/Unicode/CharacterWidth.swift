@@ -23,12 +23,13 @@ public enum CharacterWidth {
   /// constant; copies share it), so it is safe to share between threads.
   struct Table: @unchecked Sendable {
     private let stages: UnsafePointer<UInt8>
-    private let stage2Offset: Int
+    /// Stage 1's entries, one per 256 scalars below 0x110000; stage 2 follows them.
+    private static let stage2Offset = 0x1100
 
     init() {
       let stage1 = Table.decodeHex(WidthTableData.stage1Hex)
       let stage2 = Table.decodeHex(WidthTableData.stage2Hex)
-      precondition(stage1.count == 0x1100, "width table: stage 1 covers every scalar")
+      precondition(stage1.count == Table.stage2Offset, "width table: stage 1 covers every scalar")
       precondition(
         stage2.count == WidthTableData.blockCount * 64
           && stage1.allSatisfy { Int($0) < WidthTableData.blockCount },
@@ -37,7 +38,6 @@ public enum CharacterWidth {
       storage.initialize(from: stage1, count: stage1.count)
       (storage + stage1.count).initialize(from: stage2, count: stage2.count)
       stages = UnsafePointer(storage)
-      stage2Offset = stage1.count
     }
 
     /// Same as `CharacterWidth.of`, without touching the lazily initialised global.
@@ -54,7 +54,7 @@ public enum CharacterWidth {
     func width(_ value: UInt32) -> Int {
       let block = Int(stages[Int(value &>> 8)])
       let index = Int(value & 0xFF)
-      let byte = stages[stage2Offset &+ block &* 64 &+ index &>> 2]
+      let byte = stages[Table.stage2Offset &+ block &* 64 &+ index &>> 2]
       return Int((byte &>> UInt8((index & 3) &* 2)) & 3)
     }
 
