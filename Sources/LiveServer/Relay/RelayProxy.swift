@@ -27,11 +27,14 @@ final class RelayProxies: @unchecked Sendable {
   }
 
   /// Pipes `viewer` to `room` on the node at `address` until either end closes; the viewer is
-  /// closed with the owner's close code (4100 when the owner cannot be reached).
-  func pipe(_ viewer: WebSocketEndpoint, room: String, verifier: String, to address: String) async {
+  /// closed with the owner's close code (4100 when the owner cannot be reached). Returns why
+  /// the owner could not be reached (an untrusted certificate, a refused connection), for the
+  /// node's log, or nil when the viewer was piped.
+  func pipe(_ viewer: WebSocketEndpoint, room: String, verifier: String, to address: String) async -> String?
+  {
     guard let endpoint = try? RemoteEndpoint(address) else {
       RelayRooms.close(viewer, .hostStopping, "the room's relay node has no usable address")
-      return
+      return "not a usable address"
     }
     var headers = HTTPHeaders()
     headers.add(name: "X-Reel-Verifier", value: verifier)
@@ -47,7 +50,7 @@ final class RelayProxies: @unchecked Sendable {
     }
     let backlog = viewerBacklog
     let upgraded = Flag()
-    _ = try? await RemoteConnection.open(
+    let outcome = try? await RemoteConnection.open(
       endpoint, path: "/r/\(room)/view", headers: headers, tls: endpoint.secure ? tls : nil,
       on: viewer.channel.eventLoop, pingInterval: .seconds(20), maxMessage: RelayServer.maxMessage
     ) { upstream, finish in
@@ -89,8 +92,15 @@ final class RelayProxies: @unchecked Sendable {
         viewer.close(
           code: Int(CloseCode.hostStopping.rawValue), reason: "the room's relay node cannot be reached")
       }
+      try? await viewer.channel.closeFuture.get()
+      switch outcome {
+      case .lost(let why)?: return why ?? "the connection failed"
+      case .closed(let code, let reason)?: return "\(reason) (\(code.rawValue))"
+      case nil: return "the connection failed"
+      }
     }
     try? await viewer.channel.closeFuture.get()
+    return nil
   }
 
   /// Closes every viewer proxied for `room` (or for every room) with 4100: the room moved.

@@ -306,8 +306,11 @@ public final class RelayServer: @unchecked Sendable {
           return
         }
         log("\(peer) room \(room): viewer piped to \(address)")
-        await proxies.pipe(socket, room: room, verifier: presented ?? "", to: address)
-        log("\(peer) room \(room): piped viewer gone")
+        if let failure = await proxies.pipe(socket, room: room, verifier: presented ?? "", to: address) {
+          log("\(peer) room \(room): cannot reach \(address): \(failure)")
+        } else {
+          log("\(peer) room \(room): piped viewer gone")
+        }
         return
       }
       switch rooms.connectViewer(room, verifier: verifier, socket: socket) {

@@ -119,6 +119,70 @@ extension LiveSessionTests {
     XCTAssertFalse(text.contains("done-"), "plaintext between the host and the relay")
   }
 
+  /// Relay nodes serving `wss://` with certificates a private CA signed: a viewer reaching a
+  /// node that does not hold the room is piped to the owner over TLS when the node trusts that
+  /// CA (`--peer-ca-file`), and refused with 4100 — the node's log saying the certificate
+  /// failed — when it does not.
+  func testRelayNodesServingTLSPipeAViewerOverTLSOnlyWhenTheyTrustTheOwnersCA() throws {
+    let database = try relayDatabase()
+    // A CA, and one certificate it signs for 127.0.0.1 that every node serves.
+    let ca = root.appendingPathComponent("ca.pem").path
+    let caKey = root.appendingPathComponent("ca.key").path
+    let cert = root.appendingPathComponent("node.pem").path
+    let key = root.appendingPathComponent("node.key").path
+    let request = root.appendingPathComponent("node.csr").path
+    let extensions = root.appendingPathComponent("node.ext")
+    try openssl([
+      "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+      "-subj", "/CN=reel test CA", "-keyout", caKey, "-out", ca,
+    ])
+    try openssl([
+      "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=localhost",
+      "-keyout", key, "-out", request,
+    ])
+    try Data("subjectAltName=DNS:localhost,IP:127.0.0.1\n".utf8).write(to: extensions)
+    try openssl([
+      "x509", "-req", "-in", request, "-CA", ca, "-CAkey", caKey, "-CAcreateserial", "-days", "2",
+      "-extfile", extensions.path, "-out", cert,
+    ])
+    let tls = ["--database", database, "--tls-cert", cert, "--tls-key", key, "--idle-room-seconds", "60"]
+    // Nodes 1 and 2 trust the CA for the nodes they pipe viewers to; node 3 does not.
+    let nodes = try (1...3).map { index in
+      let (process, port, log) = try startListening(
+        "relay", tls + (index < 3 ? ["--peer-ca-file", ca] : []), name: "node\(index)")
+      return (process: process, port: port, log: log)
+    }
+    defer { for node in nodes where node.process.isRunning { node.process.terminate() } }
+    let serve = try startServe(["--relay", "wss://127.0.0.1:\(nodes[0].port)", "--ca-file", ca])
+    defer { serve.process.terminate() }
+    let ((room, secret), _) = try roomLinks(serve.log)
+    try detachedShell("secured")
+
+    // Node 2 trusts the CA: the viewer is piped to node 1 over TLS, typed keys and screen exact.
+    let pane = try relayPane(
+      "attach wss://127.0.0.1:\(nodes[1].port)/r/\(room)/secured --ca-file '\(ca)'", secret: secret)
+    pane.send("echo marker-$((6*7))", "Enter")
+    assertShowsExactly(pane, "secured", containing: "marker-42\n")
+    let node2Log = (try? String(contentsOf: nodes[1].log, encoding: .utf8)) ?? ""
+    XCTAssertTrue(node2Log.contains("viewer piped to wss://127.0.0.1:\(nodes[0].port)"), node2Log)
+
+    // Node 3 does not: node 1's certificate fails, the viewer is told the room's node cannot be
+    // reached (one line, non-zero), and node 3's log says why.
+    environment["REEL_RELAY_SECRET"] = secret
+    let refused = try reel(["ls", "wss://127.0.0.1:\(nodes[2].port)/r/\(room)", "--ca-file", ca], status: 1)
+    XCTAssertEqual(
+      refused.stderr, "reel: 127.0.0.1:\(nodes[2].port): the room's relay node cannot be reached (4100)\n")
+    XCTAssertTrue(
+      eventually {
+        let log = (try? String(contentsOf: nodes[2].log, encoding: .utf8)) ?? ""
+        return log.contains("room \(room): cannot reach wss://127.0.0.1:\(nodes[0].port): TLS:")
+          && log.contains("CERTIFICATE_VERIFY_FAILED")
+      }, relayLogs(nodes.map(\.log)))
+    // The same listing through node 2 succeeds: the refusal was the certificate, not the room.
+    let listed = try reel(["ls", "wss://127.0.0.1:\(nodes[1].port)/r/\(room)", "--ca-file", ca])
+    XCTAssertTrue(listed.stdout.contains("secured"), listed.stdout)
+  }
+
   /// The last lines of each log, for a failure's message.
   func relayLogs(_ logs: [URL]) -> String {
     logs.map { log in

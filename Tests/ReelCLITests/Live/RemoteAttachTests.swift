@@ -262,18 +262,11 @@ extension LiveSessionTests {
     // A self-signed certificate for localhost, trusted by the client as its CA.
     let cert = root.appendingPathComponent("cert.pem").path
     let key = root.appendingPathComponent("key.pem").path
-    let openssl = Process()
-    openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-    openssl.arguments = [
+    try openssl([
       "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
       "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key,
       "-out", cert,
-    ]
-    openssl.standardOutput = FileHandle.nullDevice
-    openssl.standardError = FileHandle.nullDevice
-    try openssl.run()
-    openssl.waitUntilExit()
-    XCTAssertEqual(openssl.terminationStatus, 0)
+    ])
     let serve = try startServe(["--tls-cert", cert, "--tls-key", key])
     defer { serve.process.terminate() }
     environment["REEL_TOKEN"] = serve.token
@@ -289,5 +282,21 @@ extension LiveSessionTests {
     environment["REEL_TOKEN"] = "reel_not-a-token"
     let refused = try reel(["ls", "wss://localhost:\(serve.port)", "--ca-file", cert], status: 1)
     XCTAssertEqual(refused.stderr, "reel: localhost:\(serve.port): authentication failed (4003)\n")
+  }
+}
+
+extension LiveSessionTests {
+  /// Runs `/usr/bin/openssl ARGUMENTS` (test certificates); fails the test unless it exits 0.
+  func openssl(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+    let openssl = Process()
+    openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+    openssl.arguments = arguments
+    openssl.standardInput = FileHandle.nullDevice
+    openssl.standardOutput = FileHandle.nullDevice
+    openssl.standardError = FileHandle.nullDevice
+    try openssl.run()
+    openssl.waitUntilExit()
+    XCTAssertEqual(
+      openssl.terminationStatus, 0, "openssl \(arguments.joined(separator: " "))", file: file, line: line)
   }
 }
