@@ -61,6 +61,28 @@ struct InternTableCollectionTests {
     for (id, element) in made where keep[Int(id)] { #expect(table[id] == element) }
   }
 
+  /// Collections one after another, with empty arrays and an empty pool: each repacks what is
+  /// kept, and every kept id still reads back what it held.
+  @Test func repeatedCollectionsWithEmptyArraysAndAnEmptyPool() {
+    var table = InternTable()
+    let empty = table.intern([UInt32]())
+    table.collect(keeping: [true])
+    #expect(table[empty] == [])
+    var held: [UInt32: [UInt32]] = [empty: []]
+    for round in 0..<4 {
+      for i in 0..<50 {
+        let element = (0..<(i % 7)).map { UInt32(0x300 + round * 50 + i + $0) }
+        held[table.intern(element)] = element
+      }
+      let keep = (0..<table.count).map { $0 % 3 != round % 3 }
+      table.collect(keeping: keep)
+      held = held.filter { keep[Int($0.key)] }
+      for (id, element) in held { #expect(table[id] == element, "round \(round), id \(id)") }
+    }
+    table.collect(keeping: Array(repeating: false, count: table.count))
+    #expect(table.heldCount == 0)
+  }
+
   /// Devanagari-like text where almost every letter is a new cluster, far past the cluster
   /// table's limit: after the collections every retained line still reads back as printed.
   @Test func linesKeepTheirClustersThroughCollections() {

@@ -70,14 +70,22 @@ struct InternTable: Sendable, Equatable {
     }
     let span = UInt64(scalars.count) << 8 | UInt64(element.count)
     let id: UInt32
-    if let reused = freeIDs.popLast() {
-      id = reused
+    // `removeLast` after a check, not `popLast`: the latter went through the generic
+    // collection's version, a call per cluster.
+    if !freeIDs.isEmpty {
+      id = freeIDs.removeLast()
       spans[Int(id)] = span
     } else {
       id = UInt32(spans.count)
       spans.append(span)
     }
-    scalars.append(contentsOf: element)
+    // A few scalars (a letter and its marks) one by one: the generic append of a buffer cost
+    // more than its copying.
+    if element.count <= 4 {
+      for scalar in element { scalars.append(scalar) }
+    } else {
+      scalars.append(contentsOf: element)
+    }
     window.remember(id, for: hash)
     return id
   }
@@ -98,21 +106,32 @@ struct InternTable: Sendable, Equatable {
   /// rewriting (the pass over the cells that found them only reads). The window starts empty.
   mutating func collect(keeping keep: [Bool]) {
     freeIDs.removeAll(keepingCapacity: true)
-    var pool: [UInt32] = []
-    pool.reserveCapacity(scalars.count)
-    scalars.withUnsafeBufferPointer { old in
-      spans.withUnsafeMutableBufferPointer { spans in
-        for id in spans.indices {
-          guard keep[id] else {
-            spans[id] = 0
-            freeIDs.append(UInt32(id))
-            continue
+    // The kept arrays are copied into uninitialised storage as large as the old pool (they
+    // are part of it), a copy each: an `append` per id cost three times the copying.
+    let pool = scalars.withUnsafeBufferPointer { old in
+      [UInt32](unsafeUninitializedCapacity: old.count) { pool, initialized in
+        var written = 0
+        spans.withUnsafeMutableBufferPointer { spans in
+          for id in spans.indices {
+            guard keep[id] else {
+              spans[id] = 0
+              freeIDs.append(UInt32(id))
+              continue
+            }
+            let offset = Int(spans[id] >> 8)
+            let length = Int(spans[id] & 0xFF)
+            // Spans lie inside the pool (`intern` appends each whole), so the kept ones'
+            // lengths add up to at most its size: every copy is in bounds.
+            precondition(
+              offset &+ length <= old.count && written &+ length <= pool.count, "span outside the pool")
+            spans[id] = UInt64(written) << 8 | UInt64(length)
+            // (An empty pool has no base address; only empty arrays can be kept from it.)
+            guard length > 0 else { continue }
+            (pool.baseAddress! + written).initialize(from: old.baseAddress! + offset, count: length)
+            written &+= length
           }
-          let offset = Int(spans[id] >> 8)
-          let length = Int(spans[id] & 0xFF)
-          spans[id] = UInt64(pool.count) << 8 | UInt64(length)
-          pool.append(contentsOf: UnsafeBufferPointer(rebasing: old[offset..<offset + length]))
         }
+        initialized = written
       }
     }
     // Low ids first (popped from the end).
