@@ -371,7 +371,10 @@ extension TerminalState {
 
   /// Writes scalars from `start` while each has a width, fits on the cursor's row and splits
   /// no wide character: the row is found once and the storage checked for uniqueness once for
-  /// the whole stretch. Returns the index of the first scalar left for the general path.
+  /// the whole stretch. A lone scalar joining a cell written here (a letter's one mark, an
+  /// emoji's variation selector: not a ZWJ, and the scalar after it does not join) goes into
+  /// that cell on the way, as `attachJoinedScalars` would put it, without leaving the loop.
+  /// Returns the index of the first scalar left for the general path.
   @inline(__always)
   private mutating func writeUnbrokenScalars(_ run: UnsafeBufferPointer<UInt32>, from start: Int) -> Int {
     guard !cursor.pendingWrap, !joinNext else { return start }
@@ -381,28 +384,54 @@ extension TerminalState {
     let table = widths
     var col = cursor.col
     var k = start
-    screen.withMutableCells { cells in
-      let row = cells.baseAddress! + base
-      let halves = Cell.wideFlag | Cell.spacerFlag
-      while k < run.count && col <= right {
-        let c = run[k]
-        let width = table.width(of: c)
-        guard width != 0, col &+ width &- 1 <= right, row[col].content & halves == 0,
-          width == 1 || row[col &+ 1].content & halves == 0
-        else { break }
-        if width == 2 {
-          row[col] = Cell(scalar: c, style: pen, wide: true)
-          row[col &+ 1] = .spacer(pen)
-        } else {
-          row[col] = Cell(scalar: c, style: pen)
+    // The cell written last here (its column, -1 for none yet or joined already) and its
+    // scalar, the last one printed.
+    var lastCol = -1
+    var lastScalar: UInt32 = 0
+    while true {
+      var joining = false
+      screen.withMutableCells { cells in
+        let row = cells.baseAddress! + base
+        let halves = Cell.wideFlag | Cell.spacerFlag
+        while k < run.count && col <= right {
+          let c = run[k]
+          let width = table.width(of: c)
+          guard width != 0 else {
+            // The one-by-one path's rule for a single joining scalar (`cellWidthOrJoin` with
+            // no ZWJ before it): it joins; a ZWJ or a second joining scalar goes the general way.
+            joining =
+              lastCol >= 0 && c != 0x200D && (k &+ 1 == run.count || table.width(of: run[k &+ 1]) != 0)
+            break
+          }
+          guard col &+ width &- 1 <= right, row[col].content & halves == 0,
+            width == 1 || row[col &+ 1].content & halves == 0
+          else { break }
+          if width == 2 {
+            row[col] = Cell(scalar: c, style: pen, wide: true)
+            row[col &+ 1] = .spacer(pen)
+          } else {
+            row[col] = Cell(scalar: c, style: pen)
+          }
+          lastCol = col
+          lastScalar = c
+          col &+= width
+          k &+= 1
         }
-        col &+= width
-        k &+= 1
       }
+      guard joining else { break }
+      // The cell holds `lastScalar` as written above: a plain scalar, never at the cluster
+      // length limit, so `extend` gives an id (nil would leave the scalar to the general path).
+      let old = screen.cells[base &+ lastCol]
+      guard let id = clusters.extend(lastScalar, with: run[k]) else { break }
+      screen.replaceCell(
+        at: base &+ lastCol,
+        with: Cell(content: id | Cell.clusterFlag | (old.content & Cell.wideFlag), style: old.style))
+      lastCol = -1
+      k &+= 1
     }
     guard k > start else { return start }
     screen.noteWritten(row: cursor.row, upTo: col)
-    lastPrinted = run[k &- 1]
+    lastPrinted = lastScalar
     if col > right {
       cursor.col = right
       cursor.pendingWrap = modes.contains(.autowrap)
