@@ -85,6 +85,7 @@ final class RelayProxies: @unchecked Sendable {
             }
           }))
     }.get()
+    var failure: String? = nil
     if !upgraded.isSet {
       // The owner could not be reached: the viewer comes back to find the room.
       viewer.channel.eventLoop.execute {
@@ -92,15 +93,14 @@ final class RelayProxies: @unchecked Sendable {
         viewer.close(
           code: Int(CloseCode.hostStopping.rawValue), reason: "the room's relay node cannot be reached")
       }
-      try? await viewer.channel.closeFuture.get()
       switch outcome {
-      case .lost(let why)?: return why ?? "the connection failed"
-      case .closed(let code, let reason)?: return "\(reason) (\(code.rawValue))"
-      case nil: return "the connection failed"
+      case .lost(let why)?: failure = why ?? "the connection failed"
+      case .closed(let code, let reason)?: failure = "\(reason) (\(code.rawValue))"
+      case nil: failure = "the connection failed"
       }
     }
     try? await viewer.channel.closeFuture.get()
-    return nil
+    return failure
   }
 
   /// Closes every viewer proxied for `room` (or for every room) with 4100: the room moved.

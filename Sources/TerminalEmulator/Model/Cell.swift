@@ -27,6 +27,13 @@ public struct Cell: Equatable, Hashable, Sendable {
     self.style = style
   }
 
+  /// This cell holding cluster `id` instead of its character, its width and style kept: what
+  /// a cell becomes when marks or a ZWJ sequence join it.
+  @inline(__always)
+  func holdingCluster(_ id: UInt32) -> Cell {
+    Cell(content: id | Cell.clusterFlag | (content & Cell.wideFlag), style: style)
+  }
+
   /// A blank carrying a style (erase with background colour).
   @inline(__always)
   static func erased(_ style: UInt32) -> Cell { Cell(content: 0, style: style) }

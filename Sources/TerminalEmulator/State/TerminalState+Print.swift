@@ -421,11 +421,8 @@ extension TerminalState {
       guard joining else { break }
       // The cell holds `lastScalar` as written above: a plain scalar, never at the cluster
       // length limit, so `extend` gives an id (nil would leave the scalar to the general path).
-      let old = screen.cells[base &+ lastCol]
       guard let id = clusters.extend(lastScalar, with: run[k]) else { break }
-      screen.replaceCell(
-        at: base &+ lastCol,
-        with: Cell(content: id | Cell.clusterFlag | (old.content & Cell.wideFlag), style: old.style))
+      screen.replaceCell(at: base &+ lastCol, with: screen.cells[base &+ lastCol].holdingCluster(id))
       lastCol = -1
       k &+= 1
     }
@@ -465,9 +462,7 @@ extension TerminalState {
     guard !old.isBlank, !old.isSpacer else { return nil }
     let first = run[start]
     @inline(__always) func setCell(_ id: UInt32) {
-      screen.replaceCell(
-        at: base &+ col,
-        with: Cell(content: id | Cell.clusterFlag | (old.content & Cell.wideFlag), style: old.style))
+      screen.replaceCell(at: base &+ col, with: old.holdingCluster(id))
     }
     // One scalar on a plain character (é, most marks in most text): the table's cache of
     // recent (character, scalar) pairs answers without hashing the cluster (a plain scalar and
@@ -618,14 +613,14 @@ extension TerminalState {
     guard let id = clusters.extend(cell.content & (Cell.scalarMask | Cell.clusterFlag), with: c) else {
       return
     }
-    screen[row, col] = Cell(
-      content: id | Cell.clusterFlag | (cell.content & Cell.wideFlag), style: cell.style)
+    screen[row, col] = cell.holdingCluster(id)
     joinNext = c == 0x200D
   }
 
   /// Whether `c` (of cell width `width`) goes into the previous cell's cluster rather than a
   /// cell of its own: zero-width scalars always, a pictograph right after a ZWJ. The one rule
-  /// for the one-by-one path (`cellWidthOrJoin`) and the gathered one (`attachJoinedScalars`).
+  /// for the one-by-one path (`cellWidthOrJoin`) and the gathered one (`attachJoinedScalars`);
+  /// the scalar loop (`writeUnbrokenScalars`) meets it with no ZWJ before, where it is width 0.
   @inline(__always)
   static func joinsPreviousCell(_ c: UInt32, width: Int, afterZWJ: Bool) -> Bool {
     width == 0 || (afterZWJ && isPictographic(c))
