@@ -611,7 +611,7 @@
     } else {
       const el = anchor.id === undefined || anchor.id === null ? null : screen.querySelector('[data-id="' + anchor.id + '"]');
       // A line no longer held: the same place by ratio (seed 004's fallback).
-      if (el) screen.scrollTop = el.offsetTop - anchor.delta;
+      if (el) screen.scrollTop = exactTop(screen, el) - anchor.delta;
       else screen.scrollTop = (anchor.ratio === undefined ? ratio : anchor.ratio) * (screen.scrollHeight - screen.clientHeight);
     }
   }
@@ -626,24 +626,38 @@
   }
 
   // The line at the top of the view and how far above the view's top it starts (a binary
-  // search: the rows are in order, and a long history holds thousands).
+  // search: the rows are in order, and a long history holds thousands). Positions are the
+  // layout's own, fractional (a line is 1.2em high): offsetTop rounds each line on its own, so
+  // a line's rounded bottom can pass the view's top by a pixel and name the line above. A line
+  // more than a pixel into the view is the top line.
   function topLine() {
     const screen = $("screen");
     const rows = screen.children;
+    const origin = viewOrigin(screen);
     let low = 0;
     let high = rows.length - 1;
     while (low < high) {
       const mid = (low + high) >> 1;
-      const el = rows[mid];
-      if (el.offsetTop + el.offsetHeight > screen.scrollTop) high = mid;
+      if (rows[mid].getBoundingClientRect().bottom - origin > screen.scrollTop + 1) high = mid;
       else low = mid + 1;
     }
     for (let i = low; i < rows.length; i++) {
       const el = rows[i];
       if (!el.classList.contains("line")) continue;
-      return el.dataset.id === undefined ? null : { id: Number(el.dataset.id), delta: el.offsetTop - screen.scrollTop };
+      const top = el.getBoundingClientRect().top - origin;
+      return el.dataset.id === undefined ? null : { id: Number(el.dataset.id), delta: top - screen.scrollTop };
     }
     return null;
+  }
+
+  // Where the scrolled content's top is, in the viewport's coordinates.
+  function viewOrigin(screen) {
+    return screen.getBoundingClientRect().top + screen.clientTop - screen.scrollTop;
+  }
+
+  // An element's top within the scrolled content, unrounded.
+  function exactTop(screen, el) {
+    return el.getBoundingClientRect().top - viewOrigin(screen);
   }
 
   // Fetches the lines of the first gap in (or near) the view, the newest first.

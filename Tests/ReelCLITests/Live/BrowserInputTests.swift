@@ -113,12 +113,22 @@ extension LiveSessionTests {
     try openAndAttach(browser, "a", port: serve.port, token: serve.token, session: "long")
     try browser.type("a", "seq 1 400\n")
     XCTAssertNotNil(try browser.wait("a") { $0.rows.contains("400") })
-    // Scrolled up to the top of a line of the history (a whole pixel: no rounding), nothing sent.
-    _ = try browser.run(
-      "a",
-      "const s = document.getElementById('screen'); const l = [...s.querySelectorAll('.line')]; s.scrollTop = l[Math.floor(l.length / 3)].offsetTop; s.dispatchEvent(new Event('scroll'))"
-    )
-    let reading = try XCTUnwrap(try browser.wait("a") { $0.topLineID != nil }?.topLineID)
+    // Scrolled up to the top of a line of the history, nothing sent: that line is the one read.
+    // Lines are 16.8 px high, so the layout's positions are fractional; the scroll offset (whole
+    // pixels) lands within a pixel of each line's top, above or below: six lines in a row take
+    // both roundings.
+    let scrollTo = """
+      const s = document.getElementById('screen'); const l = [...s.querySelectorAll('.line')];
+      const line = l[Math.floor(l.length / 3) + arguments[0]];
+      s.scrollTop = line.offsetTop; s.dispatchEvent(new Event('scroll')); return Number(line.dataset.id);
+      """
+    var reading = -1
+    for offset in 0..<6 {
+      reading = try XCTUnwrap(try browser.run("a", scrollTo, [offset]) as? Int)
+      let seen = try browser.wait("a") { $0.topLineID == reading }
+      XCTAssertNotNil(
+        seen, "scrolled to line \(reading): the top line is \(browser.lastSeen?.topLineID ?? -1)")
+    }
     // Another session, then back: the same line at the top.
     _ = try browser.run("a", "window.reelViewer.attach('other')")
     XCTAssertNotNil(try browser.wait("a") { $0.session == "other" && $0.connected })

@@ -67,13 +67,23 @@ extension LiveSessionTests {
     let seed = UInt64.random(in: 0...UInt64.max)
     var generator = SplitMix64(seed: seed)
     print("browser outage test seed \(seed)")
+    // Colored lines, paced (ten lines, then 10 ms) so the output lasts until the three cuts
+    // happened (a stop file ends it; 8000 lines at most, which the history keeps): the cuts
+    // fall during output whatever this machine's speed.
+    let stop = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "reel-burst-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: stop) }
     let burst =
-      "for i in $(seq 1 4000); do printf '\\\\033[3%dmline %d\\\\033[0m\\\\n' $((i % 8)) $i; done; echo burst-$((6*7))"
+      "i=0; while [ ! -e \(stop.path) ] && [ $i -lt 8000 ]; do i=$((i+1)); printf '\\033[3%dmline %d\\033[0m\\n' $((i % 8)) $i; [ $((i % 10)) = 0 ] && sleep 0.01; done; echo burst-$((6*7))"
+    proxy.armCut(afterDownstreamBytes: Int.random(in: 200...4000, using: &generator))
     try reel(["send", "net", burst, "--enter"])
-    for _ in 0..<3 {
-      proxy.armCut(afterDownstreamBytes: Int.random(in: 200...4000, using: &generator))
-      XCTAssertTrue(eventually(seconds: 20) { !proxy.cutPending }, "a cut happened")
+    for cut in 0..<3 {
+      if cut > 0 { proxy.armCut(afterDownstreamBytes: Int.random(in: 200...4000, using: &generator)) }
+      XCTAssertTrue(
+        eventually(seconds: 20) { !proxy.cutPending },
+        "cut \(cut + 1) happened; the session: \((try? history("net")) ?? "")")
     }
+    XCTAssertTrue(FileManager.default.createFile(atPath: stop.path, contents: nil))
     XCTAssertTrue(eventually(seconds: 30) { (try? self.history("net"))?.contains("burst-42") == true })
     let rows = try sessionRows("net")
     let back = try XCTUnwrap(
