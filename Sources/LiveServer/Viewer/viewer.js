@@ -644,8 +644,7 @@
     for (let i = low; i < rows.length; i++) {
       const el = rows[i];
       if (!el.classList.contains("line")) continue;
-      const top = el.getBoundingClientRect().top - origin;
-      return el.dataset.id === undefined ? null : { id: Number(el.dataset.id), delta: top - screen.scrollTop };
+      return el.dataset.id === undefined ? null : { id: Number(el.dataset.id), delta: exactTop(screen, el) - screen.scrollTop };
     }
     return null;
   }
