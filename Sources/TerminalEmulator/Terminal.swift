@@ -58,7 +58,7 @@ public struct Terminal: Sendable {
   /// Feeds output bytes. Any bytes in any chunking are safe.
   public mutating func feed(_ bytes: UnsafeRawBufferPointer) {
     parser.feed(bytes, into: &state)
-    state.compactTablesIfNeeded()
+    state.collectTablesIfNeeded()
   }
 
   public mutating func feed(_ bytes: [UInt8]) {
@@ -239,9 +239,13 @@ public struct Terminal: Sendable {
 
   /// A 64-bit hash of screen row `row`: its cells (character, style, width) and wrap flag.
   /// Equal rows hash equal, so a caller that examines rows as text (a search) can skip the
-  /// ones it has seen; different rows collide with negligible probability.
+  /// ones it has seen; different rows collide with negligible probability. Every row's
+  /// fingerprint changes when the emulator collects its tables (a freed style or cluster id
+  /// may come back meaning something else, so equal bits would not be equal rows).
   public func rowFingerprint(_ row: Int) -> UInt64 {
-    var hash: UInt64 = isWrapped(row: row) ? 0x9E37_79B9_7F4A_7C15 : 0xCBF2_9CE4_8422_2325
+    var hash: UInt64 =
+      (isWrapped(row: row) ? 0x9E37_79B9_7F4A_7C15 : 0xCBF2_9CE4_8422_2325)
+      ^ state.tableGeneration &* 0xC2B2_AE3D_27D4_EB4F
     // Contract: `Cell` is 8 bytes with no padding (CellLayoutTests), so each cell is read as
     // one UInt64 from the row's contiguous storage.
     state.screen.line(state.screen.historyCount + row).withUnsafeBytes { raw in

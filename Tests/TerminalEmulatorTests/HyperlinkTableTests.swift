@@ -3,10 +3,10 @@ import Testing
 @testable import TerminalEmulator
 
 /// The hyperlink table keeps links as bytes: every id reads back the link it was made from,
-/// a link seen again while in the window keeps its id, and compaction keeps exactly the ids
-/// asked for. OSC 8's parameters are read from the bytes: `id=` (the last one) among others.
+/// a link seen again while in the window keeps its id, and collection keeps exactly the ids
+/// asked for, unchanged. OSC 8's parameters are read from the bytes: `id=` (the last one) among others.
 struct HyperlinkTableTests {
-  @Test func idsReadBackTheirLinksAndCompactionKeepsTheAskedIds() {
+  @Test func idsReadBackTheirLinksAndCollectionKeepsTheAskedIds() {
     var rng = SeededRandom.printingSeed()
     var table = HyperlinkTable()
     var made: [(UInt32, Hyperlink)] = []
@@ -31,12 +31,12 @@ struct HyperlinkTableTests {
 
     let keep = [false] + (0..<table.count).map { _ in Bool.random(using: &rng) }
     let before = table
-    let remap = table.compact(keeping: keep)
-    #expect(table.count == keep.filter { $0 }.count)
-    for old in 1..<keep.count where keep[old] {
-      #expect(table[remap[old]] == before[UInt32(old)])
-    }
-    for old in 1..<keep.count where !keep[old] { #expect(remap[old] == 0) }
+    table.collect(keeping: keep)
+    #expect(table.heldCount == keep.dropFirst().filter { $0 }.count)
+    for id in 1..<keep.count where keep[id] { #expect(table[UInt32(id)] == before[UInt32(id)]) }
+    // Freed ids are handed out again before new ones.
+    let again = table.intern(Hyperlink(id: "", uri: "file://host/new"))
+    #expect(Int(again) < keep.count && !keep[Int(again)])
   }
 
   @Test(arguments: [
@@ -98,7 +98,7 @@ struct HyperlinkTableTests {
     t.feed(
       (0..<(TerminalState.styleTableMinimum + 10)).map { "\u{1B}[38;2;1;\($0 / 256);\($0 % 256)m" }.joined())
     let total = TerminalState.hyperlinkTableLimit * 3
-    #expect(t.state.compactionThresholds.styles > total + 100)
+    #expect(t.state.collectionThresholds.styles > total + 100)
     let stylesBefore = t.state.styles.count
     t.feed("\u{1B}[0m\u{1B}[?1049h")
     // The alternate screen's saved cursor holds a pen with a link (1049h saved the primary's).

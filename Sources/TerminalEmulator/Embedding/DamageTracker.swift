@@ -4,8 +4,8 @@
 ///
 /// Everything is damaged on the first call, after a resize and when the screen switches
 /// between primary and alternate. The cursor is not damage: draw it from `Terminal.cursor`.
-/// Spurious damage is possible (the emulator renumbering its style table changes cells'
-/// bits, not their looks); missed damage needs a 64-bit collision.
+/// Spurious damage is possible (every row is damaged when the emulator collects its tables,
+/// which changes no looks); missed damage needs a 64-bit collision.
 public struct DamageTracker: Sendable {
   private var fingerprints: [UInt64] = []
   private var cols = 0

@@ -11,9 +11,9 @@ public struct ResolvedCell: Equatable, Sendable {
 }
 
 /// A line of the terminal resolved for drawing. It holds values, not ids into the emulator's
-/// tables, so it stays right whatever is fed afterwards (the emulator renumbers styles when it
-/// compacts its tables; a `Cell`'s `style` from `cell(row:col:)` is only meaningful until the
-/// next feed).
+/// tables, so it stays right whatever is fed afterwards (the emulator frees style ids no cell
+/// holds and hands them out again; a `Cell`'s `style` from `cell(row:col:)` is only
+/// meaningful until the next feed).
 public struct LineView: Equatable, Sendable {
   /// The line's id (see `Terminal.line(id:)`), or nil for a row of the alternate screen.
   public var id: Int?

@@ -71,13 +71,7 @@ struct ClusterTable: Sendable, Equatable {
     table.collect(keeping: keep)
   }
 
-  /// Keeps only the ids whose `keep` entry is true; returns old id → new id.
-  mutating func compact(keeping keep: [Bool]) -> [UInt32] {
-    forgetRecent()
-    return table.compact(keeping: keep)
-  }
-
-  /// Empties `recent` in place (its ids were freed or renumbered).
+  /// Empties `recent` in place (its ids were freed).
   private mutating func forgetRecent() {
     for i in recent.indices { recent[i] = (0, 0, 0) }
   }

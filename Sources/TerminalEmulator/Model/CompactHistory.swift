@@ -204,24 +204,10 @@ struct CompactHistory: Sendable, Equatable {
     }
   }
 
-  /// Every cell a retained row holds, for table compaction.
+  /// Every cell a retained row holds, for table collection.
   func forEachCell(_ body: (Cell) -> Void) {
     for i in 0..<count {
       withStoredRow(i) { cells in for cell in cells { body(cell) } }
-    }
-  }
-
-  /// Rewrites every cell a retained row holds (table compaction renumbering ids). Packed rows
-  /// hold no ids (style 0, no clusters) and table compaction keeps id 0: they are left alone.
-  mutating func rewriteCells(_ body: (inout Cell) -> Void) {
-    for i in 0..<count {
-      let r = rows[position(i)]
-      guard r.length > 0, !r.isPacked else { continue }
-      let b = Int(r.block) &- firstBlock
-      let start = Int(r.offset)
-      blocks[b].withUnsafeMutableBufferPointer { cells in
-        for k in start..<start &+ r.length { body(&cells[k]) }
-      }
     }
   }
 

@@ -110,13 +110,7 @@ struct DeferredHistory: Sendable, Equatable {
     }
   }
 
-  /// Every cell a line still uses, for table compaction.
-  mutating func rewriteCells(_ body: (inout Cell) -> Void) {
-    for index in first..<starts.count {
-      for k in starts[index]..<ends[index] { body(&cells[k]) }
-    }
-  }
-
+  /// Every cell a line still uses, for table collection.
   func forEachCell(_ body: (Cell) -> Void) {
     for index in first..<starts.count {
       for k in starts[index]..<ends[index] { body(cells[k]) }

@@ -420,9 +420,6 @@ struct Grid: Sendable, Equatable {
     droppedLines &+= 1
   }
 
-  /// Rewrites every cell the compacted history holds (table compaction renumbering ids).
-  mutating func rewriteCompactCells(_ body: (inout Cell) -> Void) { compact.rewriteCells(body) }
-
   /// This grid compacting its history or not (see `CompactHistory`): turning it on moves the
   /// ring's history beyond `hotHistory` lines to `compact` and shrinks the ring; turning it
   /// off puts every line back in the ring. Lines, ids and flags are unchanged.

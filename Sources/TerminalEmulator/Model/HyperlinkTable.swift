@@ -166,24 +166,6 @@ struct HyperlinkTable: Sendable {
     bytes = pool
     window.clear()
   }
-
-  /// Keeps the links whose `keep[id]` is true (index 0 is ignored), renumbered in order, by
-  /// copying their bytes (no hashing: ids are names, survivors need no deduplication);
-  /// returns old id → new id (0 for dropped ones). The window starts empty.
-  mutating func compact(keeping keep: [Bool]) -> [UInt32] {
-    var remap = [UInt32](repeating: 0, count: entries.count + 1)
-    var kept = HyperlinkTable()
-    bytes.withUnsafeBufferPointer { b in
-      for (index, e) in entries.enumerated() where keep[index + 1] {
-        let length = Int(e.idLength) + Int(e.uriLength)
-        kept.entries.append(Entry(offset: kept.bytes.count, idLength: e.idLength, uriLength: e.uriLength))
-        kept.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: b[e.offset..<e.offset + length]))
-        remap[index + 1] = UInt32(kept.entries.count)
-      }
-    }
-    self = kept
-    return remap
-  }
 }
 
 extension HyperlinkTable: Equatable {

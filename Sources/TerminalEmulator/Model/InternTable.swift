@@ -9,10 +9,9 @@
 /// cluster almost every time, and an index of hundreds of thousands of them costs two cache
 /// misses per cluster. An array that recurs after its slot was taken gets a second id: ids
 /// are names, not identities; compare `self[id]`. What no cell refers to any more is found by
-/// a pass over the cells and either collected (`collect(keeping:)`: the ids are freed for new
-/// arrays and the pool repacked, every other id unchanged, so no cell is rewritten) or
-/// compacted away (`compact(keeping:)`: ids renumbered), so hostile input cannot grow the
-/// table without bound.
+/// a pass over the cells and collected (`collect(keeping:)`: the ids are freed for new arrays
+/// and the pool repacked, every other id unchanged, so no cell is rewritten), so hostile input
+/// cannot grow the table without bound.
 struct InternTable: Sendable, Equatable {
   /// Every array's scalars, one after another.
   private var scalars: [UInt32] = []
@@ -138,27 +137,6 @@ struct InternTable: Sendable, Equatable {
     freeIDs.reverse()
     scalars = pool
     window.clear()
-  }
-
-  /// Rebuilds the table with only the ids whose `keep` entry is true, renumbered in order, by
-  /// copying their scalars: no hashing (ids are names, survivors need no deduplication, and
-  /// hashing them again cost as much as interning them had); the window starts empty.
-  /// Returns old id → new id (entries of dropped ids are 0).
-  mutating func compact(keeping keep: [Bool]) -> [UInt32] {
-    var rebuilt = InternTable()
-    var remap = [UInt32](repeating: 0, count: spans.count)
-    scalars.withUnsafeBufferPointer { pool in
-      for old in spans.indices where keep[old] {
-        let span = spans[old]
-        let offset = Int(span >> 8)
-        let length = Int(span & 0xFF)
-        remap[old] = UInt32(rebuilt.spans.count)
-        rebuilt.spans.append(UInt64(rebuilt.scalars.count) << 8 | UInt64(length))
-        rebuilt.scalars.append(contentsOf: UnsafeBufferPointer(rebasing: pool[offset..<offset + length]))
-      }
-    }
-    self = rebuilt
-    return remap
   }
 
   /// Equal when every id reads back the same array (freed ids read back empty).

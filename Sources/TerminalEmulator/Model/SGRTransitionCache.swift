@@ -3,7 +3,7 @@
 /// Programs repeat the same few SGR sequences endlessly (`ESC[0m`, `ESC[01;34m`, a 256-colour
 /// palette walk), so most SGRs become one hashed lookup instead of decoding parameters,
 /// building a `Style` and interning it. Ids only mean something inside one `StyleTable`, which
-/// owns this cache and starts a fresh one whenever ids are renumbered.
+/// owns this cache and starts a fresh one whenever it frees ids.
 ///
 /// Sendable although it holds a pointer: the memory belongs to `storage`, which copies share
 /// and which is written only while one value holds the sole reference to it.

@@ -107,16 +107,24 @@ public struct Style: Hashable, Sendable {
 /// makes a new truecolour style per cell (image viewers, gradients) would otherwise pay two
 /// cache misses per style in an index of hundreds of thousands (114 MiB/s at 80×24 with a
 /// full index). A style that recurs after its slot was taken gets a second id: ids are
-/// names, not identities, so anything that compares styles compares `self[id]`, and
-/// compaction (re-interning what cells still use in a new table) bounds the table either way.
+/// names, not identities, so anything that compares styles compares `self[id]`.
+///
+/// Ids are never renumbered: what no cell uses any more is found by a pass over the cells and
+/// freed (`collect(keeping:)`), and freed ids are handed out again before new ones. So the
+/// table stays as large as what the cells use, and collecting rewrites no cell — with
+/// one-off truecolour styles, renumbering the survivors and rewriting every cell was most of
+/// what compaction cost.
 struct StyleTable: Sendable, Equatable {
+  /// Styles by id; a freed id holds the plain style.
   private(set) var styles: [Style] = [.plain]
+  /// Ids freed by `collect(keeping:)`, the lowest last (handed out first).
+  private var freeIDs: [UInt32] = []
   /// Slot → the style last interned with that hash: its id + 1 (0 = empty) in the low half,
   /// the hash's high half above, so a slot taken by another style is told apart without
   /// loading that style (an old id's style is a cache miss away).
   private var window: [UInt64] = Array(repeating: 0, count: StyleTable.windowSize)
   static let windowSize = 1 << 12
-  /// SGR results by (pen id, parameters); valid as long as ids are (compaction starts anew).
+  /// SGR results by (pen id, parameters); valid as long as ids are (a collection starts anew).
   var transitions = SGRTransitionCache()
   /// Per style id: the id of its erase style plus one, or 0 when not yet asked
   /// (`eraseID(of:)`). Grown when asked, not with every new style: most one-off truecolour
@@ -125,13 +133,11 @@ struct StyleTable: Sendable, Equatable {
 
   init() {}
 
-  /// Room for `capacity` styles without growing (a compacted table is refilled to its next
-  /// threshold; growing by doubling copied it over and over).
-  mutating func reserveCapacity(_ capacity: Int) {
-    styles.reserveCapacity(capacity)
-  }
-
+  /// Ids handed out, freed ones included: every id is below it.
   var count: Int { styles.count }
+
+  /// Ids in use or not yet found unused: what `collect(keeping:)` can bring down.
+  var heldCount: Int { styles.count &- freeIDs.count }
 
   @inline(__always)
   subscript(id: UInt32) -> Style { styles[Int(id)] }
@@ -173,8 +179,15 @@ struct StyleTable: Sendable, Equatable {
   /// Stores `style` (not plain) under a new id and puts it in its window slot.
   @inline(__always)
   private mutating func add(_ style: Style, hash: Int) -> UInt32 {
-    let id = UInt32(styles.count)
-    styles.append(style)
+    let id: UInt32
+    // `removeLast` after a check, not `popLast` (the generic collection's, a call per style).
+    if !freeIDs.isEmpty {
+      id = freeIDs.removeLast()
+      styles[Int(id)] = style
+    } else {
+      id = UInt32(styles.count)
+      styles.append(style)
+    }
     window[hash & (StyleTable.windowSize - 1)] =
       UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF_0000_0000 | UInt64(id &+ 1)
     return id
@@ -208,5 +221,38 @@ struct StyleTable: Sendable, Equatable {
     return id
   }
 
+  /// Frees the ids whose `keep` entry is false (id 0, the plain style, is always kept) for new
+  /// styles; every kept id stays what it was, so the cells that hold them need no rewriting.
+  /// Freed ids at the top are dropped from the table. The window and the SGR cache start
+  /// empty (their ids may be freed); remembered erase styles stay where both ids are kept.
+  mutating func collect(keeping keep: UnsafeBufferPointer<Bool>) {
+    precondition(keep.count >= styles.count, "a flag per id")
+    var end = styles.count
+    while end > 1 && !keep[end &- 1] { end &-= 1 }
+    styles.removeLast(styles.count &- end)
+    freeIDs.removeAll(keepingCapacity: true)
+    styles.withUnsafeMutableBufferPointer { styles in
+      // Highest first, so the lowest is popped first.
+      var id = styles.count &- 1
+      while id > 0 {
+        if !keep[id] {
+          styles[id] = .plain
+          freeIDs.append(UInt32(id))
+        }
+        id &-= 1
+      }
+    }
+    eraseIDs.withUnsafeMutableBufferPointer { erase in
+      for id in erase.indices.dropFirst() where erase[id] != 0 {
+        let target = Int(erase[id] &- 1)
+        if id >= end || !keep[id] || target >= end || !keep[target] { erase[id] = 0 }
+      }
+    }
+    if eraseIDs.count > end { eraseIDs.removeLast(eraseIDs.count &- end) }
+    for i in window.indices { window[i] = 0 }
+    transitions = SGRTransitionCache()
+  }
+
+  /// Equal when every id holds the same style (freed ids hold the plain style).
   static func == (a: StyleTable, b: StyleTable) -> Bool { a.styles == b.styles }
 }

@@ -35,8 +35,12 @@ struct TerminalState: Sendable {
   var styles = StyleTable()
   var clusters = ClusterTable()
   var hyperlinks = HyperlinkTable()
-  /// Table sizes that trigger the next compaction (see `compactTablesIfNeeded`).
-  var compactionThresholds = TableThresholds()
+  /// Table sizes that trigger the next collection (see `collectTablesIfNeeded`).
+  var collectionThresholds = TableThresholds()
+  /// Collections of the tables so far: a freed id can be handed out again for another style
+  /// or cluster, so a cell's bits name the same thing only within one generation (row
+  /// fingerprints include it).
+  var tableGeneration: UInt64 = 0
   var promptMarks: [PromptMark] = []
   /// The last graphic character printed (for REP), as a cell content value.
   var lastPrinted: UInt32 = 0
