@@ -52,40 +52,43 @@ extension TerminalState {
   /// list. The same result as `decodeGraphicRendition` of the decoded list (values clamp at
   /// 65535, values past the list's capacity are ignored, a colour cut short sets nothing); a
   /// random test holds the two together. Returns false, changing nothing, when the string
-  /// holds a `:` (sub-parameters need the list's look-ahead). Truecolour SGRs that change
-  /// with every cell spent most of their time building and reading the list.
+  /// holds a `:` (sub-parameters need the list's look-ahead) or is longer than
+  /// `SemicolonValues.maximumLength`. Truecolour SGRs that change with every cell spent most
+  /// of their time building and reading the list.
   @inline(__always)
   mutating func decodeSemicolonGraphicRendition(_ characters: UnsafePointer<UInt8>, length: Int) -> Bool {
-    var pen = cursor.pen
     if length == 0 {
-      setPen(Style(hyperlinkOf: pen))
+      setPen(Style(hyperlinkOf: cursor.pen))
       return true
     }
-    var values = SemicolonValues(characters, length: length)
-    while let code = values.next() {
-      guard code == 38 || code == 48 || code == 58 else {
-        pen.applyGraphicRendition(Int(code))
-        continue
+    let decoded = SemicolonValues.withValues(characters, length: length) { values -> Style in
+      var pen = cursor.pen
+      while let code = values.next() {
+        guard code == 38 || code == 48 || code == 58 else {
+          pen.applyGraphicRendition(Int(code))
+          continue
+        }
+        let color: TerminalColor
+        switch values.next() {
+        case 5:
+          guard let index = values.next() else { continue }  // cut short: the last value
+          color = .indexed(UInt8(min(index, 255)))
+        case 2:
+          guard let red = values.next(), let green = values.next(), let blue = values.next() else { continue }
+          color = .rgb(UInt8(min(red, 255)), UInt8(min(green, 255)), UInt8(min(blue, 255)))
+        default:
+          // Another kind is skipped with its code, as `semicolonColor` does.
+          continue
+        }
+        switch code {
+        case 38: pen.foreground = color
+        case 48: pen.background = color
+        default: pen.underlineColor = color
+        }
       }
-      let color: TerminalColor
-      switch values.next() {
-      case 5:
-        guard let index = values.next() else { continue }  // cut short: the last value
-        color = .indexed(UInt8(min(index, 255)))
-      case 2:
-        guard let red = values.next(), let green = values.next(), let blue = values.next() else { continue }
-        color = .rgb(UInt8(min(red, 255)), UInt8(min(green, 255)), UInt8(min(blue, 255)))
-      default:
-        // Another kind is skipped with its code, as `semicolonColor` does.
-        continue
-      }
-      switch code {
-      case 38: pen.foreground = color
-      case 48: pen.background = color
-      default: pen.underlineColor = color
-      }
+      return pen
     }
-    if values.sawColon { return false }
+    guard let pen = decoded else { return false }
     if pen != cursor.pen { setPen(pen) }
     return true
   }
@@ -168,72 +171,118 @@ extension TerminalState {
   }
 }
 
-/// The values of a non-empty parameter string, read one at a time as the parameter list
-/// would hold them: `;` separates, an empty value is 0, values clamp at 65535, and none is
-/// read past the list's capacity. A `:` is read as a separator and noted in `sawColon`.
+/// The values of a non-empty parameter string without `:` (the raw path's characters: digits,
+/// `;` and `:` only), read one at a time as the parameter list would hold them: `;`
+/// separates, an empty value is 0, values clamp at 65535, and none is read past the list's
+/// capacity.
+///
+/// Where the values end is found for the whole string at once (`withValues`): the characters
+/// are copied into zero-padded words and every non-digit marked in one bit mask, eight bytes
+/// a step. Reading a value is then the mask's lowest bit and one load, so the values do not
+/// wait for each other: found one by one (digits to the first non-digit, then on from there),
+/// each value's position waited for the one before it, and truecolour SGRs — ten values
+/// each — spent most of their decoding in that chain.
 struct SemicolonValues {
-  private let characters: UnsafePointer<UInt8>
-  private let length: Int
-  private var position = 0
-  private var count = 0
-  private var ended = false
-  /// A `:` was among the characters read.
-  private(set) var sawColon = false
+  /// Longest parameter string read this way: its end's bit fits the mask.
+  static let maximumLength = 63
 
+  /// The characters, then zeros to the end of their last word and one word more (the four
+  /// bytes a value's digits are loaded from stay inside).
+  private let bytes: UnsafeRawPointer
+  /// Bit i set: byte i ends a value (a `;`, or the end of the string at bit `length`).
+  private var ends: UInt64
+  private var start = 0
+  private var count = 0
+
+  private init(bytes: UnsafeRawPointer, ends: UInt64) {
+    self.bytes = bytes
+    self.ends = ends
+  }
+
+  /// Calls `body` with the values of `characters` (1 to `maximumLength` of them, each `0`–`;`
+  /// as the raw path's are). Nil, without calling it, when the string is longer or holds a
+  /// `:` (sub-parameters need the parameter list's look-ahead).
   @inline(__always)
-  init(_ characters: UnsafePointer<UInt8>, length: Int) {
-    self.characters = characters
-    self.length = length
+  static func withValues<R>(
+    _ characters: UnsafePointer<UInt8>, length: Int, _ body: (inout SemicolonValues) -> R
+  ) -> R? {
+    guard length > 0 && length <= maximumLength else { return nil }
+    return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 9) { words -> R? in
+      let copy = words.baseAddress!
+      let source = UnsafeRawPointer(characters)
+      var ends: UInt64 = 0
+      var colons: UInt64 = 0
+      // Per byte (all are 0x00 or 0x30–0x3B, so no sum carries into the next byte): the
+      // high bit of b + 0x46 is set from 0x3A (`:` and `;`), of b + 0x45 from 0x3B (`;`).
+      @inline(__always) func take(_ word: UInt64, at i: Int) {
+        copy[i] = word
+        let bytes = UInt64(littleEndian: word)
+        let nonDigit = (bytes &+ 0x4646_4646_4646_4646) & 0x8080_8080_8080_8080
+        colons |= nonDigit & ~(bytes &+ 0x4545_4545_4545_4545)
+        // The high bits gathered into the top byte, byte k's at bit 56 + k.
+        ends |= (((nonDigit &>> 7) &* 0x0102_0408_1020_4080) &>> 56) &<< UInt64(i &* 8)
+      }
+      // Whole words loaded as they are; the last part word from loads inside the string
+      // (no read past its end), zeros above its bytes. Word by word, not a `memcpy` call:
+      // most strings are a word or two.
+      let whole = length &>> 3
+      let rest = length & 7
+      for i in 0..<whole { take(source.loadUnaligned(fromByteOffset: i &* 8, as: UInt64.self), at: i) }
+      var words = whole
+      if rest > 0 {
+        var last: UInt64
+        if whole > 0 {
+          let ending = UInt64(
+            littleEndian: source.loadUnaligned(fromByteOffset: length &- 8, as: UInt64.self))
+          last = ending &>> UInt64((8 &- rest) &* 8)
+        } else if rest >= 4 {
+          let low = UInt64(UInt32(littleEndian: source.loadUnaligned(as: UInt32.self)))
+          let high = UInt64(
+            UInt32(littleEndian: source.loadUnaligned(fromByteOffset: rest &- 4, as: UInt32.self)))
+          last = low | high &<< UInt64((rest &- 4) &* 8)
+        } else {
+          last = 0
+          for k in 0..<rest {
+            last |= UInt64(source.load(fromByteOffset: k, as: UInt8.self)) &<< UInt64(k &* 8)
+          }
+        }
+        take(UInt64(littleEndian: last), at: whole)
+        words &+= 1
+      }
+      guard colons == 0 else { return nil }
+      // A zero word after: the four bytes a value's digits are loaded from stay inside.
+      copy[words] = 0
+      // Bytes past the end are zeros (digits to the test above): the end itself is added.
+      ends |= 1 &<< UInt64(length)
+      var values = SemicolonValues(bytes: UnsafeRawPointer(copy), ends: ends)
+      return body(&values)
+    }
   }
 
   /// The next value, or nil after the last one.
   @inline(__always)
   mutating func next() -> UInt32? {
-    guard !ended && count < ParameterList.capacity else { return nil }
+    guard ends != 0 && count < ParameterList.capacity else { return nil }
     count &+= 1
-    #if _endian(little)
-      if position &+ 4 <= length {
-        // Four characters at once: values in SGRs (codes, colour channels) have one to three
-        // digits in no order a branch predicts, and a loop ending at the first non-digit
-        // mispredicted about once a value. The digits before the first non-digit are moved
-        // to the top of the word and combined pairwise; four or more go to the loop below.
-        let word = UnsafeRawPointer(characters + position).loadUnaligned(as: UInt32.self)
-        let outside = VTParser.bytesOutside(0x30, 0x39, word)
-        if outside != 0 {
-          let digits = outside.trailingZeroBitCount >> 3
-          // Bytes below the first non-digit hold their digit values (no borrow reaches them).
-          let aligned = UInt32(truncatingIfNeeded: UInt64(word &- 0x3030_3030) << ((4 &- digits) &* 8))
-          // Byte 0 is a zero (at most three digits), so byte 0 becomes the hundreds and
-          // byte 2 the tens and units.
-          let pairs = aligned &* 10 &+ (aligned >> 8)
-          let value = (pairs & 0xFF) &* 100 &+ (pairs >> 16) & 0xFF
-          position &+= digits
-          // The non-digit is within the string: `;` or `:`.
-          if characters[position] == 0x3A { sawColon = true }
-          position &+= 1
-          return value
-        }
-      }
-    #endif
-    // Digits without a clamp per step; more than four (rare) are read again with it.
-    let start = position
+    let end = ends.trailingZeroBitCount
+    ends &= ends &- 1
+    let first = start
+    start = end &+ 1
+    let digits = end &- first
+    guard digits > 4 else {
+      // Up to four digits at once: after subtracting '0' the low `digits` bytes hold their
+      // values (no borrow reaches them from below), moved to the top of the word (none: 0)
+      // and combined pairwise — byte 0 becomes the thousands and hundreds, byte 2 the tens
+      // and units.
+      let word = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: first, as: UInt32.self))
+      let aligned = UInt32(truncatingIfNeeded: UInt64(word &- 0x3030_3030) &<< UInt64((4 &- digits) &* 8))
+      let pairs = aligned &* 10 &+ (aligned &>> 8)
+      return (pairs & 0xFF) &* 100 &+ (pairs &>> 16) & 0xFF
+    }
     var value: UInt32 = 0
-    while position < length {
-      let digit = characters[position] &- 0x30
-      if digit > 9 { break }
-      value = value &* 10 &+ UInt32(digit)
-      position &+= 1
+    for k in first..<end {
+      value = min(value &* 10 &+ UInt32(bytes.load(fromByteOffset: k, as: UInt8.self) &- 0x30), 65535)
     }
-    if position &- start > 4 {
-      value = 0
-      for k in start..<position { value = min(value &* 10 &+ UInt32(characters[k] &- 0x30), 65535) }
-    }
-    guard position < length else {
-      ended = true
-      return value
-    }
-    if characters[position] == 0x3A { sawColon = true }
-    position &+= 1
     return value
   }
 }
