@@ -27,6 +27,9 @@ public struct ReelReader: EventSource {
   private var pending: [SessionEvent] = []
   private var pendingIndex = 0
   private var decompressor = ZstdDecompressor()
+  /// The context the read-ahead decodes with, made once for the reader (and shared by its
+  /// copies) rather than once per segment.
+  private let readAheadDecompressor = SharedDecompressor()
   private(set) var scannedIndex = RecordingIndex()
   private var scannedThrough = 0
   private var storedIndex: RecordingIndex?
@@ -149,7 +152,7 @@ public struct ReelReader: EventSource {
       warnings = warned
       return
     }
-    ahead = SegmentReadAhead(offset: next.offset, bytes: next.bytes)
+    ahead = SegmentReadAhead(offset: next.offset, bytes: next.bytes, decompressor: readAheadDecompressor)
   }
 
   /// The next decoded segment (keyframe included), or nil at the end.
@@ -326,7 +329,23 @@ public struct ReelReader: EventSource {
   }
 }
 
-/// A complete data frame decoded on a global queue with a decompressor of its own. Its
+/// A zstd decompression context used by one thread at a time: a reader's read-ahead decodes
+/// every segment with the same one. A context made per segment cost its allocation and the
+/// page faults of its tables every 256 KiB of output (`ZSTD_createDCtx` and the kernel's
+/// page clearing were a fifth of the decoding side of a replay).
+final class SharedDecompressor: @unchecked Sendable {
+  /// Held while the context is in use (copies of a reader can read ahead at once).
+  private let turn = DispatchSemaphore(value: 1)
+  private let decompressor = ZstdDecompressor()
+
+  func decompressFrame(_ bytes: [UInt8], maxOutput: Int) throws -> [UInt8] {
+    turn.wait()
+    defer { turn.signal() }
+    return try decompressor.decompressFrame(bytes, maxOutput: maxOutput)
+  }
+}
+
+/// A complete data frame decoded on a global queue with the reader's read-ahead context. Its
 /// result is immutable once set, so copies of a reader sharing it get the same segment.
 final class SegmentReadAhead: @unchecked Sendable {
   let offset: Int
@@ -334,13 +353,13 @@ final class SegmentReadAhead: @unchecked Sendable {
   private let done = DispatchSemaphore(value: 0)
   private var decoded: Result<SegmentCodec.Decoded, Error>? = nil
 
-  init(offset: Int, bytes: [UInt8]) {
+  init(offset: Int, bytes: [UInt8], decompressor: SharedDecompressor) {
     self.offset = offset
     length = bytes.count
     DispatchQueue.global(qos: .userInitiated).async { [self] in
       decoded = Result {
         try SegmentCodec.decode(
-          try ZstdDecompressor().decompressFrame(bytes, maxOutput: ReelFormat.maxSegmentBytes))
+          try decompressor.decompressFrame(bytes, maxOutput: ReelFormat.maxSegmentBytes))
       }
       done.signal()
     }
