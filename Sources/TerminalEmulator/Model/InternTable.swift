@@ -68,16 +68,7 @@ struct InternTable: Sendable, Equatable {
       return known
     }
     let span = UInt64(scalars.count) << 8 | UInt64(element.count)
-    let id: UInt32
-    // `removeLast` after a check, not `popLast`: the latter went through the generic
-    // collection's version, a call per cluster.
-    if !freeIDs.isEmpty {
-      id = freeIDs.removeLast()
-      spans[Int(id)] = span
-    } else {
-      id = UInt32(spans.count)
-      spans.append(span)
-    }
+    let id = spans.place(span, reusing: &freeIDs)
     // A few scalars (a letter and its marks) one by one: the generic append of a buffer cost
     // more than its copying.
     if element.count <= 4 {

@@ -40,3 +40,20 @@ struct InternWindow: Sendable, Equatable {
 
   var byteCount: Int { slots.count &* 8 }
 }
+
+extension Array {
+  /// Puts `element` at the lowest freed index — the last of `freed`, which a collection fills
+  /// highest first — or at a new index at the end, and returns the index: how the side tables
+  /// hand out again the ids a collection freed. `removeLast` after a check, not `popLast`
+  /// (the generic collection's version, a call per entry).
+  @inline(__always)
+  mutating func place(_ element: Element, reusing freed: inout [UInt32]) -> UInt32 {
+    guard freed.isEmpty else {
+      let index = freed.removeLast()
+      self[Int(index)] = element
+      return index
+    }
+    append(element)
+    return UInt32(truncatingIfNeeded: count &- 1)
+  }
+}

@@ -179,15 +179,7 @@ struct StyleTable: Sendable, Equatable {
   /// Stores `style` (not plain) under a new id and puts it in its window slot.
   @inline(__always)
   private mutating func add(_ style: Style, hash: Int) -> UInt32 {
-    let id: UInt32
-    // `removeLast` after a check, not `popLast` (the generic collection's, a call per style).
-    if !freeIDs.isEmpty {
-      id = freeIDs.removeLast()
-      styles[Int(id)] = style
-    } else {
-      id = UInt32(styles.count)
-      styles.append(style)
-    }
+    let id = styles.place(style, reusing: &freeIDs)
     window[hash & (StyleTable.windowSize - 1)] =
       UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF_0000_0000 | UInt64(id &+ 1)
     return id
