@@ -86,7 +86,7 @@ struct TableCollectionTests {
       #expect(table.intern(s) == UInt32(i))
     }
     let keep = (0...100).map { $0 % 3 == 0 || $0 == 100 }
-    keep.withUnsafeBufferPointer { table.collect(keeping: $0) }
+    table.collect(keeping: keep)
     #expect(table.heldCount == keep.filter { $0 }.count)
     for id in 1...100 where keep[id] { #expect(table[UInt32(id)] == styles[id - 1]) }
     var fresh = Style()
@@ -95,7 +95,7 @@ struct TableCollectionTests {
     #expect(table[1] == fresh)
     // Freed ids at the top leave the table.
     let keepLow = (0...100).map { $0 <= 1 }
-    keepLow.withUnsafeBufferPointer { table.collect(keeping: $0) }
+    table.collect(keeping: keepLow)
     #expect(table.count == 2)
   }
 

@@ -217,30 +217,32 @@ struct StyleTable: Sendable, Equatable {
   /// styles; every kept id stays what it was, so the cells that hold them need no rewriting.
   /// Freed ids at the top are dropped from the table. The window and the SGR cache start
   /// empty (their ids may be freed); remembered erase styles stay where both ids are kept.
-  mutating func collect(keeping keep: UnsafeBufferPointer<Bool>) {
+  mutating func collect(keeping keep: [Bool]) {
     precondition(keep.count >= styles.count, "a flag per id")
     var end = styles.count
     while end > 1 && !keep[end &- 1] { end &-= 1 }
     styles.removeLast(styles.count &- end)
-    freeIDs.removeAll(keepingCapacity: true)
-    styles.withUnsafeMutableBufferPointer { styles in
-      // Highest first, so the lowest is popped first.
-      var id = styles.count &- 1
-      while id > 0 {
-        if !keep[id] {
-          styles[id] = .plain
-          freeIDs.append(UInt32(id))
-        }
-        id &-= 1
-      }
-    }
-    eraseIDs.withUnsafeMutableBufferPointer { erase in
-      for id in erase.indices.dropFirst() where erase[id] != 0 {
-        let target = Int(erase[id] &- 1)
-        if id >= end || !keep[id] || target >= end || !keep[target] { erase[id] = 0 }
-      }
-    }
     if eraseIDs.count > end { eraseIDs.removeLast(eraseIDs.count &- end) }
+    freeIDs.removeAll(keepingCapacity: true)
+    keep.withUnsafeBufferPointer { keep in
+      styles.withUnsafeMutableBufferPointer { styles in
+        // Highest first, so the lowest is popped first.
+        var id = styles.count &- 1
+        while id > 0 {
+          if !keep[id] {
+            styles[id] = .plain
+            freeIDs.append(UInt32(id))
+          }
+          id &-= 1
+        }
+      }
+      eraseIDs.withUnsafeMutableBufferPointer { erase in
+        for id in erase.indices.dropFirst() where erase[id] != 0 {
+          let target = Int(erase[id] &- 1)
+          if !keep[id] || target >= end || !keep[target] { erase[id] = 0 }
+        }
+      }
+    }
     for i in window.indices { window[i] = 0 }
     transitions = SGRTransitionCache()
   }

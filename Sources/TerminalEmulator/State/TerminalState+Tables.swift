@@ -73,7 +73,7 @@ extension TerminalState {
       }
       hyperlinks.collect(keeping: usedLink)
     }
-    if collectStyles { usedStyle.withUnsafeBufferPointer { styles.collect(keeping: $0) } }
+    if collectStyles { styles.collect(keeping: usedStyle) }
     if collectClusters { clusters.collect(keeping: usedCluster) }
     tableGeneration &+= 1
   }
