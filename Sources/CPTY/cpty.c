@@ -22,17 +22,38 @@ int reel_pty_open(char *name, unsigned long len) {
 }
 
 /* A new session with an empty signal mask and default dispositions: what a program started by a
-   terminal or a session host expects, whatever the parent ignores or blocks. */
+   terminal or a session host expects, whatever the parent ignores or blocks. On Apple systems
+   every descriptor the file actions do not name is closed (POSIX_SPAWN_CLOEXEC_DEFAULT). */
 static void new_session_attributes(posix_spawnattr_t *attr) {
   sigset_t none, all;
+  short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
   sigemptyset(&none);
   sigfillset(&all);
   posix_spawnattr_setsigmask(attr, &none);
   posix_spawnattr_setsigdefault(attr, &all);
 #ifdef POSIX_SPAWN_SETSID
-  posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  flags |= POSIX_SPAWN_SETSID;
+#endif
+#ifdef POSIX_SPAWN_CLOEXEC_DEFAULT
+  flags |= POSIX_SPAWN_CLOEXEC_DEFAULT;
+#endif
+  posix_spawnattr_setflags(attr, flags);
+}
+
+/* The child keeps descriptors 0-2 and nothing else: a program in a session must never hold a
+   listening socket, another client's connection, an event loop's epoll or a recording of
+   reel's, whether or not whoever opened it asked for close-on-exec. glibc 2.34+ closes them
+   as a file action; Apple systems by POSIX_SPAWN_CLOEXEC_DEFAULT (above). Returns 0, or -1
+   where neither exists (the spawn is then refused rather than leak). */
+static int close_inherited_descriptors(posix_spawn_file_actions_t *actions) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  return posix_spawn_file_actions_addclosefrom_np(actions, 3) == 0 ? 0 : -1;
+#elif defined(POSIX_SPAWN_CLOEXEC_DEFAULT)
+  (void)actions;
+  return 0;
 #else
-  posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  (void)actions;
+  return -1;
 #endif
 }
 
@@ -57,6 +78,11 @@ int reel_pty_spawn_in(const char *tty_path, char *const argv[], char *const envp
   (void)directory;
 #endif
   new_session_attributes(&attr);
+  if (close_inherited_descriptors(&actions) != 0) {
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    return ENOSYS;
+  }
   rc = posix_spawnp(pid, argv[0], &actions, &attr, argv, envp);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
@@ -86,6 +112,11 @@ int reel_spawn_daemon(char *const argv[], char *const envp[], const char *log_pa
   posix_spawn_file_actions_addopen(&actions, 1, log_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   new_session_attributes(&attr);
+  if (close_inherited_descriptors(&actions) != 0) {
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    return ENOSYS;
+  }
   rc = posix_spawn(pid, argv[0], &actions, &attr, argv, envp);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);

@@ -77,7 +77,7 @@ public final class RemoteServer: @unchecked Sendable {
     self.tokens = tokens
     self.options = options
     self.grantDefaults = (environment, directory)
-    self.log = log
+    self.log = { log(PeerText.escaped($0)) }
     handshakes = HandshakeGate(
       maxPending: options.maxPendingHandshakes, deadline: .seconds(Int64(options.handshakeSeconds)))
   }

@@ -37,29 +37,6 @@ public struct SocketDirectory: Sendable {
   /// Creates the directory (0700) when missing; refuses one that is not a directory, belongs
   /// to another user or lets others in — anyone who can write there could impersonate the host.
   public func prepare() throws {
-    var st = stat()
-    if lstat(path, &st) != 0 {
-      guard errno == ENOENT else {
-        throw LiveError("\(path): cannot use the socket directory (\(String(cString: strerror(errno))))")
-      }
-      guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
-        throw LiveError("\(path): cannot create the socket directory (\(String(cString: strerror(errno))))")
-      }
-      guard lstat(path, &st) == 0 else {
-        throw LiveError("\(path): cannot use the socket directory (\(String(cString: strerror(errno))))")
-      }
-    }
-    guard (st.st_mode & S_IFMT) == S_IFDIR else {
-      throw LiveError("\(path): the socket directory is not a directory")
-    }
-    guard st.st_uid == getuid() else {
-      throw LiveError(
-        "\(path): the socket directory belongs to uid \(st.st_uid), not to you (uid \(getuid()))")
-    }
-    guard st.st_mode & 0o077 == 0 else {
-      throw LiveError(
-        "\(path): the socket directory's permissions are \(String(st.st_mode & 0o777, radix: 8)); it must be 700"
-      )
-    }
+    try PrivateDirectory.prepare(path, tighten: false, what: "the socket directory")
   }
 }

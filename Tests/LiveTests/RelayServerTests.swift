@@ -201,7 +201,7 @@ final class RelayServerTests: XCTestCase {
 }
 
 /// Whether `condition` holds within `seconds` (looked at every 20 ms).
-private func eventually(seconds: Double = 20, _ condition: () -> Bool) -> Bool {
+func eventually(seconds: Double = 20, _ condition: () -> Bool) -> Bool {
   let deadline = Date(timeIntervalSinceNow: seconds)
   while Date() < deadline {
     if condition() { return true }

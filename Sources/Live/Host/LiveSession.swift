@@ -81,8 +81,13 @@ final class LiveSession {
     // The recording: a failure here costs the recording, never the session.
     let path = RecordingDirectory.path(root: recordingRoot, name: name, date: created)
     do {
-      try FileManager.default.createDirectory(
-        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      // Every key typed is in there: the directories are the user's alone (0700).
+      let state = StateDirectory()
+      if recordingRoot == state.sessionsPath {
+        try state.prepareSessions()
+      } else {
+        try PrivateDirectory.prepare(recordingRoot, tighten: false, what: "the recording directory")
+      }
       let info = SessionInfo(
         cols: clamped.cols, rows: clamped.rows, title: "reel session \(name)",
         command: command.joined(separator: " "),

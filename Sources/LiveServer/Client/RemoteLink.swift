@@ -367,7 +367,8 @@ final class Answer: @unchecked Sendable {
     while !given { condition.wait() }
     if let reply {
       guard reply.ok else {
-        throw LiveError(reply.error ?? "\(endpoint.name) refused", closeCode: reply.code ?? .badRequest)
+        throw LiveError(
+          PeerText.escaped(reply.error ?? "\(endpoint.name) refused"), closeCode: reply.code ?? .badRequest)
       }
       return reply
     }

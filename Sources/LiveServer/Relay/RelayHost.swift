@@ -43,7 +43,7 @@ public final class RelayHost: @unchecked Sendable {
     self.readOnlySecret = readOnlySecret
     self.inbox = inbox
     self.grantDefaults = (environment, directory)
-    self.log = log
+    self.log = { log(PeerText.escaped($0)) }
     credentials = RemoteCredentials(token: "", caFile: caFile)
   }
 

@@ -98,7 +98,7 @@ public final class RelayServer: @unchecked Sendable {
     options: RelayOptions, directory: (any RelayDirectory)? = nil, log: @escaping @Sendable (String) -> Void
   ) {
     self.options = options
-    self.log = log
+    self.log = { log(PeerText.escaped($0)) }
     self.directory = directory
     rooms = RelayRooms(limits: options.limits)
     handshakes = HandshakeGate(

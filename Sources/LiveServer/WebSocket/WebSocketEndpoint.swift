@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import LiveProtocol
 import NIOWebSocket
 
 /// One WebSocket connection's frames, handled on its event loop with no task or stream between
@@ -192,7 +193,8 @@ final class WebSocketEndpoint: ChannelInboundHandler, @unchecked Sendable {
     case .connectionClose:
       var data = frame.unmaskedData
       let code = data.readWebSocketErrorCode().map { Int(UInt16(webSocketErrorCode: $0)) } ?? 1005
-      let reason = String(bytes: data.readableBytesView, encoding: .utf8)
+      // The peer's words: escaped before any terminal or log can see them.
+      let reason = String(bytes: data.readableBytesView, encoding: .utf8).map(PeerText.escaped)
       if ending == nil { ending = .closed(code: code, reason: reason ?? "") }
       if sentClose {
         context.close(promise: nil)

@@ -21,7 +21,7 @@ public final class RecordingFile: ByteSink {
       descriptor = dup(temporary.descriptor)
       self.temporary = consume temporary
     } else {
-      descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+      descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
       if descriptor < 0 && errno == EEXIST {
         throw RecordingError("\(path): already exists (use --overwrite to replace it)")
       }

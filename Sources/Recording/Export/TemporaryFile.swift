@@ -27,7 +27,7 @@ public struct TemporaryFile: ~Copyable {
     var attempt = 0
     while true {
       let candidate = destination + ".reel-tmp-\(getpid())" + (attempt == 0 ? "" : "-\(attempt)")
-      let fd = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+      let fd = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
       if fd >= 0 {
         path = candidate
         descriptor = fd

@@ -26,7 +26,7 @@ public final class ChunkedFileReader {
     if (st.st_mode & S_IFMT) == S_IFDIR {
       throw RecordingError("\(path): is a directory, expected a file")
     }
-    let fd = open(path, O_RDONLY)
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw RecordingError("\(path): \(String(cString: strerror(errno)))") }
     self.fd = fd
   }

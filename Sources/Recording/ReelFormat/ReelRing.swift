@@ -95,7 +95,7 @@ public final class ReelRingWriter: EventWriter {
         }
       }
     } else {
-      guard mkdir(directory, 0o755) == 0 else {
+      guard mkdir(directory, 0o700) == 0 else {
         throw RecordingError(
           "\(directory): cannot create the ring directory (\(String(cString: strerror(errno))))")
       }

@@ -145,7 +145,7 @@ public final class ReelWriter: EventWriter {
     }
     switch mode {
     case .create:
-      let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_EXCL, 0o644)
+      let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_EXCL, 0o600)
       guard fd >= 0 else {
         if errno == EEXIST { throw RecordingError("\(path): already exists (use --overwrite or --append)") }
         throw RecordingError("\(path): \(String(cString: strerror(errno)))")

@@ -310,7 +310,7 @@ final class LiveSessionTests: XCTestCase {
     env["REEL_SOCKET_DIR"] = loose.path
     let run = try ReelCLI.run(["ls"], environment: env)
     XCTAssertEqual(run.status, 1)
-    XCTAssertTrue(run.stderr.contains("must be 700"), run.stderr)
+    XCTAssertTrue(run.stderr.contains("run: chmod 700 "), run.stderr)
   }
 
   /// A host run in the foreground with --max-sessions 1; a window resize resizes the session;

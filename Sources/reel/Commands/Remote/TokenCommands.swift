@@ -1,6 +1,7 @@
 import ArgumentParser
 import CLISupport
 import Foundation
+import Live
 import LiveServer
 
 /// `reel token`: the tokens remote clients of `reel serve` authenticate with.
