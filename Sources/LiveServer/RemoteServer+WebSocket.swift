@@ -55,7 +55,7 @@ extension RemoteServer {
       log("\(peer): refused: bad or missing token")
       return .failure(Refusal(code: .notAllowed, reason: "authentication failed"))
     }
-    try? tokens.markUsed(label: record.label)
+    try? tokens.markUsed(hash: record.hash)
     return .success(record)
   }
 
@@ -102,7 +102,7 @@ extension RemoteServer {
     let grant = LiveGrant(
       capabilities: record.capabilities, sessions: record.sessionScope,
       sessionEnvironment: grantDefaults.environment, sessionDirectory: grantDefaults.directory)
-    connections.add(transport, label: record.label)
+    connections.add(transport, token: record)
     defer { connections.remove(transport) }
     log("\(peer) token \(record.label): connected")
     inbox.admit(transport, grant: grant)

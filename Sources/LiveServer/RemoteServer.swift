@@ -209,16 +209,16 @@ public final class RemoteServer: @unchecked Sendable {
   private func watchRevocations() async {
     while !Task.isCancelled {
       try? await Task.sleep(for: .seconds(1))
-      let live = connections.labels
+      let live = connections.tokens
       // Read again every second while anyone is connected: a revocation changes the file,
-      // an expiry does not.
+      // an expiry does not. By hash: a label re-created for a new token is another token.
       guard !live.isEmpty else { continue }
-      let records = (try? tokens.records()) ?? []
+      guard let records = try? tokens.records() else { continue }
       let now = Date()
-      for label in live {
-        let record = records.first { $0.label == label }
+      for (hash, label) in live {
+        let record = records.first { $0.hash == hash }
         if record == nil || record!.isExpired(at: now) {
-          for transport in connections.transports(label: label) { transport.revoke() }
+          for transport in connections.transports(hash: hash) { transport.revoke() }
           log("token \(label): revoked; its connections closed")
         }
       }
@@ -238,29 +238,34 @@ struct RemoteRequestContext: RequestContext {
   }
 }
 
-/// The live WebSocket connections, by token label (to end them when it is revoked).
+/// The live WebSocket connections, by the hash of the token that opened them (to end them when
+/// it is revoked or expires): a label names a token only until it is revoked, and a new token
+/// may take the label at once — its connections are not the old one's.
 final class ConnectionRegistry: @unchecked Sendable {
   private let lock = NSLock()
-  private var byLabel: [String: [ObjectIdentifier: WebSocketTransport]] = [:]
+  private var byHash: [String: (label: String, transports: [ObjectIdentifier: WebSocketTransport])] = [:]
 
-  var count: Int { lock.withLock { byLabel.values.reduce(0) { $0 + $1.count } } }
-  var labels: [String] { lock.withLock { Array(byLabel.keys) } }
+  var count: Int { lock.withLock { byHash.values.reduce(0) { $0 + $1.transports.count } } }
+  /// The tokens with connections: each hash and its label (for the log).
+  var tokens: [(hash: String, label: String)] { lock.withLock { byHash.map { ($0.key, $0.value.label) } } }
 
-  func add(_ transport: WebSocketTransport, label: String) {
-    lock.withLock { byLabel[label, default: [:]][ObjectIdentifier(transport)] = transport }
+  func add(_ transport: WebSocketTransport, token record: TokenRecord) {
+    lock.withLock {
+      byHash[record.hash, default: (record.label, [:])].transports[ObjectIdentifier(transport)] = transport
+    }
   }
 
   func remove(_ transport: WebSocketTransport) {
     lock.withLock {
-      for label in byLabel.keys {
-        byLabel[label]?[ObjectIdentifier(transport)] = nil
-        if byLabel[label]?.isEmpty == true { byLabel[label] = nil }
+      for hash in byHash.keys {
+        byHash[hash]?.transports[ObjectIdentifier(transport)] = nil
+        if byHash[hash]?.transports.isEmpty == true { byHash[hash] = nil }
       }
     }
   }
 
-  func transports(label: String) -> [WebSocketTransport] {
-    lock.withLock { Array(byLabel[label]?.values ?? [:].values) }
+  func transports(hash: String) -> [WebSocketTransport] {
+    lock.withLock { Array(byHash[hash]?.transports.values ?? [:].values) }
   }
 }
 

@@ -107,6 +107,17 @@ final class RawWebSocketPeer {
     }
   }
 
+  /// The server's binary messages as reel frames, read for `seconds` (or until it closed).
+  func frames(readingFor seconds: Double) -> [Frame] {
+    let deadline = Date(timeIntervalSinceNow: seconds)
+    var frames: [Frame] = []
+    while case .frame(let opcode, let payload) = nextServerFrame(deadline: deadline) {
+      if opcode == 0x2, let frame = try? Frame(message: payload) { frames.append(frame) }
+      if opcode == 0x8 { break }
+    }
+    return frames
+  }
+
   /// Waits until the server closes the TCP connection (EOF or reset); false on time-out.
   func waitForEOF(timeout: Double) -> Bool {
     let deadline = Date(timeIntervalSinceNow: timeout)

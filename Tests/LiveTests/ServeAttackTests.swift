@@ -60,4 +60,63 @@ final class ServeAttackTests: XCTestCase {
     }
     assertServerStillServes(secret)
   }
+
+  /// Revoking a token and giving its label to a new one at once (as `reel token revoke phone;
+  /// reel token create --label phone` does) ends the old token's connections: they are the old
+  /// token's, whatever its label names now.
+  func testARevokedTokensConnectionsEndEvenWhenItsLabelIsGivenToANewToken() throws {
+    try serve()
+    let old = try tokens.create(TokenRecord(label: "phone", create: true))
+    let client = WebSocketTestClient(port: port, token: old)
+    var attach = LiveRequest(.attach, names: ["desk"])
+    attach.command = ["/bin/cat"]
+    try client.request(attach)
+    XCTAssertEqual(client.reply()?.ok, true)
+    XCTAssertTrue(try tokens.revoke(label: "phone"))
+    let new = try tokens.create(TokenRecord(label: "phone", create: true))
+    XCTAssertEqual(client.waitForEnd(timeout: 15)?.code, Int(CloseCode.notAllowed.rawValue), log.text)
+    // The new token, under the same label, connects and stays.
+    let replacement = WebSocketTestClient(port: port, token: new)
+    attach.names = ["desk2"]
+    try replacement.request(attach)
+    XCTAssertEqual(replacement.reply()?.ok, true)
+    XCTAssertNil(replacement.waitForEnd(timeout: 2.5), "the new token's connection is not revoked")
+  }
+
+  /// A read-only viewer floods requests for history lines and never reads: it gets one answer
+  /// at a time, paced — never a queue of them on the host — and everyone else is served.
+  func testAFloodOfHistoryRequestsFromAReadOnlyViewerIsPacedAndStallsNoOne() throws {
+    try serve()
+    let owner = WebSocketTestClient(
+      port: port, token: try tokens.create(TokenRecord(label: "owner", create: true)))
+    var attach = LiveRequest(.attach, names: ["desk"])
+    attach.command = ["/bin/sh", "-c", "seq 1 5000; exec cat"]
+    attach.environment = ["PATH=/usr/bin:/bin"]
+    try owner.request(attach)
+    XCTAssertEqual(owner.reply()?.ok, true)
+
+    let watcher = try RawWebSocketPeer(port: port)
+    XCTAssertEqual(
+      try watcher.upgrade(token: try tokens.create(TokenRecord(label: "watcher", readOnly: true))), 101)
+    var watch = LiveRequest(.attach, names: ["desk"])
+    watch.readOnly = true
+    watch.screen = ScreenRequest()
+    watcher.sendFrame(opcode: 0x2, try Frame(.request, json: watch).encoded)
+    let started = Date()
+    let ask = try Frame(.linesRequest, json: LinesRequest(before: 4990, count: 1000)).encoded
+    let flood = 3000
+    for _ in 0..<flood { watcher.sendFrame(opcode: 0x2, ask) }
+
+    // Another client is answered meanwhile.
+    let other = WebSocketTestClient(port: port, token: try tokens.create(TokenRecord(label: "other")))
+    try other.request(LiveRequest(.list))
+    XCTAssertEqual(other.reply()?.ok, true, "stalled by the flood: \(log.text)")
+
+    // Answers come one per interval at most, whatever was asked.
+    let answers = watcher.frames(readingFor: 3).filter { $0.type == .lines }.count
+    let elapsed = Date().timeIntervalSince(started)
+    XCTAssertGreaterThan(answers, 0, "the viewer's requests are answered")
+    XCTAssertLessThanOrEqual(
+      answers, Int(elapsed / 0.1) + 2, "\(answers) answers to \(flood) requests in \(elapsed) s")
+  }
 }

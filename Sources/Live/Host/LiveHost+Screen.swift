@@ -32,6 +32,11 @@ extension LiveHost {
     let now = LiveSession.now()
     var wait: UInt64? = nil
     for c in connections.values {
+      if c.screenFeed?.pendingLines != nil, let name = c.session, let s = sessions[name],
+        let retry = answerLines(to: c, of: s)
+      {
+        wait = min(wait ?? .max, retry)
+      }
       guard let feed = c.screenFeed, feed.dirty, feed.mayUpdate, let name = c.session, let s = sessions[name]
       else { continue }
       let due = feed.sentAt &+ LiveHost.viewerTick
@@ -44,6 +49,32 @@ extension LiveHost {
     return wait
   }
 
+  /// The shortest time between two answers of history lines to one viewer (microseconds):
+  /// the page asks 200 lines at a time as the user scrolls, one request after the other.
+  static let linesInterval: UInt64 = 100_000
+  /// History lines are answered only while the connection's queue holds less than this.
+  static let linesQueueLimit = 256 << 10
+
+  /// Answers `c`'s pending request for history lines when its queue has room and the last
+  /// answer ended `linesInterval` ago; else the microseconds until it should be tried again.
+  @discardableResult
+  func answerLines(to c: LiveConnection, of session: LiveSession) -> UInt64? {
+    guard let feed = c.screenFeed, let asked = feed.pendingLines else { return nil }
+    let now = LiveSession.now()
+    let due = feed.linesAnsweredAt &+ LiveHost.linesInterval
+    guard now >= due || feed.linesAnsweredAt == 0 else { return due - now }
+    // A viewer that does not read keeps its request until its queue drains (looked at again
+    // every tick).
+    guard c.transport.queuedBytes < LiveHost.linesQueueLimit else { return LiveHost.viewerTick }
+    feed.pendingLines = nil
+    session.layOutHistory()
+    let lines = feed.lines(before: asked.before, count: asked.count, in: session.mirror.shadow)
+    if let reply = try? Frame(.lines, json: lines) { c.send(reply) }
+    // The interval runs from the answer's end: the work is at most a share of the host's time.
+    feed.linesAnsweredAt = LiveSession.now()
+    return nil
+  }
+
   /// A screen-mode frame from `c`, attached to `session`: an acknowledgement, a request for
   /// history lines, a key event (the keyboard holder's only: checked by the caller).
   func handleScreenFrame(_ frame: Frame, from c: LiveConnection, on session: LiveSession) throws {
@@ -53,10 +84,10 @@ extension LiveHost {
       feed.acknowledge(try frame.decode(ScreenAck.self).seq)
       sendScreenUpdate(to: c, of: session)
     case .linesRequest:
-      let asked = try frame.decode(LinesRequest.self)
-      session.layOutHistory()
-      let lines = feed.lines(before: asked.before, count: asked.count, in: session.mirror.shadow)
-      if let reply = try? Frame(.lines, json: lines) { c.send(reply) }
+      // Kept, answered by the loop's next turn (`screenUpdatesDue`): a viewer (a read-only
+      // one too) that floods requests gets one answer at a time, paced, never a queue of them,
+      // and the frames it sent meanwhile cost a decode each.
+      feed.pendingLines = try frame.decode(LinesRequest.self)
     case .key:
       let bytes = feed.bytes(for: try frame.decode(KeyEvent.self), in: session.mirror.shadow)
       guard !bytes.isEmpty else { return }

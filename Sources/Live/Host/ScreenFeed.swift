@@ -28,6 +28,11 @@ final class ScreenFeed {
   private var cache: [Int: (fingerprint: UInt64, id: Int?, line: ScreenLine)] = [:]
   /// Encodes the viewer's key events (it remembers held mouse buttons).
   var keys = InputEncoder()
+  /// The viewer's request for history lines not yet answered: one at most (a newer request
+  /// replaces it), answered when the connection's queue has room and the rate allows.
+  var pendingLines: LinesRequest? = nil
+  /// When the last history lines were answered (microseconds).
+  var linesAnsweredAt: UInt64 = 0
 
   private struct Said: Equatable {
     var cols: Int

@@ -132,11 +132,11 @@ public struct TokenStore: Sendable {
     return found
   }
 
-  /// Notes that the token labelled `label` was used now (for `reel token ls`).
-  public func markUsed(label: String, at now: Date = Date()) throws {
+  /// Notes that the token whose hash is `hash` was used now (for `reel token ls`).
+  public func markUsed(hash: String, at now: Date = Date()) throws {
     try withLock(exclusive: true) {
       var all = try read()
-      guard let i = all.firstIndex(where: { $0.label == label }) else { return }
+      guard let i = all.firstIndex(where: { $0.hash == hash }) else { return }
       all[i].lastUsed = now
       try write(all)
     }
