@@ -29,7 +29,19 @@ public struct ServeOptions: Sendable {
   /// Connections in their handshake at once; past it a new one is closed at once (a flood of
   /// half-open connections costs a bounded number of descriptors).
   public var maxPendingHandshakes = 128
+  /// Of those, from one address (a flood of idle or trickling sockets from one peer leaves
+  /// room for everyone else). Off behind a proxy, where every connection has its address.
+  public var maxPendingHandshakesPerAddress = 16
+  /// Connections open at once from one address, in their handshake or not (off behind a proxy).
+  public var maxConnectionsPerAddress = 128
   public init() {}
+
+  /// The handshake gate's limits for these options.
+  var gateLimits: HandshakeGate.Limits {
+    HandshakeGate.Limits(
+      pending: maxPendingHandshakes, pendingPerAddress: maxPendingHandshakesPerAddress,
+      openPerAddress: maxConnectionsPerAddress, byAddress: !behindProxy)
+  }
 
   /// Whether `host` names this machine only.
   public static func isLoopback(_ host: String) -> Bool {
@@ -78,8 +90,7 @@ public final class RemoteServer: @unchecked Sendable {
     self.options = options
     self.grantDefaults = (environment, directory)
     self.log = { log(PeerText.escaped($0)) }
-    handshakes = HandshakeGate(
-      maxPending: options.maxPendingHandshakes, deadline: .seconds(Int64(options.handshakeSeconds)))
+    handshakes = HandshakeGate(limits: options.gateLimits, deadline: .seconds(Int64(options.handshakeSeconds)))
   }
 
   /// Binds and starts serving; returns the port (useful with port 0). Throws a one-line

@@ -14,10 +14,25 @@ final class RawWebSocketPeer {
   let descriptor: Int32
   private var pending: [UInt8] = []
 
-  /// Connects (blocking) to 127.0.0.1:`port`.
-  init(port: Int) throws {
+  /// Connects (blocking) to 127.0.0.1:`port`, from `source` (another loopback address, as
+  /// another machine would) when given.
+  init(port: Int, source: String? = nil) throws {
     descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard descriptor >= 0 else { throw RawPeerError("socket: errno \(errno)") }
+    if let source {
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_addr.s_addr = inet_addr(source)
+      let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
+      guard bound == 0 else {
+        Glibc.close(descriptor)
+        throw RawPeerError("bind \(source): errno \(errno)")
+      }
+    }
     guard RawWebSocketPeer.connect(descriptor, toLoopbackPort: port) == 0 else {
       Glibc.close(descriptor)
       throw RawPeerError("connect: errno \(errno)")
@@ -39,6 +54,12 @@ final class RawWebSocketPeer {
     }
   }
 
+  /// Writes give up after `seconds` the server does not read (a write then returns false).
+  func setSendTimeout(_ seconds: Double) {
+    var limit = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))
+    _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+  }
+
   /// Writes all of `bytes` (false when the server already closed).
   @discardableResult
   func write(_ bytes: [UInt8]) -> Bool {
@@ -55,10 +76,16 @@ final class RawWebSocketPeer {
 
   /// Sends the upgrade request and reads the response head; the status code.
   func upgrade(token: String?, subprotocol: String = "reel.v2") throws -> Int {
-    var request = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    try upgrade(
+      path: "/ws", subprotocol: subprotocol, headers: token.map { ["Authorization: Bearer \($0)"] } ?? [])
+  }
+
+  /// The upgrade request for `path` with `headers` (whole lines); the status code.
+  func upgrade(path: String, subprotocol: String, headers: [String]) throws -> Int {
+    var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
     request += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
     request += "Sec-WebSocket-Protocol: \(subprotocol)\r\n"
-    if let token { request += "Authorization: Bearer \(token)\r\n" }
+    for header in headers { request += header + "\r\n" }
     write(Array((request + "\r\n").utf8))
     let head = try readHead()
     guard let status = head.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else {

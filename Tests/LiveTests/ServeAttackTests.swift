@@ -119,4 +119,15 @@ final class ServeAttackTests: XCTestCase {
     XCTAssertLessThanOrEqual(
       answers, Int(elapsed / 0.1) + 2, "\(answers) answers to \(flood) requests in \(elapsed) s")
   }
+
+  /// Idle sockets from one address (no token needed) take that address's share of the
+  /// handshake slots only: 128 of them refused everyone for 10 s at a time before.
+  func testIdleSocketsFromOneAddressLeaveRoomForOthers() throws {
+    try serve { $0.handshakeSeconds = 30 }
+    let secret = try tokens.create(TokenRecord(label: "other", create: true))
+    var idle: [RawWebSocketPeer] = []
+    for _ in 0..<140 { idle.append(try RawWebSocketPeer(port: port, source: "127.0.0.5")) }
+    XCTAssertTrue(idle.last!.waitForEOF(timeout: 10), "past its share, an address's idle socket is closed")
+    assertServerStillServes(secret)
+  }
 }

@@ -205,14 +205,22 @@ extension LiveHost {
     } else {
       reply.payload = .repaint
       c.reply(reply)
-      c.send(
-        Frame(
-          .repaint, session.mirror.repaint(scrollbackLines: request.scrollbackLines ?? 1000),
-          offset: session.outputBytes))
+      c.send(repaint(of: session, scrollbackLines: request.scrollbackLines ?? 1000, fittingIn: c))
     }
     c.drawsOnTerminal = reply.payload != AttachPayload.none && reply.payload != .screen
     if let problem = session.recordingProblem {
       c.send(Frame(.notice, Array("reel: \(problem)".utf8)))
+    }
+  }
+
+  /// The repaint of `session` with up to `scrollbackLines` of history, fewer when that would
+  /// not fit in one frame of `c`'s transport (a relay caps its messages).
+  func repaint(of session: LiveSession, scrollbackLines: Int, fittingIn c: LiveConnection) -> Frame {
+    var lines = scrollbackLines
+    while true {
+      let frame = Frame(.repaint, session.mirror.repaint(scrollbackLines: lines), offset: session.outputBytes)
+      guard frame.encodedCount > c.transport.maxFrameBytes && lines > 0 else { return frame }
+      lines /= 2
     }
   }
 

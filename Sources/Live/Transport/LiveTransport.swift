@@ -41,4 +41,11 @@ public protocol LiveTransport: AnyObject {
   func pollRequest(wantsInput: Bool) -> pollfd?
   /// `poll` reported `revents` on the descriptor of `pollRequest`: read and write what is ready.
   func serviceReady(_ revents: Int16)
+  /// The largest frame (header included) the transport carries: what the host repaints for
+  /// this client is fitted to it (fewer history lines). A relay caps its messages.
+  var maxFrameBytes: Int { get }
+}
+
+extension LiveTransport {
+  public var maxFrameBytes: Int { Int.max }
 }

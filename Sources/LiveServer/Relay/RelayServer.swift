@@ -23,6 +23,13 @@ public struct RelayOptions: Sendable {
   public var pingSeconds = 20
   public var handshakeSeconds = 10
   public var maxPendingHandshakes = 128
+  /// Of those, from one address (off behind a proxy).
+  public var maxPendingHandshakesPerAddress = 16
+  /// Connections at once, hosts and viewers, in their handshake or not; past it a new one is
+  /// not accepted until one closes.
+  public var maxConnections = 4096
+  /// Of those, from one address (off behind a proxy).
+  public var maxConnectionsPerAddress = 256
   var limits = RelayRooms.Limits()
   public init() {}
 
@@ -80,8 +87,12 @@ public struct RelayOptions: Sendable {
 /// (`RelayProxies`).
 public final class RelayServer: @unchecked Sendable {
   public static let subprotocol = "reel-relay.v1"
-  /// A message's largest size: a sealed live-protocol frame and the relay's five bytes.
-  static let maxMessage = FrameFormat.maxPayload + 64 + 5
+  /// The largest live-protocol frame a relay carries, either way (header included): what a
+  /// client may send a host (`reel serve` takes 4 MiB too); a host fits its repaints to it.
+  public static let maxFrame = 4 << 20
+  /// A message's largest size, for hosts and viewers alike: a sealed frame (its tag) and the
+  /// relay's five bytes. Past it the sender is closed with 1009 before the relay buffers more.
+  static let maxMessage = maxFrame + RelayOpener.tagCount + 5
 
   let options: RelayOptions
   let rooms: RelayRooms
@@ -102,7 +113,10 @@ public final class RelayServer: @unchecked Sendable {
     self.directory = directory
     rooms = RelayRooms(limits: options.limits)
     handshakes = HandshakeGate(
-      maxPending: options.maxPendingHandshakes, deadline: .seconds(Int64(options.handshakeSeconds)))
+      limits: HandshakeGate.Limits(
+        pending: options.maxPendingHandshakes, pendingPerAddress: options.maxPendingHandshakesPerAddress,
+        openPerAddress: options.maxConnectionsPerAddress, byAddress: !options.behindProxy),
+      deadline: .seconds(Int64(options.handshakeSeconds)))
   }
 
   /// Binds and starts relaying; returns the port. A one-line error when refused.
@@ -134,9 +148,7 @@ public final class RelayServer: @unchecked Sendable {
         router: router, server: server,
         configuration: .init(
           address: .hostname(options.host, port: options.port), serverName: nil, reuseAddress: true,
-          availableConnectionsDelegate: .maximum(
-            options.limits.rooms * (1 + options.limits.viewersPerRoom) + options.maxPendingHandshakes,
-            logger: logger)),
+          availableConnectionsDelegate: .maximum(options.maxConnections, logger: logger)),
         onServerRunning: onRunning,
         logger: logger)
     }

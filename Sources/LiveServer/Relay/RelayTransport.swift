@@ -20,6 +20,7 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
   private var sealer: RelaySealer? = nil
   private var opener: RelayOpener? = nil
   private var incoming: [Frame] = []
+  private var incomingBytes = 0
   private var inFlight = 0
   private var closed = false
   private var finishing = false
@@ -67,10 +68,18 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
         return nil
       }
       incoming.append(frame)
+      incomingBytes += frame.encodedCount
       return frame
     }
     guard let frame else {
       condition.withLock { failure = LiveError("a sealed message that does not open") }
+      host.inbox.wake()
+      return
+    }
+    // The viewer's frames the host has not taken: one WebSocket carries every viewer, so a
+    // viewer that sends faster than its session takes is closed, not read more slowly.
+    if condition.withLock({ incomingBytes > RelayTransport.incomingLimit }) {
+      condition.withLock { failure = LiveError("sent more than the host could take", closeCode: .overloaded) }
       host.inbox.wake()
       return
     }
@@ -95,7 +104,18 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
 
   // MARK: - The host's side
 
+  var maxFrameBytes: Int { RelayServer.maxFrame }
+
   func enqueue(_ frame: Frame, limit: Int) -> Bool {
+    // A frame the relay would refuse (and close the whole room for): this viewer goes instead.
+    guard frame.encodedCount <= RelayServer.maxFrame else {
+      let refused = RelayMessage.close(channel, code: CloseCode.overloaded.rawValue).encoded
+      self.socket.channel.eventLoop.execute { [self] in
+        self.socket.send(ByteBuffer(bytes: refused))
+        relayClosed()
+      }
+      return false
+    }
     let sealed = condition.withLock { () -> [UInt8]? in
       guard !closed, sealer != nil else { return nil }
       guard inFlight + frame.encodedCount <= max(limit, frame.encodedCount) else {
@@ -134,7 +154,15 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
 
   func nextFrame() throws -> Frame? {
     try condition.withLock {
-      if !incoming.isEmpty { return incoming.removeFirst() }
+      if let failure, failure.closeCode == .overloaded {
+        self.failure = nil
+        throw failure
+      }
+      if !incoming.isEmpty {
+        let frame = incoming.removeFirst()
+        incomingBytes -= frame.encodedCount
+        return frame
+      }
       if let failure {
         self.failure = nil
         throw failure
