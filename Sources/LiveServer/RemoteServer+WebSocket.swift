@@ -36,39 +36,52 @@ extension RemoteServer {
   struct Refusal: Error {
     let code: CloseCode
     let reason: String
+    /// Seconds to wait before saying so (a peer that keeps guessing is slowed down).
+    var delay: TimeInterval = 0
   }
 
-  /// The token record the request's bearer token (or `reel_token` cookie) names; an address
-  /// with too many recent failures is refused whatever it presents.
+  /// The token record the request's bearer token (or login cookie) names; a valid one always
+  /// gets in, a failure is answered after `FailedAttempts`' delay.
   func authenticate(_ headers: HTTPHeaders, from peer: String) -> Result<TokenRecord, Refusal> {
-    guard attempts.allowed(peer) else {
-      log("\(peer): refused: too many failed attempts")
-      return .failure(Refusal(code: .overloaded, reason: "too many failed attempts; wait a minute"))
-    }
     let records = (try? tokens.records()) ?? []
-    guard
-      let token = RemoteServer.presentedToken(
-        authorization: headers.first(name: "Authorization"), cookies: headers["Cookie"]),
-      let record = TokenStore.match(token, in: records)
-    else {
-      attempts.failed(peer)
+    let record: TokenRecord?
+    switch RemoteServer.presentedCredential(
+      authorization: headers.first(name: "Authorization"), cookies: headers["Cookie"])
+    {
+    case .token(let token)?: record = TokenStore.match(token, in: records)
+    case .login(let id)?: record = TokenStore.matchLogin(id, in: records)
+    case nil: record = nil
+    }
+    guard let record else {
       log("\(peer): refused: bad or missing token")
-      return .failure(Refusal(code: .notAllowed, reason: "authentication failed"))
+      return .failure(
+        Refusal(code: .notAllowed, reason: "authentication failed", delay: attempts.failed(peer)))
     }
     try? tokens.markUsed(hash: record.hash)
     return .success(record)
   }
 
-  /// `Authorization: Bearer TOKEN`, else the `reel_token` cookie.
-  static func presentedToken(authorization: String?, cookies: [String]) -> String? {
+  /// What a request presents: a bearer token, or a browser's login session id.
+  enum Credential: Equatable {
+    case token(String)
+    case login(String)
+  }
+
+  /// The cookie a browser's login is kept in: `__Host-` prefixed under https, so that no other
+  /// site or port's page can set it, and never the token itself.
+  static func loginCookieName(secure: Bool) -> String { secure ? "__Host-reel_session" : "reel_session" }
+
+  /// `Authorization: Bearer TOKEN`, else the login cookie (either name).
+  static func presentedCredential(authorization: String?, cookies: [String]) -> Credential? {
     if let authorization, authorization.hasPrefix("Bearer ") {
-      return String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+      return .token(String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces))
     }
     for cookie in cookies {
       for pair in cookie.split(separator: ";") {
         let parts = pair.split(separator: "=", maxSplits: 1)
-        if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == "reel_token" {
-          return String(parts[1])
+        let name = parts.first?.trimmingCharacters(in: .whitespaces)
+        if parts.count == 2, name == loginCookieName(secure: true) || name == loginCookieName(secure: false) {
+          return .login(String(parts[1]).trimmingCharacters(in: .whitespaces))
         }
       }
     }
@@ -83,6 +96,7 @@ extension RemoteServer {
     switch authenticate(head.headers, from: peer) {
     case .success(let found): record = found
     case .failure(let refusal):
+      if refusal.delay > 0 { try? await Task.sleep(for: .seconds(refusal.delay)) }
       // Refused after the handshake, with a close code a client understands (docs/protocol.md),
       // after the client's first message (its request), so that a client that reads only once
       // it sent sees the code (at most 5 s).

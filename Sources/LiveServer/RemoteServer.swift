@@ -43,9 +43,14 @@ public struct ServeOptions: Sendable {
       openPerAddress: maxConnectionsPerAddress, byAddress: !behindProxy)
   }
 
-  /// Whether `host` names this machine only.
+  /// Whether `host` names this machine only: `localhost`, `::1`, or an IPv4 address in
+  /// 127.0.0.0/8 written as one (`127.example.com` is a name anyone may own, not loopback).
   public static func isLoopback(_ host: String) -> Bool {
-    host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    if host == "localhost" || host == "::1" || host == "[::1]" { return true }
+    let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+    guard octets.count == 4 else { return false }
+    let values = octets.compactMap { $0.count <= 3 && $0.allSatisfy(\.isASCII) ? UInt8($0) : nil }
+    return values.count == 4 && values[0] == 127
   }
 
   /// Why these options must not be served, or nil.
@@ -90,7 +95,8 @@ public final class RemoteServer: @unchecked Sendable {
     self.options = options
     self.grantDefaults = (environment, directory)
     self.log = { log(PeerText.escaped($0)) }
-    handshakes = HandshakeGate(limits: options.gateLimits, deadline: .seconds(Int64(options.handshakeSeconds)))
+    handshakes = HandshakeGate(
+      limits: options.gateLimits, deadline: .seconds(Int64(options.handshakeSeconds)))
   }
 
   /// Binds and starts serving; returns the port (useful with port 0). Throws a one-line
@@ -131,6 +137,9 @@ public final class RemoteServer: @unchecked Sendable {
   /// (Secure under TLS) that the WebSocket upgrade accepts.
   private func httpRouter() -> Router<RemoteRequestContext> {
     let router = Router(context: RemoteRequestContext.self)
+    router.add(
+      middleware: StrictTransportSecurity(
+        tls: options.tlsCertificate != nil, behindProxy: options.behindProxy))
     // The browser viewer: one page (it logs in from `/login#TOKEN` too), its script and style.
     for (path, file) in [
       ("/", "index.html"), ("/login", "index.html"), ("/viewer.js", "viewer.js"),
@@ -145,25 +154,54 @@ public final class RemoteServer: @unchecked Sendable {
         log("\(peer): login refused: foreign origin \(origin)")
         throw HTTPError(.forbidden, message: "foreign origin")
       }
-      guard attempts.allowed(peer) else {
-        throw HTTPError(.tooManyRequests, message: "too many failed attempts")
-      }
       var request = request
       let body = try await request.collectBody(upTo: 512)
       let token = String(buffer: body).trimmingCharacters(in: .whitespacesAndNewlines)
       guard let record = TokenStore.match(token, in: (try? tokens.records()) ?? []) else {
-        attempts.failed(peer)
+        let delay = attempts.failed(peer)
+        if delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
         log("\(peer): login refused: bad token")
         throw HTTPError(.unauthorized, message: "bad token")
       }
+      guard let id = try tokens.logIn(tokenHash: record.hash) else {
+        throw HTTPError(.unauthorized, message: "bad token")
+      }
       log("\(peer) token \(record.label): logged in")
+      let secure = isHTTPS(request)
       var headers = HTTPFields()
-      let secure = options.tlsCertificate != nil ? "; Secure" : ""
-      headers[.setCookie] = "reel_token=\(token); HttpOnly; SameSite=Strict; Path=/\(secure)"
+      headers[.setCookie] =
+        "\(RemoteServer.loginCookieName(secure: secure))=\(id); HttpOnly; SameSite=Strict; Path=/;"
+        + " Max-Age=\(Int(TokenStore.loginSeconds))\(secure ? "; Secure" : "")"
+      headers[.cacheControl] = "no-store"
+      return Response(status: .noContent, headers: headers)
+    }
+    // Logging out ends the login (the session id is forgotten) and clears the cookie.
+    router.post("/logout") { [self] request, context -> Response in
+      for origin in request.headers[values: .origin]
+      where !RemoteServer.sameOrigin(origin, authority: request.head.authority) {
+        throw HTTPError(.forbidden, message: "foreign origin")
+      }
+      if case .login(let id)? = RemoteServer.presentedCredential(
+        authorization: nil, cookies: request.headers[values: .cookie])
+      {
+        if (try? tokens.logOut(id)) == true { log("\(context.remoteAddress): logged out") }
+      }
+      let secure = isHTTPS(request)
+      var headers = HTTPFields()
+      headers[.setCookie] =
+        "\(RemoteServer.loginCookieName(secure: secure))=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0\(secure ? "; Secure" : "")"
       headers[.cacheControl] = "no-store"
       return Response(status: .noContent, headers: headers)
     }
     return router
+  }
+
+  /// Whether the browser reached this page over https: TLS here, or (only under
+  /// `--behind-proxy`, where the proxy sets it) `X-Forwarded-Proto: https`.
+  func isHTTPS(_ request: Request) -> Bool {
+    if options.tlsCertificate != nil { return true }
+    guard options.behindProxy, let proto = HTTPField.Name("X-Forwarded-Proto") else { return false }
+    return request.headers[proto]?.lowercased() == "https"
   }
 
   /// A file of the browser viewer, compiled into the binary, with a policy that lets the page
@@ -280,30 +318,38 @@ final class ConnectionRegistry: @unchecked Sendable {
   }
 }
 
-/// Failed authentications per address: past `limit` within `window` seconds, the address is
-/// refused (429) until the window moves on, whatever it presents.
+/// Failed authentications per address, to slow down guessing without locking anyone out:
+/// a valid token always gets in (everyone behind one NAT or proxy shares an address); past
+/// `free` failures within `window` seconds, each further failure is answered only after a delay
+/// that doubles up to `maxDelay`. At most `capacity` addresses are remembered; the one whose
+/// last failure is oldest goes first.
 public final class FailedAttempts: @unchecked Sendable {
-  public static let limit = 10
+  public static let free = 10
   static let window: TimeInterval = 60
+  static let maxDelay: TimeInterval = 5
+  static let capacity = 10_000
   private let lock = NSLock()
   private var failures: [String: [Date]] = [:]
 
-  func allowed(_ peer: String, now: Date = Date()) -> Bool {
+  /// Notes a failure from `peer`; the seconds to wait before answering it.
+  func failed(_ peer: String, now: Date = Date()) -> TimeInterval {
     let address = FailedAttempts.address(of: peer)
     return lock.withLock {
-      failures[address] = failures[address]?.filter { now.timeIntervalSince($0) < FailedAttempts.window }
-      return (failures[address]?.count ?? 0) < FailedAttempts.limit
+      var recent = (failures[address] ?? []).filter { now.timeIntervalSince($0) < FailedAttempts.window }
+      recent.append(now)
+      failures[address] = recent
+      if failures.count > FailedAttempts.capacity {
+        // The address whose last failure is oldest (never the one that just failed).
+        let oldest = failures.min { ($0.value.last ?? .distantPast) < ($1.value.last ?? .distantPast) }
+        if let oldest, oldest.key != address { failures[oldest.key] = nil }
+      }
+      let over = recent.count - FailedAttempts.free
+      return over <= 0 ? 0 : min(FailedAttempts.maxDelay, 0.25 * pow(2, Double(over - 1)))
     }
   }
 
-  func failed(_ peer: String, now: Date = Date()) {
-    let address = FailedAttempts.address(of: peer)
-    lock.withLock {
-      failures[address, default: []].append(now)
-      // Bounded: the oldest addresses go first when many try.
-      if failures.count > 10_000 { failures.removeAll() }
-    }
-  }
+  /// Addresses remembered (for tests).
+  var count: Int { lock.withLock { failures.count } }
 
   /// The address without the port (each connection has its own).
   static func address(of peer: String) -> String {

@@ -5,6 +5,10 @@ import LiveServer
 import ReelBase
 import XCTest
 
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -129,5 +133,86 @@ final class ServeAttackTests: XCTestCase {
     for _ in 0..<140 { idle.append(try RawWebSocketPeer(port: port, source: "127.0.0.5")) }
     XCTAssertTrue(idle.last!.waitForEOF(timeout: 10), "past its share, an address's idle socket is closed")
     assertServerStillServes(secret)
+  }
+
+  /// A POST to `path` with `body` and `headers`: the status and the response's headers.
+  private func post(_ path: String, body: String = "", headers: [String: String] = [:]) -> (
+    Int, [String: String]
+  ) {
+    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+    request.httpMethod = "POST"
+    request.httpBody = Data(body.utf8)
+    request.httpShouldHandleCookies = false
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var result: (Int, [String: String]) = (0, [:])
+    // No cookie jar: the test says which cookie each request carries.
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.httpCookieStorage = nil
+    configuration.httpShouldSetCookies = false
+    URLSession(configuration: configuration).dataTask(with: request) { _, response, _ in
+      let http = response as? HTTPURLResponse
+      var fields: [String: String] = [:]
+      for (name, value) in http?.allHeaderFields ?? [:] { fields["\(name)".lowercased()] = "\(value)" }
+      result = (http?.statusCode ?? 0, fields)
+      done.signal()
+    }.resume()
+    XCTAssertEqual(done.wait(timeout: .now() + 20), .success)
+    return result
+  }
+
+  private func listsWith(cookie: String) -> Bool {
+    let browser = WebSocketTestClient(
+      port: port, token: nil, origin: "http://127.0.0.1:\(port)", cookie: cookie)
+    try? browser.request(LiveRequest(.list))
+    // A reply, or the end of a refused connection (4003), whichever comes first.
+    let reply = browser.wait { frames, ended -> LiveReply?? in
+      if let frame = frames.first(where: { $0.type == .reply }) {
+        return .some(try? frame.decode(LiveReply.self))
+      }
+      return ended ? .some(nil) : nil
+    }
+    return reply??.ok == true
+  }
+
+  /// The login cookie is a random session id, not the token (browsers send a cookie to every
+  /// port of the host: another service there learnt the token); it expires, logging out ends
+  /// it, and so does revoking its token. Behind a proxy that says https it is `__Host-`, Secure,
+  /// and the page comes with HSTS.
+  func testTheLoginCookieIsAnExpiringRevocableSessionNotTheToken() throws {
+    try serve { $0.behindProxy = true }
+    let secret = try tokens.create(TokenRecord(label: "browser"))
+    let (status, headers) = post("/login", body: secret)
+    XCTAssertEqual(status, 204)
+    let setCookie = try XCTUnwrap(headers["set-cookie"])
+    XCTAssertFalse(setCookie.contains(secret), "the cookie is not the token: \(setCookie)")
+    XCTAssertTrue(setCookie.contains("Max-Age=604800") && setCookie.contains("HttpOnly"), setCookie)
+    XCTAssertFalse(setCookie.contains("Secure"), "plain http: \(setCookie)")
+    let pair = try XCTUnwrap(setCookie.split(separator: ";").first.map(String.init))
+    XCTAssertTrue(pair.hasPrefix("reel_session=reel_s_"), pair)
+    XCTAssertTrue(listsWith(cookie: pair))
+    XCTAssertFalse(
+      try String(contentsOfFile: tokens.path, encoding: .utf8).contains(String(pair.dropFirst(13))),
+      "only the session id's hash is stored")
+
+    // Logging out ends that login; another one goes on.
+    let second = try XCTUnwrap(
+      post("/login", body: secret).1["set-cookie"]?.split(separator: ";").first.map(String.init))
+    XCTAssertEqual(post("/logout", headers: ["Cookie": pair]).0, 204)
+    XCTAssertTrue(log.contains("logged out"), log.text)
+    XCTAssertFalse(listsWith(cookie: pair), "a logged-out session opens nothing")
+    XCTAssertTrue(listsWith(cookie: second))
+    // Revoking the token ends its logins.
+    XCTAssertTrue(try tokens.revoke(label: "browser"))
+    XCTAssertFalse(listsWith(cookie: second), "a revoked token's login opens nothing")
+
+    // https through the proxy: a cookie no other origin can set, sent over https only, and HSTS.
+    let https = try tokens.create(TokenRecord(label: "phone"))
+    let (_, secure) = post("/login", body: https, headers: ["X-Forwarded-Proto": "https"])
+    let secureCookie = try XCTUnwrap(secure["set-cookie"])
+    XCTAssertTrue(
+      secureCookie.hasPrefix("__Host-reel_session=") && secureCookie.contains("; Secure"), secureCookie)
+    XCTAssertEqual(secure["strict-transport-security"], "max-age=31536000")
+    XCTAssertNil(post("/login", body: https).1["strict-transport-security"], "not over plain http")
   }
 }

@@ -137,6 +137,9 @@ public final class RelayServer: @unchecked Sendable {
       return try TLSChannel(gated, tlsConfiguration: tls)
     }
     let router = Router()
+    router.add(
+      middleware: StrictTransportSecurity(
+        tls: options.tlsCertificate != nil, behindProxy: options.behindProxy))
     router.get("/") { _, _ in "reel relay\n" }
     // The browser viewer, for a room's link: https://RELAY/r/ROOM#SECRET.
     router.get("/r/:room") { _, _ in RemoteServer.viewerFile("index.html") }

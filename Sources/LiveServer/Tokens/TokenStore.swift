@@ -26,6 +26,9 @@ public struct TokenRecord: Codable, Sendable, Equatable {
   public var created: Date
   public var expires: Date?
   public var lastUsed: Date?
+  /// Browsers logged in with this token (`POST /login`): each one's session id as a hash, with
+  /// its expiry. Revoking the token ends them; nil when none ever logged in.
+  public var logins: [BrowserLogin]? = nil
 
   /// A record to `TokenStore.create` (which fills in the hash).
   public init(
@@ -54,6 +57,14 @@ public struct TokenRecord: Codable, Sendable, Equatable {
   public var sessionScope: Set<String>? { sessions.map(Set.init) }
 
   public func isExpired(at now: Date = Date()) -> Bool { expires.map { $0 <= now } ?? false }
+}
+
+/// A browser's login with a token: the cookie holds a random session id, never the token, and
+/// only the id's SHA-256 is stored.
+public struct BrowserLogin: Codable, Sendable, Equatable {
+  /// Lower-case hex SHA-256 of the session id.
+  public var hash: String
+  public var expires: Date
 }
 
 /// The tokens of `reel serve`: a JSON file of `TokenRecord`s, mode 0600, in the state
@@ -127,6 +138,63 @@ public struct TokenStore: Sendable {
     for record in records {
       if constantTimeEqual(presented, Array(record.hash.utf8)) && !record.isExpired(at: now) {
         found = record
+      }
+    }
+    return found
+  }
+
+  /// How long a browser's login lasts: a week, then the token's link is needed again.
+  public static let loginSeconds: TimeInterval = 7 * 24 * 3600
+  /// Logins kept per token: the newest; an older browser logs in again.
+  static let loginsPerToken = 16
+
+  /// A new browser login for the token whose hash is `tokenHash`: a random session id (for the
+  /// cookie; only its hash is kept), nil when the token is gone.
+  public func logIn(tokenHash: String, at now: Date = Date()) throws -> String? {
+    let id = "reel_s_" + TokenStore.newToken().dropFirst(5)
+    let login = BrowserLogin(
+      hash: TokenStore.hash(id), expires: now.addingTimeInterval(TokenStore.loginSeconds))
+    return try withLock(exclusive: true) { () -> String? in
+      var all = try read()
+      guard let i = all.firstIndex(where: { $0.hash == tokenHash }) else { return nil }
+      var logins = (all[i].logins ?? []).filter { $0.expires > now }
+      logins.append(login)
+      all[i].logins = Array(logins.suffix(TokenStore.loginsPerToken))
+      try write(all)
+      return id
+    }
+  }
+
+  /// Ends the browser login whose session id is `id` (logging out); false when there is none.
+  public func logOut(_ id: String) throws -> Bool {
+    let hash = Array(TokenStore.hash(id).utf8)
+    return try withLock(exclusive: true) {
+      var all = try read()
+      var found = false
+      for i in all.indices {
+        let before = all[i].logins?.count ?? 0
+        all[i].logins?.removeAll { TokenStore.constantTimeEqual(Array($0.hash.utf8), hash) }
+        if (all[i].logins?.count ?? 0) < before { found = true }
+      }
+      if found { try write(all) }
+      return found
+    }
+  }
+
+  /// The record a browser's session id belongs to, if its login and the token are unexpired;
+  /// every login's hash is compared in constant time, as `match` compares tokens.
+  public static func matchLogin(_ id: String, in records: [TokenRecord], at now: Date = Date())
+    -> TokenRecord?
+  {
+    let presented = Array(hash(id).utf8)
+    var found: TokenRecord? = nil
+    for record in records {
+      for login in record.logins ?? [] {
+        if constantTimeEqual(presented, Array(login.hash.utf8)) && login.expires > now
+          && !record.isExpired(at: now)
+        {
+          found = record
+        }
       }
     }
     return found

@@ -149,6 +149,7 @@
       if (reply.ok) {
         state.available = reply.sessions.map((s) => s.name);
         if (!state.session) setConnection("connected", "open");
+        $("logout").hidden = relay.room !== null;
       } else {
         showMessage(reply.error);
       }
@@ -820,6 +821,13 @@
     sendKey({ key: "Enter" });
     $("draft").value = "";
   });
+  // Logging out ends this browser's login on the server (the cookie's session id is
+  // forgotten there); the token's link logs in again.
+  $("logout").addEventListener("click", async () => {
+    await fetch("/logout", { method: "POST", credentials: "same-origin" });
+    location.replace("/");
+  });
+
   $("back").addEventListener("click", () => {
     if (state.session) state.drafts.set(state.session, $("draft").value);
     showList();

@@ -46,9 +46,18 @@ final class RunningServer: @unchecked Sendable {
   static func tls(certificate: String?, key: String?) throws -> TLSConfiguration? {
     guard let certificate, let key else { return nil }
     do {
-      return TLSConfiguration.makeServerConfiguration(
+      var tls = TLSConfiguration.makeServerConfiguration(
         certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
         privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+      // TLS 1.2 and 1.3 only, and for 1.2 only forward-secret AEAD suites (ECDHE with GCM or
+      // ChaCha20): no RSA key exchange, no CBC. TLS 1.3's suites are all of that kind.
+      tls.minimumTLSVersion = .tlsv12
+      tls.cipherSuiteValues = [
+        .TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, .TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+        .TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, .TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+        .TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, .TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+      ]
+      return tls
     } catch {
       throw LiveError("cannot load the TLS certificate or key (\(certificate), \(key)): \(error)")
     }

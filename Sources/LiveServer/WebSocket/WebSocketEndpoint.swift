@@ -1,6 +1,6 @@
 import Foundation
-import NIOCore
 import LiveProtocol
+import NIOCore
 import NIOWebSocket
 
 /// One WebSocket connection's frames, handled on its event loop with no task or stream between

@@ -282,12 +282,35 @@ extension LiveSessionTests {
     environment["REEL_TOKEN"] = "reel_not-a-token"
     let refused = try reel(["ls", "wss://localhost:\(serve.port)", "--ca-file", cert], status: 1)
     XCTAssertEqual(refused.stderr, "reel: localhost:\(serve.port): authentication failed (4003)\n")
+
+    // TLS 1.2+ with forward-secret AEAD suites only (the client allowed anything: SECLEVEL=0).
+    func handshake(_ options: [String]) throws -> Int32 {
+      try opensslStatus(
+        [
+          "s_client", "-connect", "127.0.0.1:\(serve.port)", "-servername", "localhost", "-cipher",
+          "ALL:@SECLEVEL=0",
+        ]
+          + options)
+    }
+    XCTAssertEqual(try handshake(["-tls1_2"]), 0, "TLS 1.2 with a forward-secret suite")
+    XCTAssertEqual(try handshake(["-tls1_3"]), 0, "TLS 1.3")
+    XCTAssertNotEqual(try handshake(["-tls1_1"]), 0, "TLS 1.1 is refused")
+    XCTAssertNotEqual(try handshake(["-tls1"]), 0, "TLS 1.0 is refused")
+    XCTAssertNotEqual(
+      try handshake(["-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-SHA:@SECLEVEL=0"]), 0, "a CBC suite is refused"
+    )
   }
 }
 
 extension LiveSessionTests {
   /// Runs `/usr/bin/openssl ARGUMENTS` (test certificates); fails the test unless it exits 0.
   func openssl(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+    XCTAssertEqual(
+      try opensslStatus(arguments), 0, "openssl \(arguments.joined(separator: " "))", file: file, line: line)
+  }
+
+  /// `/usr/bin/openssl ARGUMENTS` with nothing on its standard input; its exit status.
+  func opensslStatus(_ arguments: [String]) throws -> Int32 {
     let openssl = Process()
     openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
     openssl.arguments = arguments
@@ -296,7 +319,6 @@ extension LiveSessionTests {
     openssl.standardError = FileHandle.nullDevice
     try openssl.run()
     openssl.waitUntilExit()
-    XCTAssertEqual(
-      openssl.terminationStatus, 0, "openssl \(arguments.joined(separator: " "))", file: file, line: line)
+    return openssl.terminationStatus
   }
 }
