@@ -101,7 +101,11 @@ enum RelayBench {
 
     // Memory: a relay of its own, idle, then holding `rooms` rooms whose hosts stay connected.
     let lone = try startRelay(
-      exe: exe, dir: dir, name: "rooms", extra: ["--max-rooms", "\(max(1000, rooms))"])
+      exe: exe, dir: dir, name: "rooms",
+      extra: [
+        "--max-rooms", "\(max(1000, rooms))", "--max-rooms-per-address", "\(max(1000, rooms))",
+        "--max-connections", "\(max(4096, 2 * rooms))",
+      ])
     defer {
       lone.process.terminate()
       lone.process.waitUntilExit()
@@ -150,7 +154,7 @@ enum RelayBench {
       self.count = count
       var logger = Logger(label: "bench-relay-host")
       logger.logLevel = .critical
-      for index in 0..<count {
+      for _ in 0..<count {
         let secret = RelaySecret()
         var headers = HTTPFields()
         headers[HTTPField.Name("X-Reel-Verifier")!] = secret.verifier
@@ -159,7 +163,7 @@ enum RelayBench {
         tasks.append(
           Task {
             _ = try? await WebSocketClient.connect(
-              url: "ws://127.0.0.1:\(port)/r/bench-\(index)/host", configuration: configuration,
+              url: "ws://127.0.0.1:\(port)/r/\(secret.roomName)/host", configuration: configuration,
               logger: logger
             ) { inbound, _, _ in
               for try await _ in inbound.messages(maxSize: 1 << 20) {}

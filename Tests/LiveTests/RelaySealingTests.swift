@@ -1,6 +1,7 @@
 import LiveProtocol
-import LiveServer
 import Testing
+
+@testable import LiveServer
 
 /// End-to-end sealing through the relay: what opens, and everything a relay or a network
 /// could do to a message that must not.
@@ -100,6 +101,50 @@ struct RelaySealingTests {
     ] {
       #expect(throws: (any Error).self) { try RelaySecret(text: bad) }
     }
+  }
+
+  @Test func theHostKeyComesFromTheSecretAndOnlyItsSignatureOfThisHandshakeVerifies() throws {
+    let secret = RelaySecret()
+    let key = RelayHostKey(secret: secret)
+    #expect(RelayHostKey(secret: secret).id == key.id, "the same secret, the same key")
+    #expect(RelayHostKey(secret: RelaySecret()).id != key.id)
+    // The link form names the key; parsing keeps it, and the secret is the same secret.
+    let named = secret.naming(key)
+    #expect(named.text.count == 43 + 1 + 22)
+    #expect(try RelaySecret(text: named.text).hostKeyID == key.id)
+    #expect(try RelaySecret(text: named.text) == secret)
+    for bad in [named.text + "A", secret.text + ".", secret.text + ".abc", named.text + ".x"] {
+      #expect(throws: (any Error).self) { try RelaySecret(text: bad) }
+    }
+    let room = secret.roomName
+    let viewerSalt = RelayChannelKeys.makeSalt()
+    let (hostSalt, answer) = key.answer(room: room, viewerSalt: viewerSalt)
+    #expect(RelayHostKey.verify(answer: answer, room: room, viewerSalt: viewerSalt, id: key.id) == hostSalt)
+    // Another viewer's salt, another room, another key's id, any bit changed: refused.
+    #expect(
+      RelayHostKey.verify(answer: answer, room: room, viewerSalt: RelayChannelKeys.makeSalt(), id: key.id)
+        == nil)
+    #expect(RelayHostKey.verify(answer: answer, room: "other", viewerSalt: viewerSalt, id: key.id) == nil)
+    #expect(
+      RelayHostKey.verify(
+        answer: answer, room: room, viewerSalt: viewerSalt, id: RelayHostKey(secret: RelaySecret()).id)
+        == nil)
+    for index in [0, 20, 100, answer.count - 1] {
+      var changed = answer
+      changed[index] ^= 0x01
+      #expect(RelayHostKey.verify(answer: changed, room: room, viewerSalt: viewerSalt, id: key.id) == nil)
+    }
+    #expect(
+      RelayHostKey.verify(answer: hostSalt, room: room, viewerSalt: viewerSalt, id: key.id) == nil,
+      "a bare salt")
+  }
+
+  @Test func aRoomsNameComesFromItsVerifier() {
+    let secret = RelaySecret()
+    #expect(secret.roomName.count == 20)
+    #expect(secret.roomName == RelaySecret.roomName(verifier: secret.verifier.uppercased()))
+    #expect(secret.roomName != RelaySecret().roomName)
+    #expect(RelayServer.route("/r/\(secret.roomName)/host")?.room == secret.roomName)
   }
 
   @Test func equalPlaintextsSealDifferentlyOnEveryConnectionAndMessage() {

@@ -31,9 +31,9 @@ final class RelayServerTests: XCTestCase {
     try start()
     let (secret, readOnly) = (RelaySecret(), RelaySecret())
     let host = RelayPeer(
-      port: port, path: "/r/lab/host", verifier: secret.verifier, readOnly: readOnly.verifier)
-    XCTAssertTrue(eventually { self.log.text.contains("room lab: host connected") }, log.text)
-    let viewer = RelayPeer(port: port, path: "/r/lab/view", verifier: secret.verifier)
+      port: port, path: "/r/\(secret.roomName)/host", verifier: secret.verifier, readOnly: readOnly.verifier)
+    XCTAssertTrue(eventually { self.log.text.contains("room \(secret.roomName): host connected") }, log.text)
+    let viewer = RelayPeer(port: port, path: "/r/\(secret.roomName)/view", verifier: secret.verifier)
 
     // The host hears of the viewer: `open`, its channel, 1 (interactive).
     let open = try XCTUnwrap(host.message(0))
@@ -77,14 +77,14 @@ final class RelayServerTests: XCTestCase {
     try start()
     let (secret, readOnly) = (RelaySecret(), RelaySecret())
     let host = RelayPeer(
-      port: port, path: "/r/lab/host", verifier: secret.verifier, readOnly: readOnly.verifier)
+      port: port, path: "/r/\(secret.roomName)/host", verifier: secret.verifier, readOnly: readOnly.verifier)
     XCTAssertTrue(eventually { self.log.text.contains("host connected") })
-    let first = RelayPeer(port: port, path: "/r/lab/view", verifier: secret.verifier)
+    let first = RelayPeer(port: port, path: "/r/\(secret.roomName)/view", verifier: secret.verifier)
     XCTAssertNotNil(host.message(0))
-    let watcher = RelayPeer(port: port, path: "/r/lab/view", verifier: readOnly.verifier)
+    let watcher = RelayPeer(port: port, path: "/r/\(secret.roomName)/view", verifier: readOnly.verifier)
     let watcherOpen = try XCTUnwrap(host.message(1))
     XCTAssertEqual(watcherOpen.last, 0, "read-only")
-    let second = RelayPeer(port: port, path: "/r/lab/view", verifier: secret.verifier)
+    let second = RelayPeer(port: port, path: "/r/\(secret.roomName)/view", verifier: secret.verifier)
     XCTAssertEqual(first.waitForEnd(), 4001)
     XCTAssertTrue(first.closeReason.contains("replaced by new connection"))
     // The host heard the new viewer open and the old one close.
@@ -101,26 +101,31 @@ final class RelayServerTests: XCTestCase {
     try start { $0.roomBytesPerSecond = 4000 }
     let secret = RelaySecret()
     // No host yet: come back later (retryable).
-    XCTAssertEqual(RelayPeer(port: port, path: "/r/lab/view", verifier: secret.verifier).waitForEnd(), 4100)
-    let host = RelayPeer(port: port, path: "/r/lab/host", verifier: secret.verifier)
+    XCTAssertEqual(
+      RelayPeer(port: port, path: "/r/\(secret.roomName)/view", verifier: secret.verifier).waitForEnd(), 4100)
+    let host = RelayPeer(port: port, path: "/r/\(secret.roomName)/host", verifier: secret.verifier)
     XCTAssertTrue(eventually { self.log.text.contains("host connected") })
     // Another secret, as a viewer or as the room's host: final.
     XCTAssertEqual(
-      RelayPeer(port: port, path: "/r/lab/view", verifier: RelaySecret().verifier).waitForEnd(), 4003)
+      RelayPeer(port: port, path: "/r/\(secret.roomName)/view", verifier: RelaySecret().verifier)
+        .waitForEnd(), 4003)
     XCTAssertEqual(
-      RelayPeer(port: port, path: "/r/lab/host", verifier: RelaySecret().verifier).waitForEnd(), 4003)
-    XCTAssertEqual(RelayPeer(port: port, path: "/r/lab/view", verifier: nil).waitForEnd(), 4003)
+      RelayPeer(port: port, path: "/r/\(secret.roomName)/host", verifier: RelaySecret().verifier)
+        .waitForEnd(), 4003)
+    XCTAssertEqual(
+      RelayPeer(port: port, path: "/r/\(secret.roomName)/view", verifier: nil).waitForEnd(), 4003)
     // Past the room's rate (4000 bytes a second, 8000 of burst).
-    let greedy = RelayPeer(port: port, path: "/r/lab/view", verifier: secret.verifier)
+    let greedy = RelayPeer(port: port, path: "/r/\(secret.roomName)/view", verifier: secret.verifier)
     greedy.send([UInt8](repeating: 1, count: 9000))
     XCTAssertEqual(greedy.waitForEnd(), 4101)
     // A host message that is no relay message.
     host.send([9, 0, 0, 0, 1])
     XCTAssertEqual(host.waitForEnd(), 4000)
     // The host gone, its viewers are told to come back.
-    let host2 = RelayPeer(port: port, path: "/r/lab2/host", verifier: secret.verifier)
-    XCTAssertTrue(eventually { self.log.text.contains("room lab2: host connected") })
-    let viewer = RelayPeer(port: port, path: "/r/lab2/view", verifier: secret.verifier)
+    let secret2 = RelaySecret()
+    let host2 = RelayPeer(port: port, path: "/r/\(secret2.roomName)/host", verifier: secret2.verifier)
+    XCTAssertTrue(eventually { self.log.text.contains("room \(secret2.roomName): host connected") })
+    let viewer = RelayPeer(port: port, path: "/r/\(secret2.roomName)/view", verifier: secret2.verifier)
     XCTAssertNotNil(host2.message(0))
     host2.close()
     XCTAssertEqual(viewer.waitForEnd(), 4100)
@@ -129,24 +134,34 @@ final class RelayServerTests: XCTestCase {
   func testARoomWhoseHostWentIsKeptForItsVerifierUntilIdleThenForgotten() throws {
     try start { $0.idleRoomSeconds = 1.5 }
     let secret = RelaySecret()
-    let host = RelayPeer(port: port, path: "/r/lab/host", verifier: secret.verifier)
-    XCTAssertTrue(eventually { self.log.text.contains("room lab: host connected") })
+    let host = RelayPeer(port: port, path: "/r/\(secret.roomName)/host", verifier: secret.verifier)
+    XCTAssertTrue(eventually { self.log.text.contains("room \(secret.roomName): host connected") })
     host.close()
     XCTAssertEqual(host.waitForEnd(), 1000)
     // Waiting for its host: another verifier may not take the name; its own comes back.
     XCTAssertEqual(relay.rooms.roomCount, 1)
     XCTAssertEqual(
-      RelayPeer(port: port, path: "/r/lab/host", verifier: RelaySecret().verifier).waitForEnd(), 4003)
-    let back = RelayPeer(port: port, path: "/r/lab/host", verifier: secret.verifier)
-    XCTAssertTrue(eventually { self.log.text.components(separatedBy: "room lab: host connected").count == 3 })
+      RelayPeer(port: port, path: "/r/\(secret.roomName)/host", verifier: RelaySecret().verifier)
+        .waitForEnd(), 4003)
+    let back = RelayPeer(port: port, path: "/r/\(secret.roomName)/host", verifier: secret.verifier)
+    XCTAssertTrue(
+      eventually {
+        self.log.text.components(separatedBy: "room \(secret.roomName): host connected").count == 3
+      })
     back.close()
     XCTAssertEqual(back.waitForEnd(), 1000)
-    // Idle past 1.5 s: forgotten, so the name is free.
+    // Idle past 1.5 s: forgotten; the name is still its secret's alone (it comes from it), and
+    // the host claims it anew.
     XCTAssertTrue(eventually { self.relay.rooms.roomCount == 0 }, "the idle room was not forgotten")
-    let other = RelaySecret()
-    let newcomer = RelayPeer(port: port, path: "/r/lab/host", verifier: other.verifier)
-    XCTAssertTrue(eventually { self.log.text.components(separatedBy: "room lab: host connected").count == 4 })
-    newcomer.close()
+    XCTAssertEqual(
+      RelayPeer(port: port, path: "/r/\(secret.roomName)/host", verifier: RelaySecret().verifier)
+        .waitForEnd(), 4003)
+    let again = RelayPeer(port: port, path: "/r/\(secret.roomName)/host", verifier: secret.verifier)
+    XCTAssertTrue(
+      eventually {
+        self.log.text.components(separatedBy: "room \(secret.roomName): host connected").count == 4
+      })
+    again.close()
   }
 
   /// A relay that changes one bit of a host's sealed message: the network client (a real one,
@@ -154,18 +169,19 @@ final class RelayServerTests: XCTestCase {
   func testATamperedSealedMessageIsDetectedAndTheViewerDropsTheConnection() throws {
     try start()
     let secret = RelaySecret()
-    let host = RelayPeer(port: port, path: "/r/lab/host", verifier: secret.verifier)
-    XCTAssertTrue(eventually { self.log.text.contains("room lab: host connected") })
+    let host = RelayPeer(port: port, path: "/r/\(secret.roomName)/host", verifier: secret.verifier)
+    XCTAssertTrue(eventually { self.log.text.contains("room \(secret.roomName): host connected") })
+    let key = RelayHostKey(secret: secret)
     let ended = RemoteConnection.run(
-      try RemoteEndpoint("ws://127.0.0.1:\(port)/r/lab"),
-      credentials: RemoteCredentials(token: "", relaySecret: secret), request: LiveRequest(.list),
+      try RemoteEndpoint("ws://127.0.0.1:\(port)/r/\(secret.roomName)"),
+      credentials: RemoteCredentials(token: "", relaySecret: secret.naming(key)), request: LiveRequest(.list),
       on: MultiThreadedEventLoopGroup.singleton.next(), pingInterval: .seconds(10)
     ) { _, _ in false }
     let open = try XCTUnwrap(host.message(0))
     let channel = Array(open[1..<5])
     let viewerSalt = Array(try XCTUnwrap(host.message(1)).dropFirst(5))
-    let hostSalt = RelayChannelKeys.makeSalt()
-    host.send([2] + channel + hostSalt)
+    let (hostSalt, answer) = key.answer(room: secret.roomName, viewerSalt: viewerSalt)
+    host.send([2] + channel + answer)
     let request = Array(try XCTUnwrap(host.message(2)).dropFirst(5))
     var seal = try XCTUnwrap(
       RelayChannelKeys.accept(first: request, viewerSalt: viewerSalt, hostSalt: hostSalt, secrets: [secret])

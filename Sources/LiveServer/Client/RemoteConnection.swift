@@ -46,6 +46,13 @@ enum RemoteConnection {
     if endpoint.relayRoom != nil && relaySecret == nil {
       return loop.makeSucceededFuture(.lost("a relay's room needs its secret"))
     }
+    if let relaySecret, relaySecret.hostKeyID == nil {
+      return loop.makeSucceededFuture(
+        .lost(
+          "the link names no host key (#SECRET.KEY; an older reel printed it): ask the host for its link again"
+        ))
+    }
+    let room = endpoint.relayRoom ?? ""
     var headers = HTTPHeaders()
     if let relaySecret {
       headers.add(name: "X-Reel-Verifier", value: relaySecret.verifier)
@@ -62,7 +69,7 @@ enum RemoteConnection {
     ) { endpoint, finish in
       let (connected, take) = connection.value
       let socket = RemoteSocket(endpoint)
-      let handshake = relaySecret.map { RelayHandshake(secret: $0) }
+      let handshake = relaySecret.map { RelayHandshake(secret: $0, room: room) }
       endpoint.start(
         WebSocketEndpoint.Events(
           message: { message in
@@ -70,8 +77,10 @@ enum RemoteConnection {
             if let handshake {
               guard handshake.keys != nil else {
                 // The host's salt: the keys, then the request, sealed.
-                guard handshake.received(hostSalt: bytes, socket: socket) else {
-                  endpoint.close(code: Int(CloseCode.badRequest.rawValue), reason: "not a relay handshake")
+                guard handshake.received(hostAnswer: bytes, socket: socket) else {
+                  endpoint.close(
+                    code: Int(CloseCode.notAllowed.rawValue),
+                    reason: "the room's host did not prove it is the host the link names")
                   return
                 }
                 connected(socket)
@@ -212,14 +221,21 @@ final class RemoteSocket: @unchecked Sendable {
 /// The viewer's side of a relay handshake: its salt sent, the host's awaited.
 final class RelayHandshake: @unchecked Sendable {
   let secret: RelaySecret
+  let room: String
   let viewerSalt = RelayChannelKeys.makeSalt()
   private(set) var keys: RelayChannelKeys? = nil
 
-  init(secret: RelaySecret) { self.secret = secret }
+  init(secret: RelaySecret, room: String) {
+    self.secret = secret
+    self.room = room
+  }
 
-  /// The host's salt: the socket seals and opens from now on; false for anything else.
-  func received(hostSalt: [UInt8], socket: RemoteSocket) -> Bool {
-    guard hostSalt.count == RelayChannelKeys.saltCount else { return false }
+  /// The host's answer: when it is signed by the host key the link names, the socket seals and
+  /// opens from now on; false for anything else (not the host, or no key named).
+  func received(hostAnswer: [UInt8], socket: RemoteSocket) -> Bool {
+    guard let id = secret.hostKeyID,
+      let hostSalt = RelayHostKey.verify(answer: hostAnswer, room: room, viewerSalt: viewerSalt, id: id)
+    else { return false }
     let keys = RelayChannelKeys(secret: secret, viewerSalt: viewerSalt, hostSalt: hostSalt)
     self.keys = keys
     (socket.sealer, socket.opener) = keys.viewer()

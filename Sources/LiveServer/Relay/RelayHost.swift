@@ -15,8 +15,12 @@ public final class RelayHost: @unchecked Sendable {
   /// The relay the links name; `relays` the ones tried in turn.
   public var relay: RemoteEndpoint { relays[0] }
   public let relays: [RemoteEndpoint]
+  /// The room's name: it comes from the secret (`RelaySecret.roomName`), so no one else can
+  /// claim it.
   public let room: String
   let secret: RelaySecret
+  /// Signs every viewer's handshake (`RelayHostKey`); links name it.
+  let key: RelayHostKey
   let readOnlySecret: RelaySecret
   let inbox: LiveHost.Inbox
   let grantDefaults: (environment: [String], directory: String?)
@@ -29,16 +33,17 @@ public final class RelayHost: @unchecked Sendable {
   private var stopped = false
   private var current: WebSocketEndpoint? = nil
 
-  /// `relays` are relay addresses (`wss://RELAY[:PORT]`, at least one); `room` and the secrets
-  /// are new unless given.
+  /// `relays` are relay addresses (`wss://RELAY[:PORT]`, at least one); the secrets are new
+  /// unless given.
   public init(
-    relays: [RemoteEndpoint], room: String = RelayHost.newRoom(), secret: RelaySecret = RelaySecret(),
+    relays: [RemoteEndpoint], secret: RelaySecret = RelaySecret(),
     readOnlySecret: RelaySecret = RelaySecret(), caFile: String? = nil, inbox: LiveHost.Inbox,
     environment: [String], directory: String?, log: @escaping @Sendable (String) -> Void
   ) {
     precondition(!relays.isEmpty, "a relay host needs a relay")
     self.relays = relays
-    self.room = room
+    room = secret.roomName
+    key = RelayHostKey(secret: secret)
     self.secret = secret
     self.readOnlySecret = readOnlySecret
     self.inbox = inbox
@@ -47,19 +52,12 @@ public final class RelayHost: @unchecked Sendable {
     credentials = RemoteCredentials(token: "", caFile: caFile)
   }
 
-  /// A new room name: 16 random letters and digits.
-  public static func newRoom() -> String {
-    let alphabet = Array("abcdefghijkmnpqrstuvwxyz23456789")
-    var generator = SystemRandomNumberGenerator()
-    return String((0..<16).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
-  }
-
   /// The room's link for viewers that may type, and the read-only one.
   public var link: String { link(secret) }
   public var readOnlyLink: String { link(readOnlySecret) }
 
   private func link(_ secret: RelaySecret) -> String {
-    "\(relay.secure ? "wss" : "ws")://\(relay.name)/r/\(room)#\(secret.text)"
+    "\(relay.secure ? "wss" : "ws")://\(relay.name)/r/\(room)#\(secret.naming(key).text)"
   }
 
   /// Connects, and keeps connecting until `stop`.
@@ -120,12 +118,17 @@ public final class RelayHost: @unchecked Sendable {
       lock.withLock { current = nil }
       if lock.withLock({ stopped }) { return }
       if connected.isSet { attempt = 0 }
-      if case .closed(let code, let reason) = outcome, code == .notAllowed {
-        log("relay \(relay.name): room \(room) refused: \(reason)")
-        return
-      }
       attempt += 1
-      let delay = RemoteLink.delay(attempt: attempt)
+      var delay = RemoteLink.delay(attempt: attempt)
+      if case .closed(let code, let reason) = outcome, code == .notAllowed {
+        // Refused as the room's host (another verifier holds the name on a relay that has not
+        // forgotten it, or a relay that checks names differently): said, and tried again
+        // slowly — a host never gives up its room.
+        delay = 30
+        log("relay \(relay.name): room \(room) refused: \(reason); again in 30 s")
+        try? await Task.sleep(for: .seconds(delay))
+        continue
+      }
       log("relay \(relay.name): \(RelayHost.describe(outcome)); again in \(String(format: "%.1f", delay)) s")
       try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
     }

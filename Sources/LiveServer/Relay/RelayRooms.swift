@@ -12,6 +12,7 @@ import NIOCore
 final class RelayRooms: @unchecked Sendable {
   struct Limits: Sendable {
     var rooms = 1000
+    var roomsPerAddress = 32
     var viewersPerRoom = 64
     /// A room's bytes per second, both ways, and the burst it may save up.
     var bytesPerSecond = 32 << 20
@@ -30,6 +31,8 @@ final class RelayRooms: @unchecked Sendable {
   final class Room {
     let verifier: [UInt8]
     let readOnlyVerifier: [UInt8]?
+    /// The address its host connected from last (nil behind a proxy).
+    var address: String? = nil
     var host: WebSocketEndpoint?
     var viewers: [UInt32: Viewer] = [:]
     var nextChannel: UInt32 = 1
@@ -56,7 +59,8 @@ final class RelayRooms: @unchecked Sendable {
   /// exists) the verifier must be the room's — the new connection replaces the old one, whose
   /// viewers are closed to come back to it. A refusal's code and reason otherwise.
   func connectHost(
-    _ name: String, verifier: [UInt8], readOnlyVerifier: [UInt8]?, socket: WebSocketEndpoint
+    _ name: String, verifier: [UInt8], readOnlyVerifier: [UInt8]?, address: String? = nil,
+    socket: WebSocketEndpoint
   ) -> (code: CloseCode, reason: String)? {
     let (refusal, gone) = lock.withLock { () -> ((CloseCode, String)?, [WebSocketEndpoint]) in
       if let room = rooms[name] {
@@ -67,7 +71,11 @@ final class RelayRooms: @unchecked Sendable {
         room.viewers.removeAll()
         room.host = socket
         room.hostlessSince = nil
+        room.address = address
         return (nil, old)
+      }
+      if let address, rooms.values.count(where: { $0.address == address }) >= limits.roomsPerAddress {
+        return ((.overloaded, "this address holds its most rooms"), [])
       }
       if rooms.count >= limits.rooms,
         let oldest = rooms.filter({ $0.value.hostlessSince != nil }).min(by: {
@@ -79,6 +87,7 @@ final class RelayRooms: @unchecked Sendable {
       guard rooms.count < limits.rooms else { return ((.overloaded, "this relay holds its most rooms"), []) }
       let room = Room(verifier: verifier, readOnlyVerifier: readOnlyVerifier, burst: limits.burstBytes)
       room.host = socket
+      room.address = address
       rooms[name] = room
       return (nil, [])
     }

@@ -3,13 +3,17 @@ import Foundation
 import LiveProtocol
 
 /// A room's secret for the relay (docs/protocol.md#relay): 32 random bytes, written as
-/// base64url in a link's fragment (`wss://RELAY/r/ROOM#SECRET`, which browsers never send to a
+/// base64url in a link's fragment (`wss://RELAY/r/ROOM#SECRET.KEY`, which browsers never send to a
 /// server). From it come, independently (HKDF-SHA256 with different labels), the *verifier*
 /// the relay authorizes with and the keys that seal every frame end to end — the relay, which
 /// sees the verifier only, can neither read nor forge a frame.
 public struct RelaySecret: Sendable, Equatable {
   public static let byteCount = 32
   let bytes: [UInt8]
+  /// What a link names besides the secret: the first 16 bytes of the SHA-256 of the host's
+  /// public signing key, so that a viewer can tell the host from anyone else holding a link
+  /// (`RelayHostKey`). The host's own copies carry none.
+  public internal(set) var hostKeyID: [UInt8]? = nil
 
   /// A new random secret.
   public init() {
@@ -17,21 +21,57 @@ public struct RelaySecret: Sendable, Equatable {
     bytes = (0..<RelaySecret.byteCount).map { _ in UInt8.random(in: 0...255, using: &generator) }
   }
 
-  /// A secret as a link writes it (base64url, no padding); a one-line error otherwise.
+  /// A secret as a link writes it — base64url, no padding, then `.` and the host key's id
+  /// (base64url) — a one-line error otherwise.
   public init(text: String) throws {
-    var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-    base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-    guard !text.contains("="), let data = Data(base64Encoded: base64), data.count == RelaySecret.byteCount
+    let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count <= 2, let secret = RelaySecret.base64url(parts[0]),
+      secret.count == RelaySecret.byteCount
     else {
-      throw LiveError("not a reel relay secret (43 base64url characters after the link's #)")
+      throw LiveError("not a reel relay secret (43 base64url characters after the link's #, then . and 22)")
     }
-    bytes = Array(data)
+    bytes = secret
+    if parts.count == 2 {
+      guard let id = RelaySecret.base64url(parts[1]), id.count == RelayHostKey.idCount else {
+        throw LiveError("not a reel relay link: the host key's id after the '.' is 22 base64url characters")
+      }
+      hostKeyID = id
+    }
   }
 
-  /// The secret as a link writes it.
-  public var text: String {
+  static func base64url(_ text: Substring) -> [UInt8]? {
+    guard !text.contains("=") else { return nil }
+    var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+    return Data(base64Encoded: base64).map(Array.init)
+  }
+
+  static func base64url(_ bytes: [UInt8]) -> String {
     Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
       .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+  }
+
+  /// The secret as a link writes it (with the host key's id when it carries one).
+  public var text: String {
+    RelaySecret.base64url(bytes) + (hostKeyID.map { "." + RelaySecret.base64url($0) } ?? "")
+  }
+
+  /// The same secret, naming `key` as the room's host (what a link hands a viewer).
+  public func naming(_ key: RelayHostKey) -> RelaySecret {
+    var named = self
+    named.hostKeyID = key.id
+    return named
+  }
+
+  /// The name of the room whose host holds this (interactive) secret: it comes from the
+  /// verifier, so the relay can check that whoever claims a room's name proves its secret.
+  public var roomName: String { RelaySecret.roomName(verifier: verifier) }
+
+  /// A room's name from its host's verifier (hex): 20 hex digits of SHA-256 of a label and the
+  /// verifier; nil for a verifier that is not 64 hex digits.
+  public static func roomName(verifier: String) -> String {
+    let digest = SHA256.hash(data: Array("reel relay v1 room name ".utf8) + Array(verifier.lowercased().utf8))
+    return String(digest.map { String(format: "%02x", $0) }.joined().prefix(20))
   }
 
   /// What the relay checks (hex, for a header): knowing it lets a client into the room, not
@@ -40,10 +80,86 @@ public struct RelaySecret: Sendable, Equatable {
     derive(info: "reel relay v1 verifier", salt: [], count: 32).map { String(format: "%02x", $0) }.joined()
   }
 
+  /// Equal secrets: the same bytes (what a link names of the host does not make another).
+  public static func == (a: RelaySecret, b: RelaySecret) -> Bool { a.bytes == b.bytes }
+
   func derive(info: String, salt: [UInt8], count: Int) -> [UInt8] {
     let key = HKDF<SHA256>.deriveKey(
       inputKeyMaterial: SymmetricKey(data: bytes), salt: salt, info: Array(info.utf8), outputByteCount: count)
     return key.withUnsafeBytes { Array($0) }
+  }
+}
+
+/// The room host's signing key (ECDSA P-256, which WebCrypto verifies too): derived from the
+/// room's interactive secret, so only the host (and holders of the interactive link, who may
+/// type into its sessions anyway) can sign. The host signs every channel's handshake — its
+/// salt, the viewer's, the room's name — and a viewer checks the signature against the key
+/// its link names (`RelaySecret.hostKeyID`) before it trusts a byte: a read-only link holder who
+/// claims the room, with or without the relay's help, cannot speak for the host.
+public struct RelayHostKey: Sendable {
+  /// Bytes of a key's id in a link (SHA-256 of the public key, cut).
+  public static let idCount = 16
+  /// The host's answer on a channel: its salt, its public key (X9.63, 65 bytes), the raw
+  /// signature (r and s, 64 bytes).
+  public static let answerCount = RelayChannelKeys.saltCount + 65 + 64
+  /// The private key's scalar (the key type itself is not `Sendable`).
+  private let scalar: [UInt8]
+  /// The public key, X9.63.
+  let publicKey: [UInt8]
+
+  /// The key of the room whose interactive secret is `secret`.
+  public init(secret: RelaySecret) {
+    var attempt = 0
+    while true {
+      let scalar = secret.derive(info: "reel relay v1 host signing key \(attempt)", salt: [], count: 32)
+      // A scalar outside the curve's order (odds about 2^-32) is skipped for the next one.
+      if let key = try? P256.Signing.PrivateKey(rawRepresentation: scalar) {
+        self.scalar = scalar
+        publicKey = Array(key.publicKey.x963Representation)
+        return
+      }
+      attempt += 1
+    }
+  }
+
+  // The scalar was checked in `init`.
+  private var privateKey: P256.Signing.PrivateKey { try! P256.Signing.PrivateKey(rawRepresentation: scalar) }
+
+  /// The id a link names the key by.
+  public var id: [UInt8] { RelayHostKey.id(of: publicKey) }
+
+  static func id(of publicKey: some DataProtocol) -> [UInt8] {
+    Array(SHA256.hash(data: Array(publicKey)).prefix(idCount))
+  }
+
+  /// What is signed for one channel.
+  static func signed(room: String, viewerSalt: [UInt8], hostSalt: [UInt8]) -> [UInt8] {
+    Array("reel relay v1 host handshake ".utf8) + Array(room.utf8) + [0] + viewerSalt + hostSalt
+  }
+
+  /// The host's answer to a viewer's salt: a new salt of its own, its public key, and its
+  /// signature over both salts and the room's name.
+  public func answer(room: String, viewerSalt: [UInt8]) -> (hostSalt: [UInt8], message: [UInt8]) {
+    let salt = RelayChannelKeys.makeSalt()
+    let data = RelayHostKey.signed(room: room, viewerSalt: viewerSalt, hostSalt: salt)
+    // Signing with a valid key cannot fail.
+    let signature = try! privateKey.signature(for: data)
+    return (salt, salt + publicKey + Array(signature.rawRepresentation))
+  }
+
+  /// The viewer's check of a host's `answer`: the host's salt when the key is the one `id`
+  /// names and the signature holds; nil otherwise (not the host, or a message changed).
+  public static func verify(answer: [UInt8], room: String, viewerSalt: [UInt8], id: [UInt8]) -> [UInt8]? {
+    guard answer.count == answerCount else { return nil }
+    let salt = Array(answer[0..<RelayChannelKeys.saltCount])
+    let publicBytes = answer[RelayChannelKeys.saltCount..<(RelayChannelKeys.saltCount + 65)]
+    let signatureBytes = answer[(RelayChannelKeys.saltCount + 65)...]
+    guard RelayHostKey.id(of: publicBytes) == id,
+      let key = try? P256.Signing.PublicKey(x963Representation: publicBytes),
+      let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
+      key.isValidSignature(signature, for: signed(room: room, viewerSalt: viewerSalt, hostSalt: salt))
+    else { return nil }
+    return salt
   }
 }
 

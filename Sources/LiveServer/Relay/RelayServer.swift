@@ -38,6 +38,12 @@ public struct RelayOptions: Sendable {
     get { limits.rooms }
     set { limits.rooms = newValue }
   }
+  /// Rooms whose host connected from one address (held or waiting for it); past it a new one
+  /// from there is refused (4101). Off behind a proxy.
+  public var maxRoomsPerAddress: Int {
+    get { limits.roomsPerAddress }
+    set { limits.roomsPerAddress = newValue }
+  }
   /// Viewers in one room; past it a new one is refused (4101).
   public var maxViewersPerRoom: Int {
     get { limits.viewersPerRoom }
@@ -141,7 +147,7 @@ public final class RelayServer: @unchecked Sendable {
       middleware: StrictTransportSecurity(
         tls: options.tlsCertificate != nil, behindProxy: options.behindProxy))
     router.get("/") { _, _ in "reel relay\n" }
-    // The browser viewer, for a room's link: https://RELAY/r/ROOM#SECRET.
+    // The browser viewer, for a room's link: https://RELAY/r/ROOM#SECRET.KEY.
     router.get("/r/:room") { _, _ in RemoteServer.viewerFile("index.html") }
     router.get("/viewer.js") { _, _ in RemoteServer.viewerFile("viewer.js") }
     router.get("/viewer.css") { _, _ in RemoteServer.viewerFile("viewer.css") }
@@ -269,8 +275,17 @@ public final class RelayServer: @unchecked Sendable {
     }
     let rooms = self.rooms
     if isHost {
+      // A room's name comes from its host's verifier: only who holds the room's secret can
+      // claim it, and no one can squat a name another host will use.
+      guard room == RelaySecret.roomName(verifier: presented ?? "") else {
+        refuse(.notAllowed, "a room's name comes from its secret; this is not this room's host")
+        try? await channel.closeFuture.get()
+        return
+      }
       let readOnly = head.headers.first(name: "X-Reel-Read-Only-Verifier").flatMap(RelayServer.verifier)
-      if let refusal = await connectHost(room, verifier: verifier, readOnlyVerifier: readOnly, socket: socket)
+      let address = options.behindProxy ? nil : HandshakeGate.address(of: channel)
+      if let refusal = await connectHost(
+        room, verifier: verifier, readOnlyVerifier: readOnly, address: address, socket: socket)
       {
         refuse(refusal.code, refusal.reason)
         try? await channel.closeFuture.get()
@@ -359,10 +374,11 @@ extension RelayServer {
   /// A host's connection: with many nodes the room is claimed for this node first (refused
   /// when it is another host's), then kept here. A refusal's code and reason otherwise.
   fileprivate func connectHost(
-    _ room: String, verifier: [UInt8], readOnlyVerifier: [UInt8]?, socket: WebSocketEndpoint
+    _ room: String, verifier: [UInt8], readOnlyVerifier: [UInt8]?, address: String?, socket: WebSocketEndpoint
   ) async -> (code: CloseCode, reason: String)? {
     guard let directory else {
-      return rooms.connectHost(room, verifier: verifier, readOnlyVerifier: readOnlyVerifier, socket: socket)
+      return rooms.connectHost(
+        room, verifier: verifier, readOnlyVerifier: readOnlyVerifier, address: address, socket: socket)
     }
     let rooms = self.rooms
     do {
@@ -371,7 +387,8 @@ extension RelayServer {
         else {
           return (.notAllowed, "not this room's host")
         }
-        return rooms.connectHost(room, verifier: verifier, readOnlyVerifier: readOnlyVerifier, socket: socket)
+        return rooms.connectHost(
+          room, verifier: verifier, readOnlyVerifier: readOnlyVerifier, address: address, socket: socket)
       }
     } catch {
       log("room \(room): cannot claim: \(error)")

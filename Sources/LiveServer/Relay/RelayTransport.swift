@@ -43,9 +43,10 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
       // The viewer's salt; the host's answers it.
       guard bytes.count == RelayChannelKeys.saltCount else { return refuse() }
       self.viewerSalt = bytes
-      let salt = RelayChannelKeys.makeSalt()
+      // The answer is signed: the viewer checks it is this room's host before it trusts a byte.
+      let (salt, answer) = host.key.answer(room: host.room, viewerSalt: bytes)
       hostSalt = salt
-      socket.send(ByteBuffer(bytes: RelayMessage(.data, channel: channel, salt).encoded))
+      socket.send(ByteBuffer(bytes: RelayMessage(.data, channel: channel, answer).encoded))
       return
     }
     if condition.withLock({ opener == nil }) {

@@ -38,10 +38,10 @@
   }
   const json = (payload) => JSON.parse(decoder.decode(payload));
 
-  // Through a relay's room (/r/ROOM#SECRET), every frame is sealed end to end with keys the
+  // Through a relay's room (/r/ROOM#SECRET.KEY), every frame is sealed end to end with keys the
   // relay never sees (docs/protocol.md#relay-reel-relay): WebCrypto's HKDF-SHA256 and
   // AES-256-GCM, the nonce each message's number.
-  const relay = { room: null, secret: null, verifier: null };
+  const relay = { room: null, secret: null, verifier: null, hostKeyID: null };
   const utf8 = (text) => encoder.encode(text);
   async function hkdf(salt, info) {
     const key = await crypto.subtle.importKey("raw", relay.secret, "HKDF", false, ["deriveBits"]);
@@ -98,7 +98,14 @@
       const data = new Uint8Array(e.data);
       incoming = incoming.then(async () => {
         if (!keys) {
-          keys = await channelKeys(viewerSalt, data);
+          // The host's answer: its salt, public key and signature, checked against the key the
+          // link names before a byte is trusted (a read-only link holder cannot be the host).
+          const hostSalt = await verifyHost(viewerSalt, data);
+          if (!hostSalt) {
+            ws.close(4003, "the room's host did not prove it is the host the link names");
+            return;
+          }
+          keys = await channelKeys(viewerSalt, hostSalt);
           conn.send(first);
           return;
         }
@@ -116,12 +123,42 @@
     return conn;
   }
 
+  // The host's answer on a channel (salt 16, public key 65, signature 64): its salt when the
+  // key is the one the link names (SHA-256, first 16 bytes) and its ECDSA P-256 signature over
+  // the room's name and both salts holds; null otherwise.
+  async function verifyHost(viewerSalt, answer) {
+    if (answer.length !== 145 || !relay.hostKeyID) return null;
+    const salt = answer.slice(0, 16), publicKey = answer.slice(16, 81), signature = answer.slice(81);
+    const id = new Uint8Array(await crypto.subtle.digest("SHA-256", publicKey)).slice(0, 16);
+    if (id.some((b, i) => b !== relay.hostKeyID[i])) return null;
+    const label = utf8("reel relay v1 host handshake " + relay.room);
+    const signed = new Uint8Array(label.length + 1 + 32);
+    signed.set(label, 0);
+    signed.set(viewerSalt, label.length + 1);
+    signed.set(salt, label.length + 17);
+    try {
+      const key = await crypto.subtle.importKey("raw", publicKey, { name: "ECDSA", namedCurve: "P-256" }, false, ["verify"]);
+      const valid = await crypto.subtle.verify({ name: "ECDSA", hash: "SHA-256" }, key, signature, signed);
+      return valid ? salt : null;
+    } catch (error) {
+      return null;
+    }
+  }
+
+  const base64url = (text) => {
+    const base64 = text.replace(/-/g, "+").replace(/_/g, "/");
+    return Uint8Array.from(atob(base64 + "=".repeat((4 - (base64.length % 4)) % 4)), (c) => c.charCodeAt(0));
+  };
+
   async function startRelay(room, secretText) {
-    const base64 = secretText.replace(/-/g, "+").replace(/_/g, "/");
-    const secret = Uint8Array.from(atob(base64 + "=".repeat((4 - (base64.length % 4)) % 4)), (c) => c.charCodeAt(0));
+    const [secretPart, keyPart] = secretText.split(".");
+    const secret = base64url(secretPart || "");
     if (secret.length !== 32) throw new Error("not a room secret");
+    const hostKeyID = base64url(keyPart || "");
+    if (hostKeyID.length !== 16) throw new Error("the link names no host key");
     relay.room = room;
     relay.secret = secret;
+    relay.hostKeyID = hostKeyID;
     relay.verifier = [...(await hkdf(new Uint8Array(0), "reel relay v1 verifier"))].map((b) => b.toString(16).padStart(2, "0")).join("");
   }
 
@@ -889,7 +926,7 @@
       try {
         await startRelay(room[1], sessionStorage.getItem("reel.relay." + room[1]) || "");
       } catch (error) {
-        showMessage("Open the room's link (…/r/ROOM#SECRET) to watch it.");
+        showMessage("Open the room's link (…/r/ROOM#SECRET.KEY) to watch it: " + error.message + ".");
         setConnection("no secret", "closed");
         return;
       }

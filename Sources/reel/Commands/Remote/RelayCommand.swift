@@ -31,6 +31,12 @@ struct RelayCommand: ParsableCommand {
   @Option(help: "Most rooms at once.")
   var maxRooms = 1000
 
+  @Option(help: "Most rooms whose host connects from one address (not behind a proxy).")
+  var maxRoomsPerAddress = 32
+
+  @Option(help: "Most connections at once, hosts and viewers.")
+  var maxConnections = 4096
+
   @Option(help: "Most viewers in one room.")
   var maxViewers = 64
 
@@ -79,6 +85,9 @@ struct RelayCommand: ParsableCommand {
     options.tlsKey = tls.key
     options.behindProxy = tls.behindProxy
     options.maxRooms = maxRooms
+    options.maxRoomsPerAddress = maxRoomsPerAddress
+    options.maxConnections = maxConnections
+    options.maxConnectionsPerAddress = max(options.maxConnectionsPerAddress, maxRoomsPerAddress + 16)
     options.maxViewersPerRoom = maxViewers
     options.roomBytesPerSecond = roomRate << 20
     options.idleRoomSeconds = Double(idleRoomSeconds)
