@@ -67,6 +67,13 @@ public func fuzzFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     fuzzFailure("a relay message decodes exactly when it has a known kind and a channel")
   }
   if let relay, relay.encoded != input { fuzzFailure("a relay message does not encode to its bytes") }
+  // Peer-supplied text (close reasons, Origins, room names) as it reaches a terminal or a log:
+  // no control character survives, and text without one is kept as it is.
+  let text = String(decoding: input, as: UTF8.self)
+  let escaped = PeerText.escaped(text)
+  let isControl = { (s: Unicode.Scalar) in s.value < 0x20 || (0x7F...0x9F).contains(s.value) }
+  if escaped.unicodeScalars.contains(where: isControl) { fuzzFailure("a control character was not escaped") }
+  if !text.unicodeScalars.contains(where: isControl) && escaped != text { fuzzFailure("text without controls changed") }
   return 0
 }
 
