@@ -104,7 +104,9 @@ enum RelayBench {
       exe: exe, dir: dir, name: "rooms",
       extra: [
         "--max-rooms", "\(max(1000, rooms))", "--max-rooms-per-address", "\(max(1000, rooms))",
-        "--max-connections", "\(max(4096, 2 * rooms))",
+        "--max-connections", "\(max(4096, 2 * rooms))", "--max-connections-per-address",
+        "\(max(4096, 2 * rooms))",
+        "--max-handshakes-per-address", "\(max(128, rooms))",
       ])
     defer {
       lone.process.terminate()

@@ -111,8 +111,13 @@ enum RemoteBench {
     var environment = ProcessInfo.processInfo.environment
     environment["REEL_SOCKET_DIR"] = sockets.path
     environment["REEL_STATE_DIR"] = state.path
+    // Every bench client comes from 127.0.0.1, many at once (a hundred viewers): the limits
+    // per address are for strangers.
     let (process, port, _) = try startListening(
-      exe: exe, command: "serve", extra: extra, dir: dir, name: "serve", environment: environment)
+      exe: exe, command: "serve",
+      extra: ["--max-connections-per-address", "4096", "--max-handshakes-per-address", "1024"] + extra,
+      dir: dir,
+      name: "serve", environment: environment)
     return (process, port)
   }
 
@@ -147,7 +152,8 @@ enum RemoteBench {
     }
     process.terminate()
     throw CLIError(
-      "reel \(command) did not start for the bench: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+      "reel \(command) did not start for the bench: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")"
+    )
   }
 
   /// One round with the client on the WebSocket: a fresh session, `RemoteLink` attached, its

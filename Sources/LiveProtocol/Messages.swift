@@ -125,6 +125,18 @@ public struct LiveSessionSummary: Codable, Sendable, Equatable {
     self.recording = recording
     self.recordingError = recordingError
   }
+
+  /// What a connection that may not manage sessions sees (a read-only token or link, a link
+  /// that may type): the name, size, clients and times, without the host's details — the
+  /// command line (which may hold secrets), the pid and where the recording is.
+  public var withoutHostDetails: LiveSessionSummary {
+    var shown = self
+    shown.command = []
+    shown.pid = 0
+    shown.recording = nil
+    shown.recordingError = nil
+    return shown
+  }
 }
 
 /// The host's answer to a request.

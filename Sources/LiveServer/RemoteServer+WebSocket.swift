@@ -15,20 +15,24 @@ extension RemoteServer {
   }
 
   /// Why an upgrade is refused before the handshake, or nil: only `/ws`; a foreign `Origin`
-  /// is refused (cross-site WebSocket hijacking), and the subprotocol must be this version's.
-  func refusal(of head: HTTPRequestHead, from peer: String) -> (status: HTTPResponse.Status, reason: String)?
-  {
+  /// is refused (cross-site WebSocket hijacking), the subprotocol must be this version's, and
+  /// the token (or login cookie) must be good — 401 otherwise, answered after the failed-attempt
+  /// delay — so that a peer without one never gets a WebSocket that could buffer its messages.
+  func refusal(of head: HTTPRequestHead, from peer: String) -> LiveHTTPChannel.UpgradeRefusal? {
     let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-    guard path == "/ws" else { return (.notFound, "no WebSocket at \(path)") }
+    guard path == "/ws" else { return .init(status: .notFound, reason: "no WebSocket at \(path)") }
     for origin in head.headers["Origin"]
     where !RemoteServer.sameOrigin(origin, authority: head.headers.first(name: "Host")) {
       log("\(peer): refused: foreign origin \(origin)")
-      return (.forbidden, "foreign origin")
+      return .init(status: .forbidden, reason: "foreign origin")
     }
     let offered = LiveHTTPChannel.offeredProtocols(head)
     guard offered.contains(RemoteServer.subprotocol) else {
       log("\(peer): refused: no \(RemoteServer.subprotocol) subprotocol offered")
-      return (.badRequest, "this server speaks \(RemoteServer.subprotocol)")
+      return .init(status: .badRequest, reason: "this server speaks \(RemoteServer.subprotocol)")
+    }
+    if case .failure(let refused) = authenticate(head.headers, from: peer) {
+      return .init(status: .unauthorized, reason: refused.reason, delay: refused.delay)
     }
     return nil
   }
@@ -57,7 +61,6 @@ extension RemoteServer {
       return .failure(
         Refusal(code: .notAllowed, reason: "authentication failed", delay: attempts.failed(peer)))
     }
-    try? tokens.markUsed(hash: record.hash)
     return .success(record)
   }
 
@@ -93,17 +96,16 @@ extension RemoteServer {
     let channel = endpoint.channel
     let peer = RemoteServer.peer(channel)
     let record: TokenRecord
+    // Checked before the upgrade already; again here for the record (a token revoked in between
+    // is refused with the close code a client understands, after its first message).
     switch authenticate(head.headers, from: peer) {
     case .success(let found): record = found
     case .failure(let refusal):
-      if refusal.delay > 0 { try? await Task.sleep(for: .seconds(refusal.delay)) }
-      // Refused after the handshake, with a close code a client understands (docs/protocol.md),
-      // after the client's first message (its request), so that a client that reads only once
-      // it sent sees the code (at most 5 s).
       await RemoteServer.close(
         endpoint, on: channel, code: refusal.code, reason: refusal.reason, afterMessage: true)
       return
     }
+    try? tokens.markUsed(hash: record.hash)
     guard connections.count < options.maxConnections else {
       log("\(peer) token \(record.label): refused: \(options.maxConnections) connections already")
       await RemoteServer.close(

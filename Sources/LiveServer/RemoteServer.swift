@@ -26,6 +26,9 @@ public struct ServeOptions: Sendable {
   public var pingSeconds = 20
   /// Seconds a new connection has to finish its TLS and HTTP handshake.
   public var handshakeSeconds = 10
+  /// Seconds a plain HTTP request may take from its head to its end (a body trickled a byte
+  /// at a time is cut off).
+  public var requestSeconds = 30
   /// Connections in their handshake at once; past it a new one is closed at once (a flood of
   /// half-open connections costs a bounded number of descriptors).
   public var maxPendingHandshakes = 128
@@ -175,6 +178,21 @@ public final class RemoteServer: @unchecked Sendable {
       headers[.cacheControl] = "no-store"
       return Response(status: .noContent, headers: headers)
     }
+    // Whether this browser is logged in (204) or not (401): the page asks when its WebSocket was
+    // refused before it opened, to say "log in" rather than reconnect for ever.
+    router.get("/session") { [self] request, context -> Response in
+      var headers = HTTPFields()
+      headers[.cacheControl] = "no-store"
+      if case .login(let id)? = RemoteServer.presentedCredential(
+        authorization: nil, cookies: request.headers[values: .cookie]),
+        TokenStore.matchLogin(id, in: (try? tokens.records()) ?? []) != nil
+      {
+        return Response(status: .noContent, headers: headers)
+      }
+      let delay = attempts.failed(context.remoteAddress)
+      if delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
+      return Response(status: .unauthorized, headers: headers)
+    }
     // Logging out ends the login (the session id is forgotten) and clears the cookie.
     router.post("/logout") { [self] request, context -> Response in
       for origin in request.headers[values: .origin]
@@ -234,7 +252,9 @@ public final class RemoteServer: @unchecked Sendable {
       let channel = LiveHTTPChannel(
         responder: responder, http1: .init(idleTimeout: .seconds(30)), maxFrame: 1 << 20,
         maxMessage: WebSocketTransport.maxIncomingMessage,
-        pingInterval: .seconds(Int64(server.options.pingSeconds)), subprotocol: RemoteServer.subprotocol,
+        pingInterval: .seconds(Int64(server.options.pingSeconds)),
+        requestDeadline: .seconds(Int64(server.options.requestSeconds)),
+        subprotocol: RemoteServer.subprotocol,
         check: { head, channel in server.refusal(of: head, from: RemoteServer.peer(channel)) },
         connected: { endpoint, head in await server.serve(endpoint, head: head) })
       let gated = GatedChannel(base: channel, gate: gate)

@@ -12,20 +12,7 @@ import XCTest
 /// Attacks on `reel relay` by peers that need no secret (anyone may open a room): big messages
 /// before anything is proven, idle sockets, many connections from one address. Each is bounded
 /// and a real host and viewer are served meanwhile.
-final class RelayAttackTests: XCTestCase {
-  private var relay: RelayServer!
-  private var port = 0
-  private let log = LogLines()
-
-  private func start(_ configure: (inout RelayOptions) -> Void = { _ in }) throws {
-    var options = RelayOptions()
-    options.port = 0
-    configure(&options)
-    relay = RelayServer(options: options, log: { [log] in log.append($0) })
-    port = try relay.start()
-  }
-
-  override func tearDown() { relay?.stop() }
+final class RelayAttackTests: RelayTestCase {
 
   /// A room that works: its host's message reaches its viewer.
   private func assertARoomStillWorks(file: StaticString = #filePath, line: UInt = #line) {

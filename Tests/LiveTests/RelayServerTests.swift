@@ -12,20 +12,7 @@ import XCTest
 
 /// `reel relay` on loopback with real WebSocket peers: rooms, who gets in, who replaces whom,
 /// and the piping of sealed messages the relay cannot read.
-final class RelayServerTests: XCTestCase {
-  private var relay: RelayServer!
-  private var port = 0
-  private let log = LogLines()
-
-  private func start(_ configure: (inout RelayOptions) -> Void = { _ in }) throws {
-    var options = RelayOptions()
-    options.port = 0
-    configure(&options)
-    relay = RelayServer(options: options, log: { [log] in log.append($0) })
-    port = try relay.start()
-  }
-
-  override func tearDown() { relay?.stop() }
+final class RelayServerTests: RelayTestCase {
 
   func testAHostAndAViewerTalkThroughARoomSealedEndToEnd() throws {
     try start()

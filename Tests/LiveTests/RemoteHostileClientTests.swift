@@ -11,40 +11,12 @@ import XCTest
 
 /// `reel serve` against clients that break the rules: every misbehaviour ends that one
 /// connection with its close code, and the server goes on serving everyone else.
-final class RemoteHostileClientTests: XCTestCase {
-  private var running: RunningHost!
-  private var server: RemoteServer? = nil
-  private var tokens: TokenStore!
-  private var port = 0
-  private let log = LogLines()
-
-  override func setUpWithError() throws {
-    running = try RunningHost()
-    tokens = TokenStore(path: running.root + "/state/tokens.json")
-  }
-
-  override func tearDown() {
-    server?.stop()
-    running.stop()
-  }
-
-  private func serve(_ adjust: (inout ServeOptions) -> Void = { _ in }) throws {
-    let (server, port) = try running.serve(tokens: tokens, log: log, adjust)
-    (self.server, self.port) = (server, port)
-  }
-
+final class RemoteHostileClientTests: ServedHostTestCase {
   /// A raw peer past the upgrade.
   private func upgradedPeer(_ secret: String) throws -> RawWebSocketPeer {
     let peer = try RawWebSocketPeer(port: port)
     XCTAssertEqual(try peer.upgrade(token: secret), 101)
     return peer
-  }
-
-  /// A well-behaved client still gets the session list.
-  private func assertServerStillServes(_ secret: String, file: StaticString = #filePath, line: UInt = #line) {
-    let client = WebSocketTestClient(port: port, token: secret)
-    try? client.request(LiveRequest(.list))
-    XCTAssertEqual(client.reply()?.ok, true, "the server goes on: \(log.text)", file: file, line: line)
   }
 
   func testMisbehavingMessagesEndOnlyTheirConnectionWithTheirCloseCode() throws {

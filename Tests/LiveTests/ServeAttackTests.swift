@@ -16,34 +16,7 @@ import XCTest
 /// Attacks on `reel serve` by hostile clients (the security issue's suite): each ends only the
 /// attacker's connection or request, leaves nothing raw in the log, and a legitimate client is
 /// still served afterwards.
-final class ServeAttackTests: XCTestCase {
-  private var running: RunningHost!
-  private var server: RemoteServer? = nil
-  private var tokens: TokenStore!
-  private var port = 0
-  private let log = LogLines()
-
-  override func setUpWithError() throws {
-    running = try RunningHost()
-    tokens = TokenStore(path: running.root + "/state/tokens.json")
-  }
-
-  override func tearDown() {
-    server?.stop()
-    running.stop()
-  }
-
-  private func serve(_ adjust: (inout ServeOptions) -> Void = { _ in }) throws {
-    let (server, port) = try running.serve(tokens: tokens, log: log, adjust)
-    (self.server, self.port) = (server, port)
-  }
-
-  private func assertServerStillServes(_ secret: String, file: StaticString = #filePath, line: UInt = #line) {
-    let client = WebSocketTestClient(port: port, token: secret)
-    try? client.request(LiveRequest(.list))
-    XCTAssertEqual(client.reply()?.ok, true, "the server goes on: \(log.text)", file: file, line: line)
-  }
-
+final class ServeAttackTests: ServedHostTestCase {
   /// A client's close reason is the client's text: in the log it is escaped (no OSC 52 to the
   /// clipboard of whoever tails the log, no forged log lines).
   func testAClientsCloseReasonIsEscapedInTheLog() throws {
@@ -214,5 +187,46 @@ final class ServeAttackTests: XCTestCase {
       secureCookie.hasPrefix("__Host-reel_session=") && secureCookie.contains("; Secure"), secureCookie)
     XCTAssertEqual(secure["strict-transport-security"], "max-age=31536000")
     XCTAssertNil(post("/login", body: https).1["strict-transport-security"], "not over plain http")
+  }
+
+  /// An upgrade without a good token is answered 401 before it becomes a WebSocket: such a peer
+  /// can make the server buffer nothing (each unauthenticated upgrade could buffer 4 MiB before).
+  func testAnUpgradeWithoutAGoodTokenIsRefusedBeforeItBecomesAWebSocket() throws {
+    try serve()
+    let secret = try tokens.create(TokenRecord(label: "good", create: true))
+    for token in [nil, "reel_wrong", secret + "x"] as [String?] {
+      let peer = try RawWebSocketPeer(port: port)
+      XCTAssertEqual(try peer.upgrade(token: token), 401, "token \(String(describing: token))")
+      XCTAssertTrue(peer.waitForEOF(timeout: 10), "the refused connection is closed")
+    }
+    let cookie = try RawWebSocketPeer(port: port)
+    XCTAssertEqual(
+      try cookie.upgrade(
+        path: "/ws", subprotocol: "reel.v2", headers: ["Cookie: reel_session=reel_s_forged"]), 401)
+    let good = try RawWebSocketPeer(port: port)
+    XCTAssertEqual(try good.upgrade(token: secret), 101)
+    assertServerStillServes(secret)
+  }
+
+  /// A request that announces a body and trickles it a byte at a time (each byte reset the idle
+  /// timer: ~400 of them kept the server from accepting) is cut off at the request deadline.
+  func testARequestThatTricklesItsBodyIsCutOffAtTheDeadline() throws {
+    try serve { $0.requestSeconds = 2 }
+    let secret = try tokens.create(TokenRecord(label: "good", create: true))
+    let slow = try RawWebSocketPeer(port: port)
+    slow.write(Array("POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 400\r\n\r\n".utf8))
+    let started = Date()
+    var closed = false
+    for _ in 0..<40 where !closed {
+      // A byte every quarter second: never idle, never done.
+      guard slow.write([0x61]) else {
+        closed = true
+        break
+      }
+      closed = slow.waitForEOF(timeout: 0.25)
+    }
+    XCTAssertTrue(closed, "the trickling request was never cut off")
+    XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 1.5, "cut off before its deadline")
+    assertServerStillServes(secret)
   }
 }

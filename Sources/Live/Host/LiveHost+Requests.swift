@@ -81,7 +81,8 @@ extension LiveHost {
     case .list:
       var reply = LiveReply(ok: true)
       // A connection limited to some sessions sees only those.
-      reply.sessions = sessions.values.filter { c.sessionScope?.contains($0.name) ?? true }.map(\.summary)
+      reply.sessions = sessions.values.filter { c.sessionScope?.contains($0.name) ?? true }
+        .map { c.capabilities.contains(.manage) ? $0.summary : $0.summary.withoutHostDetails }
         .sorted { $0.name < $1.name }
       c.reply(reply)
       c.closeWhenFlushed()

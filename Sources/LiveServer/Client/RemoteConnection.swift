@@ -266,7 +266,13 @@ private final class UpgradeRequester: ChannelInboundHandler, RemovableChannelHan
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     // Only a response that is not an upgrade reaches here.
     if case .head(let response) = unwrapInboundIn(data) {
-      ended.succeed(.lost("the server answered \(response.status.code) \(response.status.reasonPhrase)"))
+      switch response.status.code {
+      // Refused before the upgrade: final, as the close codes after one would be.
+      case 401: ended.succeed(.closed(.notAllowed, "authentication failed"))
+      case 403: ended.succeed(.closed(.notAllowed, "refused (HTTP 403: a foreign origin)"))
+      default:
+        ended.succeed(.lost("the server answered \(response.status.code) \(response.status.reasonPhrase)"))
+      }
       context.close(promise: nil)
     }
   }

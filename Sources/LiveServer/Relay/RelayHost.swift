@@ -26,6 +26,11 @@ public final class RelayHost: @unchecked Sendable {
   let grantDefaults: (environment: [String], directory: String?)
   let log: @Sendable (String) -> Void
   let credentials: RemoteCredentials
+  /// What the room's interactive link grants (by default view and type: it watches and holds
+  /// the keyboard, never creates, sends to, kills or detaches sessions) and the sessions both
+  /// links may use (nil: all). The read-only link grants `view` on the same sessions.
+  let linkCapabilities: LiveCapabilities
+  let linkSessions: Set<String>?
   private let loop: EventLoop = MultiThreadedEventLoopGroup.singleton.next()
   /// The viewers' channels of the current connection (on `loop`).
   private var channels: [UInt32: RelayTransport] = [:]
@@ -37,9 +42,13 @@ public final class RelayHost: @unchecked Sendable {
   /// unless given.
   public init(
     relays: [RemoteEndpoint], secret: RelaySecret = RelaySecret(),
-    readOnlySecret: RelaySecret = RelaySecret(), caFile: String? = nil, inbox: LiveHost.Inbox,
+    readOnlySecret: RelaySecret = RelaySecret(), caFile: String? = nil,
+    linkCapabilities: LiveCapabilities = .interactive, linkSessions: Set<String>? = nil,
+    inbox: LiveHost.Inbox,
     environment: [String], directory: String?, log: @escaping @Sendable (String) -> Void
   ) {
+    self.linkCapabilities = linkCapabilities
+    self.linkSessions = linkSessions
     precondition(!relays.isEmpty, "a relay host needs a relay")
     self.relays = relays
     room = secret.roomName
@@ -161,10 +170,9 @@ public final class RelayHost: @unchecked Sendable {
 
   /// A viewer's first frame opened under the secret at `index`: what it may do.
   func admit(_ transport: RelayTransport, secretIndex: Int) {
-    let capabilities: LiveCapabilities =
-      secretIndex == 0 ? [.view, .type, .send, .manage, .create] : .readOnly
+    let capabilities: LiveCapabilities = secretIndex == 0 ? linkCapabilities.union(.view) : .readOnly
     let grant = LiveGrant(
-      capabilities: capabilities, sessions: nil, sessionEnvironment: grantDefaults.environment,
+      capabilities: capabilities, sessions: linkSessions, sessionEnvironment: grantDefaults.environment,
       sessionDirectory: grantDefaults.directory)
     log("relay room \(room): viewer \(transport.channel) \(secretIndex == 0 ? "interactive" : "read-only")")
     inbox.admit(transport, grant: grant)

@@ -240,13 +240,14 @@ public final class RelayServer: @unchecked Sendable {
     return bytes
   }
 
-  func refusal(of head: HTTPRequestHead, from peer: String) -> (status: HTTPResponse.Status, reason: String)?
-  {
-    guard RelayServer.route(head.uri) != nil else { return (.notFound, "no room at \(head.uri.prefix(80))") }
+  func refusal(of head: HTTPRequestHead, from peer: String) -> LiveHTTPChannel.UpgradeRefusal? {
+    guard RelayServer.route(head.uri) != nil else {
+      return .init(status: .notFound, reason: "no room at \(head.uri.prefix(80))")
+    }
     let offered = LiveHTTPChannel.offeredProtocols(head)
     guard offered.contains(RelayServer.subprotocol) else {
       log("\(peer): refused: no \(RelayServer.subprotocol) subprotocol offered")
-      return (.badRequest, "this relay speaks \(RelayServer.subprotocol)")
+      return .init(status: .badRequest, reason: "this relay speaks \(RelayServer.subprotocol)")
     }
     return nil
   }

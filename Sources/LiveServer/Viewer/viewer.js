@@ -69,9 +69,26 @@
     if (!relay.room) {
       const ws = new WebSocket(scheme + location.host + "/ws", "reel.v2");
       ws.binaryType = "arraybuffer";
-      ws.onopen = () => ws.send(first);
+      let opened = false;
+      ws.onopen = () => {
+        opened = true;
+        ws.send(first);
+      };
       ws.onmessage = (e) => onFrame(parse(e.data), conn);
-      ws.onclose = (e) => conn.onclose && conn.onclose(e.code, e.reason);
+      ws.onclose = async (e) => {
+        // Refused before it opened: the server checks the login first (401), which a page
+        // cannot read from a WebSocket — it asks.
+        if (!opened) {
+          try {
+            const session = await fetch("/session", { credentials: "same-origin", cache: "no-store" });
+            if (session.status === 401) {
+              conn.onclose && conn.onclose(4003, "not logged in");
+              return;
+            }
+          } catch (error) {}
+        }
+        conn.onclose && conn.onclose(e.code, e.reason);
+      };
       conn.ws = ws;
       conn.send = (bytes) => ws.send(bytes);
       conn.close = () => ws.close();

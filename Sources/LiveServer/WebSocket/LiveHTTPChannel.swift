@@ -20,7 +20,7 @@ struct LiveHTTPChannel: ServerChildChannel, HTTPChannelHandler {
   enum Upgrade: Sendable {
     case webSocket(WebSocketEndpoint, HTTPRequestHead)
     case http(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
-    case refused(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, HTTPResponse.Status, String)
+    case refused(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, UpgradeRefusal)
   }
 
   struct Value: ServerChildChannelValue {
@@ -28,8 +28,16 @@ struct LiveHTTPChannel: ServerChildChannel, HTTPChannelHandler {
     let channel: any Channel
   }
 
-  /// Why an upgrade is refused (the HTTP status and a one-line body), or nil to accept it.
-  typealias Check = @Sendable (HTTPRequestHead, any Channel) -> (status: HTTPResponse.Status, reason: String)?
+  /// Why an upgrade is refused — the HTTP status, a one-line body and how long to wait before
+  /// answering (a peer that keeps guessing tokens is slowed down) — or nil to accept it. A
+  /// refused upgrade never becomes a WebSocket: nothing of the peer's is buffered.
+  typealias Check = @Sendable (HTTPRequestHead, any Channel) -> UpgradeRefusal?
+
+  struct UpgradeRefusal: Sendable {
+    var status: HTTPResponse.Status
+    var reason: String
+    var delay: TimeInterval = 0
+  }
 
   let responder: HTTPChannelHandler.Responder
   let http1: HTTP1Channel.Configuration
@@ -37,6 +45,8 @@ struct LiveHTTPChannel: ServerChildChannel, HTTPChannelHandler {
   let maxFrame: Int
   let maxMessage: Int
   let pingInterval: TimeAmount
+  /// The longest a plain HTTP request may take, head to end (`RequestDeadlineHandler`).
+  var requestDeadline: TimeAmount = .seconds(30)
   let subprotocol: String
   let check: Check
   /// Runs a WebSocket connection until it ends (the endpoint is started by it).
@@ -51,7 +61,7 @@ struct LiveHTTPChannel: ServerChildChannel, HTTPChannelHandler {
 
   func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
     channel.eventLoop.makeCompletedFuture {
-      let refusal = NIOLoopBoundBox<(HTTPResponse.Status, String)?>(nil, eventLoop: channel.eventLoop)
+      let refusal = NIOLoopBoundBox<UpgradeRefusal?>(nil, eventLoop: channel.eventLoop)
       let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
         maxFrameSize: maxFrame,
         shouldUpgrade: { [check, subprotocol] channel, head in
@@ -71,15 +81,16 @@ struct LiveHTTPChannel: ServerChildChannel, HTTPChannelHandler {
         })
       let configuration = NIOTypedHTTPServerUpgradeConfiguration<Upgrade>(
         upgraders: [upgrader],
-        notUpgradingCompletionHandler: { [http1] channel in
+        notUpgradingCompletionHandler: { [http1, requestDeadline] channel in
           channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+            try channel.pipeline.syncOperations.addHandler(RequestDeadlineHandler(deadline: requestDeadline))
             try channel.pipeline.syncOperations.addHandlers(http1.additionalChannelHandlers())
             try channel.pipeline.syncOperations.addHandler(
               HTTPConnectionStateHandler(idleTimeout: http1.idleTimeout.map { .init($0) }, logger: logger))
             let http = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
               wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
-            if let (status, reason) = refusal.value { return Upgrade.refused(http, status, reason) }
+            if let refused = refusal.value { return Upgrade.refused(http, refused) }
             return Upgrade.http(http)
           }
         })
@@ -102,7 +113,9 @@ struct LiveHTTPChannel: ServerChildChannel, HTTPChannelHandler {
       switch try await value.upgrade.get() {
       case .http(let http):
         await handleHTTP(asyncChannel: http, logger: logger)
-      case .refused(let http, let status, let reason):
+      case .refused(let http, let refusal):
+        if refusal.delay > 0 { try? await Task.sleep(for: .seconds(refusal.delay)) }
+        let (status, reason) = (refusal.status, refusal.reason)
         try await http.executeThenClose { _, outbound in
           let body = ByteBuffer(string: reason + "\n")
           try await outbound.write(

@@ -71,6 +71,7 @@ extension LiveSessionTests {
     let listed = try relayPane("ls \(address)", secret: readOnly)
     XCTAssertTrue(waitForScreen(listed, containing: "reel-exit=0"), listed.screen())
     XCTAssertTrue(listed.screen().contains("relayed"), listed.screen())
+    XCTAssertFalse(listed.screen().contains("--norc"), "a link that may not manage sees no command line")
 
     // Typed through the relay: the pane shows the session's screen exactly.
     let first = try relayPane("attach \(address)/relayed", secret: secret)

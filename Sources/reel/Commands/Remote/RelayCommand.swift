@@ -37,6 +37,12 @@ struct RelayCommand: ParsableCommand {
   @Option(help: "Most connections at once, hosts and viewers.")
   var maxConnections = 4096
 
+  @Option(help: "Most connections from one address (not behind a proxy).")
+  var maxConnectionsPerAddress = 256
+
+  @Option(help: "Most connections from one address in their handshake at once (not behind a proxy).")
+  var maxHandshakesPerAddress = 16
+
   @Option(help: "Most viewers in one room.")
   var maxViewers = 64
 
@@ -87,7 +93,8 @@ struct RelayCommand: ParsableCommand {
     options.maxRooms = maxRooms
     options.maxRoomsPerAddress = maxRoomsPerAddress
     options.maxConnections = maxConnections
-    options.maxConnectionsPerAddress = max(options.maxConnectionsPerAddress, maxRoomsPerAddress + 16)
+    options.maxConnectionsPerAddress = maxConnectionsPerAddress
+    options.maxPendingHandshakesPerAddress = maxHandshakesPerAddress
     options.maxViewersPerRoom = maxViewers
     options.roomBytesPerSecond = roomRate << 20
     options.idleRoomSeconds = Double(idleRoomSeconds)

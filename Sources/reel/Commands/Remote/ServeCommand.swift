@@ -26,6 +26,12 @@ struct ServeCommand: ParsableCommand {
   @Option(help: "Most sessions at once (-1: unlimited).")
   var maxSessions = -1
 
+  @Option(help: "Most connections from one address (not behind a proxy).")
+  var maxConnectionsPerAddress = ServeOptions().maxConnectionsPerAddress
+
+  @Option(help: "Most connections from one address in their handshake at once (not behind a proxy).")
+  var maxHandshakesPerAddress = ServeOptions().maxPendingHandshakesPerAddress
+
   @OptionGroup var relayRoom: RelayRoomOptions
 
   func run() throws {
@@ -36,6 +42,8 @@ struct ServeCommand: ParsableCommand {
       serve.tlsCertificate = tls.certificate
       serve.tlsKey = tls.key
       serve.behindProxy = tls.behindProxy
+      serve.maxConnectionsPerAddress = maxConnectionsPerAddress
+      serve.maxPendingHandshakesPerAddress = maxHandshakesPerAddress
       if let refusal = serve.refusal { throw CLIError(refusal) }
       let tokens = TokenStore(directory: StateDirectory())
       let firstToken = try tokens.records().isEmpty ? try ServeCommand.createFirstToken(tokens) : nil
@@ -114,6 +122,22 @@ struct RelayRoomOptions: ParsableArguments {
     help: ArgumentHelp("For a wss:// relay: the PEM CA that signed its certificate.", valueName: "file"))
   var caFile: String?
 
+  @Option(
+    name: .customLong("relay-session"),
+    help: ArgumentHelp(
+      "The relay links reach only this session (repeat for more; default: all).", valueName: "name"))
+  var relaySessions: [String] = []
+
+  @Flag(name: .customLong("relay-create"), help: "The relay's interactive link may start sessions.")
+  var relayCreate = false
+
+  @Flag(
+    name: .customLong("relay-manage"),
+    help:
+      "The relay's interactive link may also send to, kill and detach sessions (by default it watches and types)."
+  )
+  var relayManage = false
+
   /// Keeps the room for `inbox`'s sessions (nil without `--relay`), and prints its two links
   /// (the room's secrets) once on standard output, each on a line of its own.
   func keep(inbox: LiveHost.Inbox, environment: [String], log: String) throws -> RelayHost? {
@@ -125,11 +149,20 @@ struct RelayRoomOptions: ParsableArguments {
       }
       return endpoint
     }
+    var capabilities = LiveCapabilities.interactive
+    if relayCreate { capabilities.insert(.create) }
+    if relayManage { capabilities.formUnion([.send, .manage]) }
     let keeper = RelayHost(
-      relays: endpoints, caFile: caFile, inbox: inbox, environment: environment,
+      relays: endpoints, caFile: caFile, linkCapabilities: capabilities,
+      linkSessions: relaySessions.isEmpty ? nil : Set(relaySessions), inbox: inbox, environment: environment,
       directory: ProcessInfo.processInfo.environment["HOME"], log: { Output.print("\(log): \($0)\n", to: 2) })
     keeper.start()
-    Output.print("\(log): the relay room's links (anyone with one can watch; the first can type):\n", to: 2)
+    let may = [
+      "watch", "type", relayCreate ? "start sessions" : nil, relayManage ? "send to, kill and detach" : nil,
+    ].compactMap { $0 }.joined(separator: ", ")
+    let scope = relaySessions.isEmpty ? "" : " (sessions \(relaySessions.joined(separator: ", ")) only)"
+    Output.print(
+      "\(log): the relay room's links\(scope): the first may \(may); the second may watch:\n", to: 2)
     Output.line(keeper.link)
     Output.line(keeper.readOnlyLink)
     return keeper
