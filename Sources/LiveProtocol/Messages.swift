@@ -17,6 +17,8 @@ extension CloseCode {
 public struct LiveRequest: Codable, Sendable {
   public enum Operation: String, Codable, Sendable {
     case attach, tail, list, kill, send, history, detach
+    /// The host's relay room's links (the local user only); with `rotate`, new ones.
+    case links
   }
   public var version = FrameFormat.version
   public var operation: Operation
@@ -48,6 +50,8 @@ public struct LiveRequest: Codable, Sendable {
   /// attach, tail: screen mode (docs/protocol.md#screen-mode) instead of the program's bytes,
   /// with the lines the viewer already holds.
   public var screen: ScreenRequest? = nil
+  /// links: make the room's secrets anew (the old links' viewers are closed, for good).
+  public var rotate: Bool? = nil
 
   public init(_ operation: Operation, names: [String] = []) {
     self.operation = operation
@@ -56,7 +60,7 @@ public struct LiveRequest: Codable, Sendable {
 
   private enum CodingKeys: String, CodingKey {
     case version, operation, names, command, environment, directory, cols, rows, readOnly
-    case scrollbackLines, ringBytes, data, resumeOffset, terminal, screen
+    case scrollbackLines, ringBytes, data, resumeOffset, terminal, screen, rotate
   }
 
   /// `version` and `operation` are required; every other field may be left out and takes its
@@ -79,6 +83,7 @@ public struct LiveRequest: Codable, Sendable {
     resumeOffset = try c.decodeIfPresent(Int.self, forKey: .resumeOffset)
     terminal = try c.decodeIfPresent(String.self, forKey: .terminal)
     screen = try c.decodeIfPresent(ScreenRequest.self, forKey: .screen)
+    rotate = try c.decodeIfPresent(Bool.self, forKey: .rotate)
   }
 }
 
@@ -154,6 +159,8 @@ public struct LiveReply: Codable, Sendable {
   public var snapshot: Data? = nil
   /// A refusal: the close code that says why (`CloseCode`), for clients that reconnect.
   public var code: CloseCode? = nil
+  /// links: the relay room's link that may type, then the read-only one.
+  public var links: [String]? = nil
 
   public init(ok: Bool, error: String? = nil) {
     self.ok = ok

@@ -22,7 +22,8 @@ struct Reel: ParsableCommand {
       ConvertCommand.self, SearchCommand.self, SimulateCommand.self, BenchCommand.self, AttachCommand.self,
       ListCommand.self,
       DetachCommand.self, KillCommand.self, SendCommand.self, HistoryCommand.self, TailCommand.self,
-      HostCommand.self, ServeCommand.self, RelayCommand.self, TokenCommand.self, BenchViewersCommand.self,
+      HostCommand.self, ServeCommand.self, RelayCommand.self, RelayLinkCommand.self, TokenCommand.self,
+      BenchViewersCommand.self,
     ]
   )
 

@@ -23,6 +23,14 @@ public struct LiveGrant: Sendable {
     self.sessionDirectory = sessionDirectory
   }
 
+  /// Whether it is the host's own user on the local socket (who alone may see and rotate the
+  /// relay room's links).
+  public var isLocalUser = false
+
   /// The user's own Unix socket: everything.
-  public static let local = LiveGrant(capabilities: .all)
+  public static let local: LiveGrant = {
+    var grant = LiveGrant(capabilities: .all)
+    grant.isLocalUser = true
+    return grant
+  }()
 }

@@ -125,6 +125,18 @@ extension LiveHost {
       }
       c.reply(LiveReply(ok: true))
       c.closeWhenFlushed()
+    case .links:
+      guard c.grant.isLocalUser else {
+        throw LiveError("only the host's own user may see its relay room's links", closeCode: .notAllowed)
+      }
+      guard let keeper = relayLinks else {
+        throw LiveError(
+          "this host keeps no relay room (reel serve --relay wss://RELAY, or reel host --relay …)")
+      }
+      var reply = LiveReply(ok: true)
+      reply.links = request.rotate == true ? keeper.rotate() : keeper.links
+      c.reply(reply)
+      c.closeWhenFlushed()
     }
   }
 

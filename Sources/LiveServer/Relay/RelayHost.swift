@@ -11,17 +11,30 @@ import NIOSSL
 /// connection that failed or ended. Each viewer the relay announces becomes a client of the host's inbox
 /// (`RelayTransport`) once its first sealed frame opened under the room's secret (interactive)
 /// or the read-only one (watch only): the host, not the relay, decides what a viewer may do.
-public final class RelayHost: @unchecked Sendable {
+public final class RelayHost: RelayLinkKeeper, @unchecked Sendable {
   /// The relay the links name; `relays` the ones tried in turn.
   public var relay: RemoteEndpoint { relays[0] }
   public let relays: [RemoteEndpoint]
-  /// The room's name: it comes from the secret (`RelaySecret.roomName`), so no one else can
-  /// claim it.
-  public let room: String
-  let secret: RelaySecret
-  /// Signs every viewer's handshake (`RelayHostKey`); links name it.
-  let key: RelayHostKey
-  let readOnlySecret: RelaySecret
+  /// The room's secrets and what comes from them; new ones on `rotate`.
+  struct Keys: Sendable {
+    let secret: RelaySecret
+    let readOnlySecret: RelaySecret
+    /// The room's name: it comes from the secret (`RelaySecret.roomName`), so no one else can
+    /// claim it.
+    let room: String
+    /// Signs every viewer's handshake (`RelayHostKey`); links name it.
+    let key: RelayHostKey
+
+    init(secret: RelaySecret, readOnlySecret: RelaySecret) {
+      self.secret = secret
+      self.readOnlySecret = readOnlySecret
+      room = secret.roomName
+      key = RelayHostKey(secret: secret)
+    }
+  }
+  private var keys: Keys
+  public var room: String { lock.withLock { keys.room } }
+  var key: RelayHostKey { lock.withLock { keys.key } }
   let inbox: LiveHost.Inbox
   let grantDefaults: (environment: [String], directory: String?)
   let log: @Sendable (String) -> Void
@@ -51,10 +64,7 @@ public final class RelayHost: @unchecked Sendable {
     self.linkSessions = linkSessions
     precondition(!relays.isEmpty, "a relay host needs a relay")
     self.relays = relays
-    room = secret.roomName
-    key = RelayHostKey(secret: secret)
-    self.secret = secret
-    self.readOnlySecret = readOnlySecret
+    keys = Keys(secret: secret, readOnlySecret: readOnlySecret)
     self.inbox = inbox
     self.grantDefaults = (environment, directory)
     self.log = { log(PeerText.escaped($0)) }
@@ -62,11 +72,37 @@ public final class RelayHost: @unchecked Sendable {
   }
 
   /// The room's link for viewers that may type, and the read-only one.
-  public var link: String { link(secret) }
-  public var readOnlyLink: String { link(readOnlySecret) }
+  public var link: String { links[0] }
+  public var readOnlyLink: String { links[1] }
 
-  private func link(_ secret: RelaySecret) -> String {
-    "\(relay.secure ? "wss" : "ws")://\(relay.name)/r/\(room)#\(secret.naming(key).text)"
+  public var links: [String] {
+    let keys = lock.withLock { self.keys }
+    return [keys.secret, keys.readOnlySecret].map {
+      "\(relay.secure ? "wss" : "ws")://\(relay.name)/r/\(keys.room)#\($0.naming(keys.key).text)"
+    }
+  }
+
+  /// New secrets for the room (so a new name and host key): every viewer that came through the
+  /// old links is closed for good (4003), and the host moves to the new room; the new links.
+  public func rotate() -> [String] {
+    let (old, socket) = lock.withLock { () -> (String, WebSocketEndpoint?) in
+      let old = keys.room
+      keys = Keys(secret: RelaySecret(), readOnlySecret: RelaySecret())
+      return (old, current)
+    }
+    if let socket {
+      loop.execute { [self] in
+        for (number, transport) in channels {
+          let closed = RelayMessage.close(number, code: CloseCode.notAllowed.rawValue).encoded
+          socket.send(ByteBuffer(bytes: closed))
+          transport.relayClosed()
+        }
+        channels.removeAll()
+        socket.close(code: Int(CloseCode.hostStopping.rawValue), reason: "the room's links were rotated")
+      }
+    }
+    log("room \(old): links rotated; its viewers closed, the host moves to a new room")
+    return links
   }
 
   /// Connects, and keeps connecting until `stop`.
@@ -92,9 +128,11 @@ public final class RelayHost: @unchecked Sendable {
       let relay = relays[index % relays.count]
       index += 1
       let connected = Flag()
+      let keys = lock.withLock { self.keys }
+      let room = keys.room
       var headers = HTTPHeaders()
-      headers.add(name: "X-Reel-Verifier", value: secret.verifier)
-      headers.add(name: "X-Reel-Read-Only-Verifier", value: readOnlySecret.verifier)
+      headers.add(name: "X-Reel-Verifier", value: keys.secret.verifier)
+      headers.add(name: "X-Reel-Read-Only-Verifier", value: keys.readOnlySecret.verifier)
       headers.add(name: "Sec-WebSocket-Protocol", value: RelayServer.subprotocol)
       let tls: NIOSSLContext?
       do {
@@ -178,7 +216,7 @@ public final class RelayHost: @unchecked Sendable {
     inbox.admit(transport, grant: grant)
   }
 
-  var secrets: [RelaySecret] { [secret, readOnlySecret] }
+  var secrets: [RelaySecret] { lock.withLock { [keys.secret, keys.readOnlySecret] } }
 }
 
 /// A set-once flag read from another task.

@@ -186,6 +186,7 @@ struct HostCommand: ParsableCommand {
       let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
       let room = try relayRoom.keep(inbox: host.inbox, environment: environment, log: "reel host")
       defer { room?.stop() }
+      host.relayLinks = room
       try host.run()
     }
   }

@@ -73,6 +73,7 @@ struct ServeCommand: ParsableCommand {
       defer { server.stop() }
       let relayHost = try relayRoom.keep(inbox: host.inbox, environment: environment, log: "reel serve")
       defer { relayHost?.stop() }
+      host.relayLinks = relayHost
       try host.run()
     }
   }
