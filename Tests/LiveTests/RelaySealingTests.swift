@@ -139,6 +139,34 @@ struct RelaySealingTests {
       "a bare salt")
   }
 
+  @Test func sealedMessagesArePaddedSoTheirSizeSaysNothingOfAShortFrame() throws {
+    var (seal, _) = handshake().viewer.viewer()
+    // A letter, an Enter as a key event, an echo: one size on the wire.
+    let sizes = Set(
+      [Array("a".utf8), Array("{\"key\":\"Enter\"}".utf8), [3, 1, 0, 0, 0, 0x61]].map { seal.seal($0).count })
+    #expect(sizes == [RelayPadding.unit + RelayOpener.tagCount])
+    for count in [0, 1, 62, 63, 64, 65, 1000] {
+      let plaintext = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 1) }
+      let padded = RelayPadding.pad(plaintext)
+      #expect(padded.count % RelayPadding.unit == 0 && padded.count - count <= RelayPadding.unit)
+      #expect(RelayPadding.unpad(padded) == plaintext)
+    }
+    // What `pad` never makes does not unpad: no marker, a marker followed by non-zero bytes, a
+    // length off the unit, more than a unit of padding.
+    for bad: [UInt8] in [
+      [], [UInt8](repeating: 0, count: 64), [1] + [UInt8](repeating: 0, count: 63),
+      [0x80, 1] + [UInt8](repeating: 0, count: 62),
+      [0x80], [0x80] + [UInt8](repeating: 0, count: 127),
+    ] {
+      #expect(RelayPadding.unpad(bad) == nil)
+    }
+    // Both ways: what one side seals the other opens, padding gone.
+    let (viewer, host) = handshake()
+    var (viewerSeal, _) = viewer.viewer()
+    var (_, hostOpen) = host.host()
+    #expect(try hostOpen.open(viewerSeal.seal([9, 9, 9])) == [9, 9, 9])
+  }
+
   @Test func aRoomsNameComesFromItsVerifier() {
     let secret = RelaySecret()
     #expect(secret.roomName.count == 20)

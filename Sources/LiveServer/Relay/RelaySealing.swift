@@ -220,13 +220,13 @@ public struct RelaySealer {
 
   init(key: [UInt8]) { self.key = SymmetricKey(data: key) }
 
-  /// `plaintext` sealed: ciphertext then the 16-byte tag.
+  /// `plaintext` sealed: padded (`RelayPadding`), then ciphertext and the 16-byte tag.
   public mutating func seal(_ plaintext: [UInt8]) -> [UInt8] {
     let nonce = RelaySealer.nonce(counter)
     counter += 1
     // Sealing with a 256-bit key and a 12-byte nonce cannot fail (swift-crypto throws only for
     // other sizes).
-    let box = try! AES.GCM.seal(plaintext, using: key, nonce: nonce)
+    let box = try! AES.GCM.seal(RelayPadding.pad(plaintext), using: key, nonce: nonce)
     return Array(box.ciphertext) + Array(box.tag)
   }
 
@@ -255,11 +255,37 @@ public struct RelayOpener {
       let box = try AES.GCM.SealedBox(
         nonce: RelaySealer.nonce(counter), ciphertext: sealed.dropLast(RelayOpener.tagCount),
         tag: sealed.suffix(RelayOpener.tagCount))
-      let plaintext = try AES.GCM.open(box, using: key)
+      let padded = try AES.GCM.open(box, using: key)
       counter += 1
-      return Array(plaintext)
+      guard let plaintext = RelayPadding.unpad(Array(padded)) else { throw LiveError("padding") }
+      return plaintext
     } catch {
       throw LiveError("a sealed message that does not open (wrong secret, or changed on the way)")
     }
+  }
+}
+
+/// Every sealed message is padded to a multiple of 64 bytes before it is sealed (ISO/IEC
+/// 7816-4: a 0x80 byte, then zeros), so the relay cannot tell one keystroke from another, an
+/// Enter from a letter, or a one-character echo from a short line, by a message's size. It costs
+/// at most 64 bytes a message: nothing at the rate keys are typed, a rounding error in output.
+public enum RelayPadding {
+  public static let unit = 64
+
+  public static func pad(_ plaintext: [UInt8]) -> [UInt8] {
+    var padded = plaintext
+    padded.reserveCapacity(plaintext.count + unit)
+    padded.append(0x80)
+    let rest = padded.count % unit
+    if rest != 0 { padded.append(contentsOf: repeatElement(0, count: unit - rest)) }
+    return padded
+  }
+
+  /// The plaintext of a padded message; nil when the padding is not as `pad` makes it.
+  public static func unpad(_ padded: [UInt8]) -> [UInt8]? {
+    guard padded.count % unit == 0, let mark = padded.lastIndex(where: { $0 != 0 }), padded[mark] == 0x80,
+      padded.count - mark <= unit
+    else { return nil }
+    return Array(padded[..<mark])
   }
 }

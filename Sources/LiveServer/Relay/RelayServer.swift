@@ -83,7 +83,7 @@ public struct RelayOptions: Sendable {
 
 /// `reel relay` (docs/protocol.md#relay): rooms joining a host and its viewers that cannot
 /// reach each other, both connecting out to it. `GET /r/ROOM/host` and `GET /r/ROOM/view`
-/// upgrade to WebSockets (subprotocol `reel-relay.v1`) that present the room's verifier in
+/// upgrade to WebSockets (subprotocol `reel-relay.v2`) that present the room's verifier in
 /// `X-Reel-Verifier` or, from a browser, as a second subprotocol `reel-verifier.HEX` (the host
 /// also the read-only one in `X-Reel-Read-Only-Verifier`); `GET /r/ROOM` is the browser
 /// viewer's page, which seals with WebCrypto; every
@@ -92,7 +92,8 @@ public struct RelayOptions: Sendable {
 /// room lives where its host connected, and a viewer reaching another node is piped there
 /// (`RelayProxies`).
 public final class RelayServer: @unchecked Sendable {
-  public static let subprotocol = "reel-relay.v1"
+  /// v2: the host signs its handshake, messages are padded (v1 peers are refused at the upgrade).
+  public static let subprotocol = "reel-relay.v2"
   /// The largest live-protocol frame a relay carries, either way (header included): what a
   /// client may send a host (`reel serve` takes 4 MiB too); a host fits its repaints to it.
   public static let maxFrame = 4 << 20

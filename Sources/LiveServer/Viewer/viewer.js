@@ -52,6 +52,22 @@
     new DataView(iv.buffer).setBigUint64(4, BigInt(counter));
     return iv;
   }
+  // Every sealed message is padded to a multiple of 64 bytes (0x80, then zeros), so the relay
+  // cannot tell keys apart by a message's size (docs/protocol.md#relay-reel-relay).
+  function pad(bytes) {
+    const plain = new Uint8Array(bytes);
+    const padded = new Uint8Array(Math.ceil((plain.length + 1) / 64) * 64);
+    padded.set(plain, 0);
+    padded[plain.length] = 0x80;
+    return padded;
+  }
+  function unpad(padded) {
+    let mark = padded.length - 1;
+    while (mark >= 0 && padded[mark] === 0) mark--;
+    if (mark < 0 || padded[mark] !== 0x80 || padded.length % 64 !== 0 || padded.length - mark > 64) throw new Error("padding");
+    return padded.slice(0, mark).buffer;
+  }
+
   async function channelKeys(viewerSalt, hostSalt) {
     const salt = new Uint8Array(32);
     salt.set(viewerSalt, 0);
@@ -94,7 +110,7 @@
       conn.close = () => ws.close();
       return conn;
     }
-    const ws = new WebSocket(scheme + location.host + "/r/" + relay.room + "/view", ["reel-relay.v1", "reel-verifier." + relay.verifier]);
+    const ws = new WebSocket(scheme + location.host + "/r/" + relay.room + "/view", ["reel-relay.v2", "reel-verifier." + relay.verifier]);
     ws.binaryType = "arraybuffer";
     const viewerSalt = crypto.getRandomValues(new Uint8Array(16));
     let keys = null;
@@ -105,7 +121,7 @@
     conn.ws = ws;
     conn.send = (bytes) => {
       outgoing = outgoing.then(async () => {
-        const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce(sent++) }, keys.seal, bytes);
+        const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce(sent++) }, keys.seal, pad(bytes));
         if (ws.readyState === WebSocket.OPEN) ws.send(sealed);
       });
     };
@@ -128,7 +144,7 @@
         }
         let plain;
         try {
-          plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: nonce(opened++) }, keys.open, data);
+          plain = unpad(new Uint8Array(await crypto.subtle.decrypt({ name: "AES-GCM", iv: nonce(opened++) }, keys.open, data)));
         } catch (error) {
           ws.close(4000, "a sealed message that does not open");
           return;
