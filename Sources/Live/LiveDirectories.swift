@@ -46,6 +46,26 @@ public struct StateDirectory: Sendable {
     try PrivateDirectory.prepare(path, tighten: !isExplicit, what: "the state directory")
   }
 
+  /// Replaces the file `name` in the directory with `data` atomically (a temporary file, mode
+  /// 0600, synced, renamed over it): a crash leaves the old file or the new one.
+  public func replaceFile(named name: String, with data: [UInt8]) throws {
+    try prepare()
+    let target = (path as NSString).appendingPathComponent(name)
+    let temporary = target + ".\(getpid()).tmp"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard fd >= 0 else {
+      throw LiveError("\(temporary): cannot create (\(String(cString: strerror(errno))))")
+    }
+    let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    let synced = fsync(fd) == 0
+    close(fd)
+    guard written == data.count, synced, rename(temporary, target) == 0 else {
+      let reason = String(cString: strerror(errno))
+      unlink(temporary)
+      throw LiveError("\(target): cannot write (\(reason))")
+    }
+  }
+
   /// Prepares the state directory and `sessions/` in it (0700; a looser `sessions/` is reel's
   /// own and is tightened); returns the sessions directory's path.
   @discardableResult

@@ -134,7 +134,7 @@ extension LiveHost {
           "this host keeps no relay room (reel serve --relay wss://RELAY, or reel host --relay …)")
       }
       var reply = LiveReply(ok: true)
-      reply.links = request.rotate == true ? keeper.rotate() : keeper.links
+      reply.links = request.rotate == true ? try keeper.rotate() : keeper.links
       c.reply(reply)
       c.closeWhenFlushed()
     }

@@ -5,6 +5,7 @@
 public protocol RelayLinkKeeper: AnyObject, Sendable {
   /// The link that may type, then the read-only one.
   var links: [String] { get }
-  /// New secrets; the new links.
-  func rotate() -> [String]
+  /// New secrets (kept before they are used: a failure to keep them changes nothing); the new
+  /// links.
+  func rotate() throws -> [String]
 }

@@ -44,6 +44,8 @@ public final class RelayHost: RelayLinkKeeper, @unchecked Sendable {
   /// links may use (nil: all). The read-only link grants `view` on the same sessions.
   let linkCapabilities: LiveCapabilities
   let linkSessions: Set<String>?
+  /// Where the room's secrets are kept across starts (nil: this process's only).
+  let store: RelayRoomStore?
   private let loop: EventLoop = MultiThreadedEventLoopGroup.singleton.next()
   /// The viewers' channels of the current connection (on `loop`).
   private var channels: [UInt32: RelayTransport] = [:]
@@ -57,11 +59,12 @@ public final class RelayHost: RelayLinkKeeper, @unchecked Sendable {
     relays: [RemoteEndpoint], secret: RelaySecret = RelaySecret(),
     readOnlySecret: RelaySecret = RelaySecret(), caFile: String? = nil,
     linkCapabilities: LiveCapabilities = .interactive, linkSessions: Set<String>? = nil,
-    inbox: LiveHost.Inbox,
+    store: RelayRoomStore? = nil, inbox: LiveHost.Inbox,
     environment: [String], directory: String?, log: @escaping @Sendable (String) -> Void
   ) {
     self.linkCapabilities = linkCapabilities
     self.linkSessions = linkSessions
+    self.store = store
     precondition(!relays.isEmpty, "a relay host needs a relay")
     self.relays = relays
     keys = Keys(secret: secret, readOnlySecret: readOnlySecret)
@@ -84,10 +87,12 @@ public final class RelayHost: RelayLinkKeeper, @unchecked Sendable {
 
   /// New secrets for the room (so a new name and host key): every viewer that came through the
   /// old links is closed for good (4003), and the host moves to the new room; the new links.
-  public func rotate() -> [String] {
+  public func rotate() throws -> [String] {
+    let fresh = (RelaySecret(), RelaySecret())
+    try store?.save(fresh)
     let (old, socket) = lock.withLock { () -> (String, WebSocketEndpoint?) in
       let old = keys.room
-      keys = Keys(secret: RelaySecret(), readOnlySecret: RelaySecret())
+      keys = Keys(secret: fresh.0, readOnlySecret: fresh.1)
       return (old, current)
     }
     if let socket {

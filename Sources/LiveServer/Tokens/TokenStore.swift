@@ -5,10 +5,8 @@ import LiveProtocol
 
 #if canImport(Glibc)
   import Glibc
-  private let systemWrite = Glibc.write
 #elseif canImport(Darwin)
   import Darwin
-  private let systemWrite = Darwin.write
 #endif
 
 /// One access token as stored: never the token, only its SHA-256, with what it allows.
@@ -73,9 +71,16 @@ public struct BrowserLogin: Codable, Sendable, Equatable {
 /// (a revoked token's connections end).
 public struct TokenStore: Sendable {
   public let path: String
+  let directory: StateDirectory
 
-  public init(directory: StateDirectory) { path = directory.path + "/tokens.json" }
-  public init(path: String) { self.path = path }
+  public init(directory: StateDirectory) {
+    self.directory = directory
+    path = directory.path + "/tokens.json"
+  }
+  public init(path: String) {
+    self.path = path
+    directory = StateDirectory(path: (path as NSString).deletingLastPathComponent)
+  }
 
   /// A new random token: `reel_` and 32 random bytes in base64url (256 bits from the system's
   /// cryptographic generator).
@@ -247,25 +252,13 @@ public struct TokenStore: Sendable {
     let encoder = JSONEncoder()
     encoder.dateEncodingStrategy = .iso8601
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    let data = try encoder.encode(records)
-    let temporary = path + ".\(getpid()).tmp"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard fd >= 0 else {
-      throw LiveError("\(temporary): cannot create (\(String(cString: strerror(errno))))")
-    }
-    let written = data.withUnsafeBytes { systemWrite(fd, $0.baseAddress, $0.count) }
-    let synced = fsync(fd) == 0
-    close(fd)
-    guard written == data.count, synced, rename(temporary, path) == 0 else {
-      unlink(temporary)
-      throw LiveError("\(path): cannot write (\(String(cString: strerror(errno))))")
-    }
+    try directory.replaceFile(
+      named: (path as NSString).lastPathComponent, with: Array(try encoder.encode(records)))
   }
 
   /// Runs `body` holding a lock on `path.lock` (shared to read, exclusive to change).
   private func withLock<T>(exclusive: Bool, _ body: () throws -> T) throws -> T {
-    let directory = (path as NSString).deletingLastPathComponent
-    try StateDirectory(path: directory).prepare()
+    try directory.prepare()
     let lockPath = path + ".lock"
     let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     guard fd >= 0 else { throw LiveError("\(lockPath): cannot open (\(String(cString: strerror(errno))))") }

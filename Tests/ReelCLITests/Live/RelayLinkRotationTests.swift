@@ -44,4 +44,47 @@ extension LiveSessionTests {
     XCTAssertTrue(fresh.screen().contains("kept"), fresh.screen())
     XCTAssertTrue(try reel(["ls"]).stdout.contains("kept"), "no session ended")
   }
+
+  /// The room is the host's: a restarted `reel serve --relay` keeps its name and secrets, so the
+  /// links handed out still work; a rotation is kept too (the old links never come back).
+  func testARelayRoomsLinksOutliveARestartAndARotationIsKept() throws {
+    let (relay, relayPort) = try startRelay()
+    defer { relay.terminate() }
+    func serveLinks(_ round: Int) throws -> (process: Process, links: [String]) {
+      let out = root.appendingPathComponent("serve.out")
+      try? FileManager.default.removeItem(at: out)
+      let relayed = ["--relay", "ws://127.0.0.1:\(relayPort)"]
+      // The first start makes the state directory and a token; later ones reuse them.
+      let process = round == 1 ? try startServe(relayed).process : try startListening("serve", relayed).0
+      var links: [String] = []
+      XCTAssertTrue(
+        eventually {
+          links = ((try? String(contentsOf: out, encoding: .utf8)) ?? "").split(separator: "\n").map(
+            String.init
+          )
+          .filter { $0.contains("/r/") }
+          return links.count == 2
+        }, "round \(round): no links")
+      return (process, links)
+    }
+    let first = try serveLinks(1)
+    first.process.terminate()
+    first.process.waitUntilExit()
+    let second = try serveLinks(2)
+    XCTAssertEqual(second.links, first.links, "the same room after a restart")
+    let kept = root.appendingPathComponent("state/relay-room").path
+    XCTAssertEqual(try mode(kept), 0o600)
+    XCTAssertFalse(
+      try String(contentsOfFile: kept, encoding: .utf8).contains(
+        first.links[0].components(separatedBy: ".").last!),
+      "only the secrets are kept")
+
+    let rotated = try reel(["relay-link", "rotate"]).stdout.split(separator: "\n").map(String.init)
+    XCTAssertTrue(Set(rotated).isDisjoint(with: first.links))
+    second.process.terminate()
+    second.process.waitUntilExit()
+    let third = try serveLinks(3)
+    defer { third.process.terminate() }
+    XCTAssertEqual(third.links, rotated, "the rotated links after a restart, never the old ones")
+  }
 }

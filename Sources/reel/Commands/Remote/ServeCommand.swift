@@ -139,8 +139,9 @@ struct RelayRoomOptions: ParsableArguments {
   )
   var relayManage = false
 
-  /// Keeps the room for `inbox`'s sessions (nil without `--relay`), and prints its two links
-  /// (the room's secrets) once on standard output, each on a line of its own.
+  /// Keeps the room for `inbox`'s sessions (nil without `--relay`) — the same room on every
+  /// start (`RelayRoomStore`) — and prints its two links on standard output, each on a line of
+  /// its own.
   func keep(inbox: LiveHost.Inbox, environment: [String], log: String) throws -> RelayHost? {
     guard !relay.isEmpty else { return nil }
     let endpoints = try relay.map { address in
@@ -153,9 +154,13 @@ struct RelayRoomOptions: ParsableArguments {
     var capabilities = LiveCapabilities.interactive
     if relayCreate { capabilities.insert(.create) }
     if relayManage { capabilities.formUnion([.send, .manage]) }
+    // The room is the host's: its secrets are kept in the state directory and reused.
+    let store = RelayRoomStore(directory: StateDirectory())
+    let (secret, readOnlySecret) = try store.secrets()
     let keeper = RelayHost(
-      relays: endpoints, caFile: caFile, linkCapabilities: capabilities,
-      linkSessions: relaySessions.isEmpty ? nil : Set(relaySessions), inbox: inbox, environment: environment,
+      relays: endpoints, secret: secret, readOnlySecret: readOnlySecret, caFile: caFile,
+      linkCapabilities: capabilities, linkSessions: relaySessions.isEmpty ? nil : Set(relaySessions),
+      store: store, inbox: inbox, environment: environment,
       directory: ProcessInfo.processInfo.environment["HOME"], log: { Output.print("\(log): \($0)\n", to: 2) })
     keeper.start()
     let may = [
