@@ -24,15 +24,20 @@ public struct HangUp: Sendable {
 
   /// Sends SIGHUP and SIGCONT (once) and starts the grace period.
   public mutating func begin(child: ChildProcess, terminal: PseudoTerminal) {
+    begin(pid: child.pid, terminal: terminal)
+  }
+
+  /// As `begin(child:terminal:)`, for a program known by its pid (one a keeper started).
+  public mutating func begin(pid: pid_t, terminal: PseudoTerminal) {
     guard killAt == nil else { return }
     let foreground = tcgetpgrp(terminal.controller)
-    groups = Array(Set([child.pid, foreground].filter { $0 > 0 }))
+    groups = Array(Set([pid, foreground].filter { $0 > 0 }))
     for group in groups {
       kill(-group, SIGHUP)
       kill(-group, SIGCONT)
     }
-    child.signal(SIGHUP)
-    child.signal(SIGCONT)
+    kill(pid, SIGHUP)
+    kill(pid, SIGCONT)
     killAt = HangUp.now() + grace
   }
 
@@ -40,11 +45,16 @@ public struct HangUp: Sendable {
   /// `force`); true when it did.
   @discardableResult
   public mutating func enforce(child: ChildProcess, force: Bool = false) -> Bool {
-    guard let due = killAt, due != .max, force || HangUp.now() >= due, child.poll() == nil else {
-      return false
-    }
+    guard killAt != nil, child.poll() == nil else { return false }
+    return enforce(pid: child.pid, force: force)
+  }
+
+  /// As `enforce(child:force:)`, for a running program known by its pid.
+  @discardableResult
+  public mutating func enforce(pid: pid_t, force: Bool = false) -> Bool {
+    guard let due = killAt, due != .max, force || HangUp.now() >= due else { return false }
     for group in groups { kill(-group, SIGKILL) }
-    child.signal(SIGKILL)
+    kill(pid, SIGKILL)
     killAt = .max
     return true
   }

@@ -82,6 +82,13 @@ public final class PseudoTerminal {
     _ = tcsetattr(device, TCSANOW, &settings)
   }
 
+  /// Takes over `controller`, an open controller of the device at `devicePath` (one a program
+  /// keeper handed over): it is closed with this value.
+  public init(adopting controller: Int32, devicePath: String) {
+    self.controller = controller
+    self.devicePath = devicePath
+  }
+
   deinit { close(controller) }
 
   /// Tells the program its window changed (it receives SIGWINCH).

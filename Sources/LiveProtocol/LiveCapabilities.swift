@@ -37,7 +37,7 @@ public struct LiveCapabilities: OptionSet, Sendable, Hashable {
       if let name = request.names.first, !exists(name) { n.insert(.create) }
       needed = n
     case .send: needed = .send
-    case .kill, .detach, .links: needed = .manage
+    case .kill, .detach, .links, .handOver: needed = .manage
     }
     let missing = needed.subtracting(self)
     guard !missing.isEmpty else { return nil }

@@ -19,6 +19,10 @@ public struct LiveRequest: Codable, Sendable {
     case attach, tail, list, kill, send, history, detach
     /// The host's relay room's links (the local user only); with `rotate`, new ones.
     case links
+    /// The local user only: the host hands its sessions over to the program keeper (their
+    /// exact state) and exits, for the host that asks (`reel host --upgrade`). Accepted
+    /// whatever protocol version the asking host speaks.
+    case handOver
   }
   public var version = FrameFormat.version
   public var operation: Operation

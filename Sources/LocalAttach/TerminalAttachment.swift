@@ -29,7 +29,7 @@ public protocol AttachmentScreen {
 /// window changes resize the session; the detach key then `d` detaches (pressed twice: sent
 /// once); in `tail`, q and Ctrl-C leave too. Every way out gives the terminal back.
 public struct TerminalAttachment {
-  let fd: Int32
+  var fd: Int32
   var reader: FrameReader
   let readOnly: Bool
   /// `reel tail`: keys are read only from a terminal, and q or Ctrl-C also leave.
@@ -39,6 +39,13 @@ public struct TerminalAttachment {
   var screen: (any AttachmentScreen)?
   /// Lines of notices the host sent, for the user once the terminal was given back.
   public private(set) var notices: [String] = []
+  /// The stream offset just past what the terminal was sent (nil before any).
+  public private(set) var offset: Int? = nil
+  /// Called when the connection is lost (the host stopped, was upgraded or crashed) with
+  /// `offset`: a new connection, already attached again (resumed or repainted) and its frames
+  /// read so far, or nil to give up. The terminal stays as it is meanwhile, its title saying
+  /// so; keys typed meanwhile wait in the terminal.
+  public var reconnect: ((Int?) -> (fd: Int32, reader: FrameReader)?)? = nil
 
   nonisolated(unsafe) static var windowChanged: Int32 = 0
 
@@ -77,6 +84,7 @@ public struct TerminalAttachment {
       if let outcome = try take(frame) { return outcome }
     }
     while true {
+      if let outcome = pendingOutcome { return outcome }
       if TerminationRequest.signal != nil {
         // The user's terminal went away or reel was told to stop: leave the session running.
         try? send(Frame(.detach))
@@ -101,7 +109,10 @@ public struct TerminalAttachment {
       if fds[0].revents != 0 {
         let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { return lost() }
+        guard n > 0 else {
+          guard try comeBack() else { return lost() }
+          continue
+        }
         buffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
         while let frame = try reader.next() {
           if let outcome = try take(frame) { return outcome }
@@ -122,6 +133,28 @@ public struct TerminalAttachment {
   }
 
   func send(_ frame: Frame) throws { try UnixSocket.writeAll(fd, frame.encoded) }
+
+  /// After the connection was lost: attached again through `reconnect` (true), or not.
+  private mutating func comeBack() throws -> Bool {
+    guard let reconnect else { return false }
+    // The title says it (pushed first, popped once back: xterm's title stack).
+    TerminalAttachment.writeOut(Array("\u{1B}[22;2t\u{1B}]2;reel: the host restarted — reconnecting\u{07}".utf8))
+    let again = reconnect(offset)
+    TerminalAttachment.writeOut(Array("\u{1B}[23;2t".utf8))
+    guard let (newFD, newReader) = again else { return false }
+    fd = newFD
+    reader = newReader
+    while let frame = try reader.next() {
+      if let outcome = try take(frame) {
+        pendingOutcome = outcome
+        return true
+      }
+    }
+    return true
+  }
+
+  /// An end that came with a reconnection's first frames.
+  private var pendingOutcome: AttachOutcome? = nil
 
   /// Sends the program its keys (unless read-only); true when the user asked to leave, which
   /// has been asked of the host.
@@ -145,7 +178,13 @@ public struct TerminalAttachment {
   /// Output to the terminal, screens drawn, notices kept, the end decoded.
   private mutating func take(_ frame: Frame) throws -> AttachOutcome? {
     switch frame.type {
-    case .output, .repaint, .restore, .status:
+    case .output:
+      TerminalAttachment.writeOut(frame.payload)
+      if let start = frame.offset { offset = start + frame.payload.count }
+    case .repaint:
+      TerminalAttachment.writeOut(frame.payload)
+      if let end = frame.offset { offset = end }
+    case .restore, .status:
       TerminalAttachment.writeOut(frame.payload)
     case .screen:
       guard var screen else { break }

@@ -13,6 +13,14 @@ public struct RecentOutput: Sendable {
     self.capacity = capacity
   }
 
+  /// A buffer holding `bytes`, the last of which ends at absolute `endOffset` (one a host
+  /// handed over); only the newest `capacity` of them are kept.
+  public init(capacity: Int, restoring bytes: [UInt8], endOffset: Int) {
+    self.init(capacity: capacity)
+    append(bytes)
+    self.endOffset = endOffset
+  }
+
   public var count: Int { storage.count }
 
   /// Absolute offset of the oldest retained byte.

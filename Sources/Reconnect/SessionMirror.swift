@@ -24,6 +24,15 @@ public struct SessionMirror: Sendable {
     shadow.compactsHistory = true
   }
 
+  /// A mirror continuing where another left off: `shadow` has followed every byte up to
+  /// `recent`'s end (a session handed over by a host that is upgraded, or rebuilt from its
+  /// recording).
+  public init(shadow: Terminal, recent: RecentOutput) {
+    self.recent = recent
+    self.shadow = shadow
+    self.shadow.compactsHistory = true
+  }
+
   /// Absolute offset just past the last byte the program wrote.
   public var endOffset: Int { recent.endOffset }
 

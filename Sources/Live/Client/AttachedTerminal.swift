@@ -9,8 +9,8 @@ import TerminalEmulator
 public struct AttachedTerminal {
   public typealias Outcome = AttachOutcome
 
-  /// Held for its connection: the client closes it when it goes.
-  private let client: LiveClient
+  /// Held for its connection: the client closes it when it goes (a reconnection replaces it).
+  private let holder: ClientHolder
   private var attachment: TerminalAttachment
 
   /// Lines of notices the host sent, shown after the terminal was given back.
@@ -20,14 +20,32 @@ public struct AttachedTerminal {
     client: LiveClient, name: String, readOnly: Bool, tail: Bool = false, detachKey: UInt8? = 0x1D,
     render: Bool = false
   ) {
-    self.client = client
+    holder = ClientHolder(client)
     attachment = TerminalAttachment(
       fd: client.fd, reader: client.reader, readOnly: readOnly, tail: tail, detachKey: detachKey,
       screen: render ? RenderedScreen() : nil)
   }
 
+  /// When the host goes away mid-attachment (stopped, upgraded, crashed), `reconnect` is
+  /// asked for a new client, attached again to the same session from the given offset (see
+  /// `TerminalAttachment.reconnect`); nil gives up.
+  public mutating func reconnecting(with reconnect: @escaping (Int?) -> LiveClient?) {
+    let holder = self.holder
+    attachment.reconnect = { offset in
+      guard let client = reconnect(offset) else { return nil }
+      holder.client = client
+      return (client.fd, client.reader)
+    }
+  }
+
   /// Runs until the attachment ends; the terminal is restored on every way out.
   public mutating func run() throws -> Outcome { try attachment.run() }
+}
+
+/// The client an attachment reads, replaced when it reconnects.
+private final class ClientHolder {
+  var client: LiveClient
+  init(_ client: LiveClient) { self.client = client }
 }
 
 /// Screen mode for `TerminalAttachment`: updates decoded and drawn by a `ScreenRenderer`,

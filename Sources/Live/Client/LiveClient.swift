@@ -57,6 +57,33 @@ public final class LiveClient {
     throw LiveError("the reel host did not start listening within 10 s (\(directory.logPath))")
   }
 
+  /// Connects to the running host; when none runs but the program keeper holds sessions (their
+  /// host stopped or crashed), starts a host with `hostExecutable` to continue them.
+  public static func connect(_ directory: SocketDirectory, continuingWith hostExecutable: String) throws
+    -> LiveClient
+  {
+    try connect(directory, startingHostWith: keeperHoldsPrograms(directory) ? hostExecutable : nil)
+  }
+
+  /// One request, one reply, on a connection of its own (see `connect(_:continuingWith:)`).
+  public static func ask(_ request: LiveRequest, in directory: SocketDirectory, continuingWith hostExecutable: String)
+    throws -> LiveReply
+  {
+    try connect(directory, continuingWith: hostExecutable).ask(request)
+  }
+
+  /// Whether a program keeper runs (it holds its lock as long as it runs).
+  static func keeperHoldsPrograms(_ directory: SocketDirectory) -> Bool {
+    let fd = open(directory.keeperLockPath, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    if flock(fd, LOCK_SH | LOCK_NB) == 0 {
+      flock(fd, LOCK_UN)
+      return false
+    }
+    return true
+  }
+
   private static func startHost(_ executable: String, directory: SocketDirectory) throws -> pid_t {
     let arguments: [String] = [executable, "host", "--exit-when-idle"]
     let argv = arguments.map { strdup($0) } + [nil]

@@ -65,9 +65,21 @@ extension LiveHost {
   }
 
   private func handle(_ request: LiveRequest, from c: LiveConnection) throws {
+    if request.operation == .handOver {
+      guard c.grant.isLocalUser else {
+        throw LiveError("only the host's own user may take its sessions over", closeCode: .notAllowed)
+      }
+      guard keeper != nil && !(keeper?.lost ?? true) else {
+        throw LiveError("this host keeps its programs itself (no program keeper): it cannot hand them over")
+      }
+      handOverRequested = true
+      c.reply(LiveReply(ok: true))
+      c.closeWhenFlushed()
+      return
+    }
     guard request.version == FrameFormat.version else {
       throw LiveError(
-        "client speaks protocol \(request.version), this host \(FrameFormat.version); restart the host",
+        "client speaks protocol \(request.version), this host \(FrameFormat.version); reel host --upgrade moves the sessions to the new one",
         closeCode: .unsupportedVersion)
     }
     for name in request.names { try SessionName.validate(name) }
@@ -125,6 +137,8 @@ extension LiveHost {
       }
       c.reply(LiveReply(ok: true))
       c.closeWhenFlushed()
+    case .handOver:
+      break
     case .links:
       guard c.grant.isLocalUser else {
         throw LiveError("only the host's own user may see its relay room's links", closeCode: .notAllowed)
@@ -158,7 +172,10 @@ extension LiveHost {
     if let existing = sessions[name] {
       session = existing
     } else {
-      guard !tail else { throw LiveError("no session named \(name)", closeCode: .sessionEnded) }
+      // A client coming back (a resume offset) finds the session it had, or none: never a new one.
+      guard !tail && request.resumeOffset == nil else {
+        throw LiveError("no session named \(name)", closeCode: .sessionEnded)
+      }
       if let max = options.maxSessions, sessions.count >= max {
         throw LiveError(
           "the host already runs \(sessions.count) sessions, its maximum (--max-sessions)",
@@ -174,8 +191,9 @@ extension LiveHost {
           name: name, command: command, environment: environment, directory: directory,
           size: WindowSize(cols: request.cols ?? 80, rows: request.rows ?? 24),
           recordingRoot: options.recordingRoot,
-          ringBytes: request.ringBytes ?? 64 << 20, killGrace: options.killGrace,
+          ringBytes: request.ringBytes ?? 64 << 20, killGrace: options.killGrace, keeper: keeper,
           onOutput: { [weak self] pump in self?.takeOutputNow(from: pump) ?? false })
+        try? keeper?.describe(pid: session.program.pid, session.sessionDescription.text)
       } catch let e as CaptureError {
         throw LiveError("cannot start \(command.joined(separator: " ")): \(e.message)")
       }

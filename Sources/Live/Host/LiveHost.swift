@@ -29,6 +29,12 @@ public final class LiveHost {
     /// SIGTERM, SIGHUP and SIGINT stop the host (off for a host embedded in a process that
     /// handles its own signals: it stops through `Inbox.stop`).
     public var stopsOnSignals = true
+    /// The reel executable that runs the user's program keeper (`reel keeper`, started when
+    /// none runs): the keeper starts the programs and holds their terminals, so that they
+    /// outlive this host — a host that stops, is upgraded or crashes leaves them running, and
+    /// the next one continues them (`bind`). Nil: the programs are this host's own children
+    /// and are hung up when it stops (a host embedded in another program).
+    public var keeperExecutable: String? = nil
     public init() {}
   }
 
@@ -55,6 +61,14 @@ public final class LiveHost {
   /// hundred of them must not cost the host a hundred backlogs (mosh: never a backlog).
   static let viewerQueueLimit = 1 << 20
 
+  /// The program keeper, when the host has one (`Options.keeperExecutable`).
+  var keeper: KeeperLink? = nil
+  /// A host that wants the sessions asked for them (`LiveRequest.Operation.handOver`).
+  var handOverRequested = false
+  /// Programs the keeper held that no host described (their host died before it did): hung
+  /// up, forgotten once they ended.
+  private var strays: Set<pid_t> = []
+
   /// What other threads hand this host (connections, wake-ups, a stop).
   public let inbox: Inbox
   /// The host's relay room, when it keeps one (set before `run`): the local user's `links`
@@ -79,14 +93,33 @@ public final class LiveHost {
 
   /// Takes the user's host lock and socket: a live host's lock is held, so a second host
   /// refuses; a socket left by a dead host is replaced.
-  public func bind() throws {
+  ///
+  /// With `takingOver`, a running host is first asked to hand its sessions over (`reel host
+  /// --upgrade`), and its lock awaited.
+  public func bind(takingOver: Bool = false) throws {
     try directory.prepare()
     lockFD = open(directory.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     guard lockFD >= 0 else {
       throw LiveError("\(directory.lockPath): cannot open (\(String(cString: strerror(errno))))")
     }
-    guard flock(lockFD, LOCK_EX | LOCK_NB) == 0 else {
-      throw LiveError("a reel host is already running for this user (\(directory.socketPath))")
+    if flock(lockFD, LOCK_EX | LOCK_NB) != 0 {
+      guard takingOver else {
+        throw LiveError("a reel host is already running for this user (\(directory.socketPath))")
+      }
+      try LiveHost.askForHandOver(directory)
+      let deadline = LiveSession.now() + 30_000_000
+      var askedAt = LiveSession.now()
+      while flock(lockFD, LOCK_EX | LOCK_NB) != 0 {
+        guard LiveSession.now() < deadline else {
+          throw LiveError("the running reel host did not hand its sessions over within 30 s")
+        }
+        // A client that lost the old host may have started another meanwhile: ask it too.
+        if LiveSession.now() - askedAt > 200_000 {
+          askedAt = LiveSession.now()
+          try? LiveHost.askForHandOver(directory)
+        }
+        usleep(2_000)
+      }
     }
     // The lock file names the host holding it.
     let pid = Array("\(getpid())\n".utf8)
@@ -101,6 +134,69 @@ public final class LiveHost {
       unlink(directory.socketPath)
     }
     listener = try UnixSocket.listen(at: directory.socketPath)
+    if let executable = options.keeperExecutable {
+      let link = try KeeperLink.connect(directory, executable: executable)
+      keeper = link
+      try continueSessions(link.hello())
+    }
+  }
+
+  /// Asks the host running in `directory` to hand its sessions over (and exit).
+  static func askForHandOver(_ directory: SocketDirectory) throws {
+    let client: LiveClient
+    do {
+      client = try LiveClient.connect(directory)
+    } catch {
+      return  // it is already gone; its lock follows
+    }
+    do {
+      _ = try client.ask(LiveRequest(.handOver))
+    } catch let error as LiveError {
+      throw LiveError("the running reel host would not hand its sessions over: \(error.message)")
+    }
+  }
+
+  /// Takes over the sessions the keeper holds: exactly as the last host left them, or rebuilt
+  /// from their recordings after a crash.
+  private func continueSessions(_ programs: [KeptProgram]) throws {
+    var exact = 0
+    var rebuilt: [String] = []
+    for kept in programs {
+      let recovered: (session: LiveSession, exact: Bool)?
+      do {
+        recovered = try LiveSession.recover(
+          kept, killGrace: options.killGrace,
+          onOutput: { [weak self] pump in self?.takeOutputNow(from: pump) ?? false })
+      } catch {
+        log("cannot continue the program \(kept.pid): \(error); hanging it up")
+        recovered = nil
+      }
+      guard let (session, wasExact) = recovered, sessions[session.name] == nil else {
+        // Nobody can reach it: hang it up as a closing terminal would.
+        if kept.status == nil {
+          var hangUp = HangUp(graceMicros: 0)
+          hangUp.begin(pid: kept.pid, terminal: kept.terminal)
+          strays.insert(kept.pid)
+        } else {
+          keeper?.forget(pid: kept.pid)
+        }
+        continue
+      }
+      sessions[session.name] = session
+      createdSession()
+      try? keeper?.describe(pid: session.program.pid, session.sessionDescription.text)
+      if wasExact { exact += 1 } else { rebuilt.append(session.name) }
+      if session.program.poll() != nil { reapDue = true }
+    }
+    if !programs.isEmpty {
+      log(
+        "continuing \(sessions.count) session\(sessions.count == 1 ? "" : "s") (\(exact) as handed over"
+          + (rebuilt.isEmpty ? ")" : ", rebuilt from the recording after a crash: \(rebuilt.sorted().joined(separator: ", ")))"))
+    }
+  }
+
+  func log(_ line: String) {
+    FileHandle.standardError.write(Data("reel host: \(PeerText.escaped(line))\n".utf8))
   }
 
   /// Serves until told to stop (SIGTERM, SIGHUP, SIGINT, `Inbox.stop`: every session is hung
@@ -113,7 +209,15 @@ public final class LiveHost {
     defer { turn.unlock() }
     while true {
       if options.stopsOnSignals, let sig = TerminationRequest.signal {
-        stopAll(reason: "host stopped by signal \(sig)")
+        if keeper != nil && !(keeper?.lost ?? true) {
+          leave(reason: "stopped by signal \(sig)")
+        } else {
+          stopAll(reason: "host stopped by signal \(sig)")
+        }
+        return
+      }
+      if handOverRequested {
+        leave(reason: "handing the sessions over to a new host")
         return
       }
       if let reason = inbox.stopRequested {
@@ -156,6 +260,10 @@ public final class LiveHost {
   private func waitAndServe(timeout: Int32) throws {
     var fds: [pollfd] = [pollfd(fd: inbox.wakeFD, events: Int16(POLLIN), revents: 0)]
     var owners: [PollOwner] = [.inbox]
+    if let keeper, !keeper.lost {
+      fds.append(pollfd(fd: keeper.fd, events: Int16(POLLIN), revents: 0))
+      owners.append(.keeper)
+    }
     if listener >= 0 {
       fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
       owners.append(.listener)
@@ -185,6 +293,7 @@ public final class LiveHost {
     for (i, pfd) in fds.enumerated() where pfd.revents != 0 {
       switch owners[i] {
       case .inbox: takeInbox()
+      case .keeper: takeKeeperNews()
       case .listener: acceptClients()
       case .session(let name): if let s = sessions[name] { takeOutput(of: s) }
       case .sessionInput(let name):
@@ -250,6 +359,7 @@ public final class LiveHost {
 
   private enum PollOwner {
     case inbox
+    case keeper
     case listener
     case session(String)
     case sessionInput(String)
@@ -383,9 +493,35 @@ public final class LiveHost {
 
   // MARK: - Ends
 
+  /// Exits the keeper reported (and whether it is gone: then programs started from now on
+  /// are this host's own).
+  private func takeKeeperNews() {
+    guard let keeper else { return }
+    keeper.readAvailable()
+    if keeper.lost { log("the program keeper is gone: sessions started from now on end with this host") }
+    for (pid, status) in keeper.takeExits() {
+      if strays.remove(pid) != nil {
+        keeper.forget(pid: pid)
+        continue
+      }
+      for session in sessions.values where session.program.pid == pid {
+        session.program.reportedStatus = status
+        reapDue = true
+      }
+    }
+  }
+
   private func reapChildren() {
     for session in Array(sessions.values) {
-      guard let status = session.child.poll() else { continue }
+      guard let status = session.program.poll() else {
+        // A keeper that is gone reports no exit: a terminal nobody holds any more, and no
+        // such process, is the end (its status unknown).
+        if let keeper, keeper.lost, session.outputClosed, kill(session.program.pid, 0) != 0 {
+          session.program.reportedStatus = 128 + SIGHUP
+          reapDue = true
+        }
+        continue
+      }
       // Whatever the program wrote before it ended still reaches the clients and the file.
       if !session.outputClosed { drainOutput(of: session) }
       end(session, status: status, reason: session.hangUp.started ? .killed : .exited)
@@ -393,13 +529,15 @@ public final class LiveHost {
   }
 
   private func enforceKillDeadlines() {
-    for session in sessions.values { session.hangUp.enforce(child: session.child) }
+    for session in sessions.values where session.program.poll() == nil {
+      session.hangUp.enforce(pid: session.program.pid)
+    }
   }
 
   /// Hangs a session up as a closing terminal would (`HangUp`: SIGHUP and SIGCONT to its
   /// process group and the terminal's foreground group, SIGKILL after the grace period).
   func hangUp(_ session: LiveSession) {
-    session.hangUp.begin(child: session.child, terminal: session.terminal)
+    session.hangUp.begin(pid: session.program.pid, terminal: session.terminal)
   }
 
   private func end(_ session: LiveSession, status: Int32, reason: LiveEnd.Reason) {
@@ -408,6 +546,7 @@ public final class LiveHost {
     session.exitStatus = status
     session.closeRecording(status: status)
     sessions[session.name] = nil
+    keeper?.forget(pid: session.program.pid)
     let attached = session.readOnlyClients.union(session.keyboardHolder.map { [$0] } ?? [])
     for id in attached {
       guard let c = connections[id] else { continue }
@@ -442,6 +581,43 @@ public final class LiveHost {
     }
     connections = [:]
     if listener >= 0 { unlink(directory.socketPath) }
+  }
+
+  /// Leaves the sessions to the next host: each pump stopped and what it read followed and
+  /// recorded, the recording closed where it stands (the next host continues the ring), the
+  /// state handed to the keeper with the program; then every client is let go (it
+  /// reconnects to the next host) and the socket removed. No program notices.
+  private func leave(reason: String) {
+    log("leaving: \(reason); the sessions go on (their programs are with the program keeper)")
+    if listener >= 0 {
+      close(listener)
+      listener = -1
+      unlink(directory.socketPath)
+    }
+    for session in sessions.values {
+      session.pump.stop()
+      takeOutput(of: session)
+      flushInput(of: session)
+      deliverToViewers(of: session)
+      session.closeRecording(status: nil)
+      do {
+        try keeper?.describe(pid: session.program.pid, session.sessionDescription.text)
+        try keeper?.handOver(pid: session.program.pid, state: session.handOverState())
+      } catch {
+        log("\(session.name): \(error) (the next host rebuilds it from its recording)")
+      }
+    }
+    for c in connections.values {
+      c.transport.flushBeforeStopping()
+      c.transport.close()
+    }
+    connections = [:]
+    sessions = [:]
+    // The next host may take the lock now.
+    if lockFD >= 0 {
+      close(lockFD)
+      lockFD = -1
+    }
   }
 
   func drop(_ connection: LiveConnection) {

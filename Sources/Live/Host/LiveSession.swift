@@ -14,20 +14,23 @@ import TerminalEmulator
 
 /// One live session: a program on a pseudo-terminal, the `SessionMirror` that follows its
 /// output (recent bytes by absolute offset, shadow emulator), and a crash-safe ring recording
-/// of it.
+/// of it. The program is the host's own child, or — in a host with a program keeper — the
+/// keeper's, so that it outlives the host (`LiveSession.recover` continues it in the next).
 final class LiveSession {
   let name: String
   let command: [String]
   let terminal: PseudoTerminal
-  let child: ChildProcess
-  private(set) var mirror: SessionMirror
+  let program: SessionProgram
+  var mirror: SessionMirror
 
   /// Lays out the shadow's history once, before history lines are read from it.
   func layOutHistory() { mirror.layOutHistory() }
   let created: Date
-  private let clockStart: UInt64
+  var clockStart: UInt64
   /// The ring directory being written, nil once recording failed (the session goes on).
   private(set) var recordingPath: String?
+  /// The capacity of its ring recording.
+  let ringBytes: Int
   private var recorder: BackgroundEventWriter?
   /// Connection ids: the one holding the keyboard (and the size), and the read-only readOnlyClients.
   var keyboardHolder: Int? = nil
@@ -52,52 +55,84 @@ final class LiveSession {
   let pump: OutputPump
   /// Output waiting for the paced viewers' next tick (`LiveHost.deliverToViewers`).
   var viewerBatch = ViewerBatch()
+  /// Stream offsets skipped when the session was rebuilt after its host crashed (see
+  /// `recover`): not output.
+  var skippedOffsets = 0
 
   var clients: Int { readOnlyClients.count + (keyboardHolder == nil ? 0 : 1) }
   var outputBytes: Int { mirror.endOffset }
 
-  /// Starts `command` on a new pseudo-terminal of `size` and begins recording it into a ring
-  /// directory under `recordingRoot`.
-  init(
+  /// Starts `command` on a new pseudo-terminal of `size` — through `keeper` when the host has
+  /// one — and begins recording it into a ring directory under `recordingRoot`.
+  convenience init(
     name: String, command: [String], environment: [String], directory: String?, size: WindowSize,
-    recordingRoot: String, ringBytes: Int, killGrace: Double,
+    recordingRoot: String, ringBytes: Int, killGrace: Double, keeper: KeeperLink? = nil,
     onOutput: @escaping @Sendable (OutputPump) -> Bool = { _ in false }
+  ) throws {
+    let clamped = Terminal.clampedSize(cols: size.cols, rows: size.rows)
+    let windowSize = WindowSize(cols: clamped.cols, rows: clamped.rows)
+    var env = environment.filter { !$0.hasPrefix("REEL_SESSION=") }
+    env.append("REEL_SESSION=\(name)")
+    let pty: PseudoTerminal
+    let program: SessionProgram
+    if let keeper, !keeper.lost {
+      let spawned = try keeper.spawn(arguments: command, environment: env, directory: directory, size: windowSize)
+      pty = spawned.terminal
+      program = SessionProgram(pid: spawned.pid)
+    } else {
+      pty = try PseudoTerminal(size: windowSize)
+      program = SessionProgram(own: try ChildProcess(arguments: command, environment: env, terminal: pty, directory: directory))
+    }
+    let created = Date()
+    let mirror = SessionMirror(cols: clamped.cols, rows: clamped.rows, recentBytes: LiveSession.recentOutputBytes)
+    try self.init(
+      name: name, command: command, terminal: pty, program: program, mirror: mirror, created: created,
+      ringBytes: ringBytes, killGrace: killGrace, onOutput: onOutput)
+    // The recording: a failure here costs the recording, never the session.
+    let path = RecordingDirectory.path(root: recordingRoot, name: name, date: created)
+    let info = SessionInfo(
+      cols: clamped.cols, rows: clamped.rows, title: "reel session \(name)",
+      command: command.joined(separator: " "),
+      term: environment.first { $0.hasPrefix("TERM=") }.map { String($0.dropFirst(5)) },
+      startTime: created.timeIntervalSince1970)
+    startRecording(at: path, root: recordingRoot) {
+      try ReelRingWriter(
+        directory: path, capacity: ringBytes, info: info, keyframes: EmulatorKeyframes.self, suppliesKeyframes: true,
+        segmentMicros: LiveSession.segmentMicros)
+    }
+  }
+
+  init(
+    name: String, command: [String], terminal: PseudoTerminal, program: SessionProgram, mirror: SessionMirror,
+    created: Date, ringBytes: Int, killGrace: Double, onOutput: @escaping @Sendable (OutputPump) -> Bool
   ) throws {
     self.name = name
     self.command = command
+    self.terminal = terminal
+    self.program = program
+    self.ringBytes = ringBytes
+    self.created = created
     hangUp = HangUp(graceMicros: UInt64(killGrace * 1_000_000))
-    let clamped = Terminal.clampedSize(cols: size.cols, rows: size.rows)
-    let pty = try PseudoTerminal(size: WindowSize(cols: clamped.cols, rows: clamped.rows))
-    var env = environment.filter { !$0.hasPrefix("REEL_SESSION=") }
-    env.append("REEL_SESSION=\(name)")
-    child = try ChildProcess(arguments: command, environment: env, terminal: pty, directory: directory)
-    terminal = pty
-    UnixSocket.setNonBlocking(pty.controller)
-    pump = try OutputPump(fd: pty.controller, onOutput: onOutput)
-    mirror = SessionMirror(cols: clamped.cols, rows: clamped.rows, recentBytes: LiveSession.recentOutputBytes)
-    mirror.answersQueries = true
-    created = Date()
+    UnixSocket.setNonBlocking(terminal.controller)
+    pump = try OutputPump(fd: terminal.controller, onOutput: onOutput)
+    self.mirror = mirror
+    self.mirror.answersQueries = true
     clockStart = LiveSession.now()
-    // The recording: a failure here costs the recording, never the session.
-    let path = RecordingDirectory.path(root: recordingRoot, name: name, date: created)
+  }
+
+  /// Opens the ring recording `open` makes at `path` (under `root`, made private first).
+  func startRecording(at path: String, root: String, _ open: () throws -> ReelRingWriter) {
     do {
       // Every key typed is in there: the directories are the user's alone (0700).
       let state = StateDirectory()
-      if recordingRoot == state.sessionsPath {
+      if root == state.sessionsPath {
         try state.prepareSessions()
       } else {
-        try PrivateDirectory.prepare(recordingRoot, tighten: false, what: "the recording directory")
+        try PrivateDirectory.prepare(root, tighten: false, what: "the recording directory")
       }
-      let info = SessionInfo(
-        cols: clamped.cols, rows: clamped.rows, title: "reel session \(name)",
-        command: command.joined(separator: " "),
-        term: environment.first { $0.hasPrefix("TERM=") }.map { String($0.dropFirst(5)) },
-        startTime: created.timeIntervalSince1970)
-      // The shadow already follows every byte: it makes the recording's keyframes too.
-      let ring = try ReelRingWriter(
-        directory: path, capacity: ringBytes, info: info, keyframes: EmulatorKeyframes.self,
-        suppliesKeyframes: true)
+      let ring = try open()
       keyframeInterval = ring.keyframeInterval
+      outputAtKeyframe = outputBytes
       recorder = BackgroundEventWriter(wrapping: ring)
       recordingPath = path
     } catch {
@@ -171,6 +206,11 @@ final class LiveSession {
     do { try recorder.tick(at: now) } catch { stopRecording(because: "\(error)") }
   }
 
+  /// A live recording's segments close after 100 ms (a file's default is a second): what a
+  /// crashed host can have read and not recorded is what its open segment holds, so this
+  /// bounds the loss to about 100 ms of output (or a segment's 256 KiB under a flood).
+  static let segmentMicros: UInt64 = 100_000
+
   /// Microseconds between recorder ticks (as `record`'s `PTYSession.Options.tickInterval`).
   static let tickInterval: UInt64 = 100_000
   private var lastTick: UInt64 = 0
@@ -190,11 +230,12 @@ final class LiveSession {
     recorder = nil
   }
 
-  /// Ends the recording with the exit event, the index and the trailer.
-  func closeRecording(status: Int32) {
+  /// Ends the recording with the exit event (none with a nil `status`: the session goes on in
+  /// the next host, which continues the ring), the index and the trailer.
+  func closeRecording(status: Int32?) {
     guard let recorder else { return }
     do {
-      try recorder.append(.exit(time, status: status))
+      if let status { try recorder.append(.exit(time, status: status)) }
       try recorder.close()
     } catch {
       recordingProblem = "recording of \(name) could not be closed: \(error)"
@@ -205,8 +246,8 @@ final class LiveSession {
   /// What `reel ls` says of it.
   var summary: LiveSessionSummary {
     LiveSessionSummary(
-      name: name, command: command, pid: child.pid, cols: mirror.shadow.cols, rows: mirror.shadow.rows,
-      clients: clients, created: ISO8601DateFormatter().string(from: created), outputBytes: outputBytes,
+      name: name, command: command, pid: program.pid, cols: mirror.shadow.cols, rows: mirror.shadow.rows,
+      clients: clients, created: ISO8601DateFormatter().string(from: created), outputBytes: outputBytes - skippedOffsets,
       recording: recordingPath, recordingError: recordingError)
   }
 }

@@ -36,15 +36,13 @@ public final class ReelRingWriter: EventWriter {
   /// of output, since the next must start with one.
   public init(
     directory: String, capacity: Int, info: SessionInfo, replacing: Bool = false, appending: Bool = false,
-    keyframes: any KeyframeMaker.Type, suppliesKeyframes: Bool = false
+    keyframes: any KeyframeMaker.Type, suppliesKeyframes: Bool = false,
+    segmentMicros: UInt64 = ReelFormat.segmentMicros
   ) throws {
     self.directory = directory
     self.capacity = max(capacity, 4096)
     fileBytes = ReelRingWriter.fileBytes(capacity: capacity)
     self.suppliesKeyframes = suppliesKeyframes
-    guard !(suppliesKeyframes && appending) else {
-      throw RecordingError("\(directory): a ring with supplied keyframes cannot continue another")
-    }
     var info = info
     info.ringCapacity = self.capacity
     var st = stat()
@@ -74,7 +72,8 @@ public final class ReelRingWriter: EventWriter {
         current = try ReelWriter(
           path: ReelRingWriter.path(directory, resumed.next), info: resumedInfo, resuming: resumed.follower,
           endTime: resumed.endTime, totalOutput: resumed.totalOutput,
-          segmentBytes: min(ReelFormat.segmentBytes, fileBytes))
+          segmentMicros: segmentMicros, segmentBytes: min(ReelFormat.segmentBytes, fileBytes),
+          suppliesKeyframes: suppliesKeyframes)
         currentStartOutput = resumed.totalOutput
         try dropOldest()
         return
@@ -101,9 +100,16 @@ public final class ReelRingWriter: EventWriter {
       }
     }
     current = try ReelWriter(
-      path: ReelRingWriter.path(directory, 1), info: info, keyframes: keyframes,
+      path: ReelRingWriter.path(directory, 1), info: info, keyframes: keyframes, segmentMicros: segmentMicros,
       segmentBytes: min(ReelFormat.segmentBytes, fileBytes), suppliesKeyframes: suppliesKeyframes)
   }
+
+  /// The session's state where the ring stands now, as a keyframe (no history): where a
+  /// continued ring ends, before anything was appended to it.
+  public var keyframe: [UInt8] { current.keyframe }
+
+  /// Output bytes the ring's session has produced, the members dropped included.
+  public var totalOutput: Int { current.totalOutput }
 
   /// Output bytes per member for a ring of `capacity`: an eighth of it, at least 4 KiB.
   public static func fileBytes(capacity: Int) -> Int { max(4096, max(capacity, 4096) / 8) }

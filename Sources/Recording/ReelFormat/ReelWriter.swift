@@ -109,14 +109,16 @@ public final class ReelWriter: EventWriter {
   /// to follow `endTime`.
   public convenience init(
     path: String, info: SessionInfo, resuming follower: any KeyframeMaker, endTime: UInt64, totalOutput: Int,
-    segmentBytes: Int
+    segmentMicros: UInt64 = ReelFormat.segmentMicros, segmentBytes: Int, suppliesKeyframes: Bool = false
   ) throws {
     var info = info
     info.cols = follower.cols
     info.rows = follower.rows
     try self.init(
-      path: path, info: info, mode: .create, keyframes: type(of: follower), segmentBytes: segmentBytes)
+      path: path, info: info, mode: .create, keyframes: type(of: follower), segmentMicros: segmentMicros,
+      segmentBytes: segmentBytes, suppliesKeyframes: suppliesKeyframes)
     self.follower = follower
+    if suppliesKeyframes { supplied = follower.keyframe() }
     lastTime = endTime
     timeOffset = endTime
     outputTotal = totalOutput
@@ -294,6 +296,9 @@ public final class ReelWriter: EventWriter {
     supplied = keyframe
     if keyframeDue { try flush() }
   }
+
+  /// The follower's state now, as a keyframe.
+  var keyframe: [UInt8] { follower.keyframe() }
 
   /// Compresses and writes the segment in progress.
   public func flush() throws {

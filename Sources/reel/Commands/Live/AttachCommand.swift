@@ -92,10 +92,17 @@ struct AttachCommand: ParsableCommand {
       request.scrollbackLines = scrollbackLines
       request.ringBytes = ringBytes
       if render { request.screen = ScreenRequest() }
-      let client = try LiveClient.connect(SocketDirectory(), startingHostWith: try reelExecutable())
+      let executable = try reelExecutable()
+      let client = try LiveClient.connect(SocketDirectory(), startingHostWith: executable)
       _ = try client.ask(request)
       var terminal = AttachedTerminal(
         client: client, name: name, readOnly: readOnly, detachKey: prefix, render: render)
+      // Screen mode's renderer holds what it drew: it starts over on a new connection.
+      if !render {
+        terminal.reconnecting { offset in
+          AttachCommand.reattach(request, from: offset, executable: executable)
+        }
+      }
       let outcome = try terminal.run()
       for notice in terminal.notices { Output.print(notice + "\r\n", to: 2) }
       if case .connectionLost = outcome { throw CLIError("lost the connection to the reel host") }
@@ -129,6 +136,35 @@ struct AttachCommand: ParsableCommand {
         Self.report(outcome, session: session)
       }
     }
+  }
+
+  /// Attaches `request`'s session again after the host went away (it is started again when
+  /// none runs): resumed from `offset` when the host still has what follows, else
+  /// repainted. Tries for 30 s; nil when the session is gone or no host answers.
+  static func reattach(_ request: LiveRequest, from offset: Int?, executable: String) -> LiveClient? {
+    var request = request
+    // Coming back to a session that ended meanwhile must not start a new one.
+    request.resumeOffset = offset ?? 0
+    request.command = nil
+    if let size = WindowSize.of(fd: 1) ?? WindowSize.of(fd: 0) {
+      request.cols = size.cols
+      request.rows = size.rows
+    }
+    let deadline = Date().addingTimeInterval(30)
+    var delay = 0.01
+    while Date() < deadline {
+      if let client = try? LiveClient.connect(SocketDirectory(), startingHostWith: executable) {
+        do {
+          _ = try client.ask(request)
+          return client
+        } catch let error as LiveError where error.message.hasPrefix("no session named") {
+          return nil
+        } catch {}
+      }
+      usleep(UInt32(delay * 1_000_000))
+      delay = min(delay * 2, 0.5)
+    }
+    return nil
   }
 
   /// The line that says how an attachment ended.
@@ -173,6 +209,12 @@ struct HostCommand: ParsableCommand {
   @Option(help: "Most sessions at once (-1: unlimited).")
   var maxSessions = -1
 
+  @Flag(
+    help:
+      "Take the sessions over from the running host, exactly as they are (its executable may be older): how reel is upgraded without ending a session. Without a running host, just start."
+  )
+  var upgrade = false
+
   @OptionGroup var relayRoom: RelayRoomOptions
 
   func run() throws {
@@ -181,13 +223,37 @@ struct HostCommand: ParsableCommand {
       var options = LiveHost.Options()
       options.exitWhenIdle = exitWhenIdle
       options.maxSessions = maxSessions < 0 ? nil : maxSessions
+      options.keeperExecutable = try reelExecutable()
       let host = try LiveHost(directory: SocketDirectory(), options: options)
-      try host.bind()
+      do {
+        try host.bind(takingOver: upgrade)
+      } catch let error as LiveError where exitWhenIdle && error.message.hasPrefix("a reel host is already running") {
+        // Started by a client that found none, and another client's host won the race: the
+        // client connects to that one.
+        return
+      }
       let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
       let room = try relayRoom.keep(inbox: host.inbox, environment: environment, log: "reel host")
       defer { room?.stop() }
       host.relayLinks = room
       try host.run()
+    }
+  }
+}
+
+/// `reel keeper`: the process that keeps the sessions' programs and terminals (started by the
+/// host; not for users).
+struct KeeperCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "keeper",
+    abstract: "Keep the sessions' programs alive across hosts (started by the host).",
+    shouldDisplay: false)
+
+  func run() throws {
+    try liveCommand {
+      let keeper = ProgramKeeper(directory: SocketDirectory())
+      try keeper.bind()
+      try keeper.run()
     }
   }
 }

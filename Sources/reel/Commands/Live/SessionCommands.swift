@@ -34,7 +34,7 @@ struct ListCommand: ParsableCommand {
         sessions = try RemoteAttach.list(address, tokenFile: remote.tokenFile, caFile: remote.caFile)
       } else {
         do {
-          sessions = try LiveClient.ask(LiveRequest(.list), in: SocketDirectory()).sessions ?? []
+          sessions = try LiveClient.ask(LiveRequest(.list), in: SocketDirectory(), continuingWith: try reelExecutable()).sessions ?? []
         } catch let e as LiveError where e.message.hasPrefix("no reel host") {
           sessions = []
         }
@@ -72,7 +72,7 @@ struct DetachCommand: ParsableCommand {
       guard let target = name ?? ProcessInfo.processInfo.environment["REEL_SESSION"] else {
         throw CLIError("name a session (not inside one: $REEL_SESSION is not set)")
       }
-      _ = try LiveClient.ask(LiveRequest(.detach, names: [target]), in: SocketDirectory())
+      _ = try LiveClient.ask(LiveRequest(.detach, names: [target]), in: SocketDirectory(), continuingWith: try reelExecutable())
     }
   }
 }
@@ -89,7 +89,7 @@ struct KillCommand: ParsableCommand {
   func run() throws {
     try liveCommand {
       guard !names.isEmpty else { throw CLIError("name a session to kill") }
-      _ = try LiveClient.ask(LiveRequest(.kill, names: names), in: SocketDirectory())
+      _ = try LiveClient.ask(LiveRequest(.kill, names: names), in: SocketDirectory(), continuingWith: try reelExecutable())
     }
   }
 }
@@ -112,7 +112,7 @@ struct SendCommand: ParsableCommand {
     try liveCommand {
       var request = LiveRequest(.send, names: [name])
       request.data = Data((text + (enter ? "\r" : "")).utf8)
-      _ = try LiveClient.ask(request, in: SocketDirectory())
+      _ = try LiveClient.ask(request, in: SocketDirectory(), continuingWith: try reelExecutable())
     }
   }
 }
@@ -133,7 +133,7 @@ struct HistoryCommand: ParsableCommand {
 
   func run() throws {
     try liveCommand {
-      let reply = try LiveClient.ask(LiveRequest(.history, names: [name]), in: SocketDirectory())
+      let reply = try LiveClient.ask(LiveRequest(.history, names: [name]), in: SocketDirectory(), continuingWith: try reelExecutable())
       guard let compressed = reply.snapshot else { throw CLIError("the host sent no screen") }
       let terminal: Terminal
       do {
@@ -185,7 +185,7 @@ struct TailCommand: ParsableCommand {
         request.rows = 0
         request.scrollbackLines = 0
       }
-      let client = try LiveClient.connect(SocketDirectory())
+      let client = try LiveClient.connect(SocketDirectory(), continuingWith: try reelExecutable())
       _ = try client.ask(request)
       var terminal = AttachedTerminal(client: client, name: name, readOnly: true, tail: true)
       let outcome = try terminal.run()

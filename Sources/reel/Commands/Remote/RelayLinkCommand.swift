@@ -26,7 +26,7 @@ struct RelayLinkCommand: ParsableCommand {
     try liveCommand {
       var request = LiveRequest(.links)
       if action == .rotate { request.rotate = true }
-      let links = try LiveClient.ask(request, in: SocketDirectory()).links ?? []
+      let links = try LiveClient.ask(request, in: SocketDirectory(), continuingWith: try reelExecutable()).links ?? []
       for link in links { Output.line(link) }
     }
   }

@@ -50,6 +50,7 @@ struct ServeCommand: ParsableCommand {
 
       var options = LiveHost.Options()
       options.maxSessions = maxSessions < 0 ? nil : maxSessions
+      options.keeperExecutable = try reelExecutable()
       let host = try LiveHost(directory: SocketDirectory(), options: options)
       try host.bind()
       let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
