@@ -8,6 +8,8 @@
 # without Foundation, and execs the full reel for everything else) —, the full reel as
 # PREFIX/libexec/reel/reel, PREFIX/share/man/man1/reel.1 (generated from the commands by
 # swift-argument-parser's generate-manual), and completions for bash, zsh and fish.
+# PREFIX/lib/systemd/user/reel.service runs the host as a systemd user service (see the README:
+# systemctl --user enable --now reel; loginctl enable-linger "$USER" keeps it after logout).
 # REEL_BIN_DIR=DIR installs the reel, reel-launcher and generate-manual already built in DIR
 # instead of building (the tests use it).
 set -eu
@@ -48,4 +50,24 @@ install -D -m 644 "$scratch/reel.1" "$PREFIX/share/man/man1/reel.1"
 install -D -m 644 "$scratch/reel.bash" "$PREFIX/share/bash-completion/completions/reel"
 install -D -m 644 "$scratch/_reel" "$PREFIX/share/zsh/site-functions/_reel"
 install -D -m 644 "$scratch/reel.fish" "$PREFIX/share/fish/vendor_completions.d/reel.fish"
-echo "installed reel, its man page and completions under $PREFIX"
+# The host as a user service. `host --upgrade` takes the sessions over from a host a client
+# started before the service did. KillMode=process: stopping or restarting the service stops
+# the host only; the sessions' programs belong to the program keeper (reel keeper), and the
+# next host — the service's, or one the next reel command starts — continues them.
+cat >"$scratch/reel.service" <<UNIT
+[Unit]
+Description=reel session host (sessions outlive it: see reel status)
+Documentation=man:reel(1)
+
+[Service]
+Type=simple
+ExecStart=$PREFIX/libexec/reel/reel host --upgrade
+KillMode=process
+Restart=on-failure
+RestartSec=1
+
+[Install]
+WantedBy=default.target
+UNIT
+install -D -m 644 "$scratch/reel.service" "$PREFIX/lib/systemd/user/reel.service"
+echo "installed reel, its man page, completions and a systemd user unit under $PREFIX"

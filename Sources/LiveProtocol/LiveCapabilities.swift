@@ -31,13 +31,13 @@ public struct LiveCapabilities: OptionSet, Sendable, Hashable {
     }
     let needed: LiveCapabilities
     switch request.operation {
-    case .list, .history, .tail: needed = .view
+    case .list, .history, .tail, .status: needed = .view
     case .attach:
       var n: LiveCapabilities = request.readOnly ? .view : [.view, .type]
       if let name = request.names.first, !exists(name) { n.insert(.create) }
       needed = n
     case .send: needed = .send
-    case .kill, .detach, .links, .handOver: needed = .manage
+    case .kill, .detach, .links, .handOver, .listen: needed = .manage
     }
     let missing = needed.subtracting(self)
     guard !missing.isEmpty else { return nil }

@@ -23,6 +23,12 @@ public struct LiveRequest: Codable, Sendable {
     /// exact state) and exits, for the host that asks (`reel host --upgrade`). Accepted
     /// whatever protocol version the asking host speaks.
     case handOver
+    /// The local user only: the host opens a listener (`listen`) — a WebSocket server, a
+    /// relay room or both — for as long as this connection stays open (`reel serve`); its
+    /// log lines come as `notice` frames.
+    case listen
+    /// The host's pid, its program keeper's, its sessions and what it listens on.
+    case status
   }
   public var version = FrameFormat.version
   public var operation: Operation
@@ -56,6 +62,8 @@ public struct LiveRequest: Codable, Sendable {
   public var screen: ScreenRequest? = nil
   /// links: make the room's secrets anew (the old links' viewers are closed, for good).
   public var rotate: Bool? = nil
+  /// listen: what to listen on.
+  public var listen: ListenRequest? = nil
 
   public init(_ operation: Operation, names: [String] = []) {
     self.operation = operation
@@ -64,7 +72,7 @@ public struct LiveRequest: Codable, Sendable {
 
   private enum CodingKeys: String, CodingKey {
     case version, operation, names, command, environment, directory, cols, rows, readOnly
-    case scrollbackLines, ringBytes, data, resumeOffset, terminal, screen, rotate
+    case scrollbackLines, ringBytes, data, resumeOffset, terminal, screen, rotate, listen
   }
 
   /// `version` and `operation` are required; every other field may be left out and takes its
@@ -88,6 +96,7 @@ public struct LiveRequest: Codable, Sendable {
     terminal = try c.decodeIfPresent(String.self, forKey: .terminal)
     screen = try c.decodeIfPresent(ScreenRequest.self, forKey: .screen)
     rotate = try c.decodeIfPresent(Bool.self, forKey: .rotate)
+    listen = try c.decodeIfPresent(ListenRequest.self, forKey: .listen)
   }
 }
 
@@ -165,6 +174,11 @@ public struct LiveReply: Codable, Sendable {
   public var code: CloseCode? = nil
   /// links: the relay room's link that may type, then the read-only one.
   public var links: [String]? = nil
+  /// listen: what the listener says once it is up (where it listens), the port it bound.
+  public var lines: [String]? = nil
+  public var port: Int? = nil
+  /// status.
+  public var status: HostStatus? = nil
 
   public init(ok: Bool, error: String? = nil) {
     self.ok = ok
@@ -200,5 +214,50 @@ public struct LiveEnd: Codable, Sendable {
   public init(_ reason: Reason, status: Int32? = nil) {
     self.reason = reason
     self.status = status
+  }
+}
+
+/// What `reel serve` asks a host to listen on (`LiveRequest.Operation.listen`): the options of
+/// `reel serve`, with paths made absolute (the host runs elsewhere).
+public struct ListenRequest: Codable, Sendable, Equatable {
+  /// The WebSocket server's address (nil: none, only a relay room).
+  public var host: String? = nil
+  public var port: Int? = nil
+  public var tlsCertificate: String? = nil
+  public var tlsKey: String? = nil
+  public var behindProxy = false
+  public var maxConnectionsPerAddress: Int? = nil
+  public var maxHandshakesPerAddress: Int? = nil
+  /// The relay room: its relays (empty: none), CA file and what its links grant.
+  public var relays: [String] = []
+  public var caFile: String? = nil
+  public var relaySessions: [String] = []
+  public var relayCreate = false
+  public var relayManage = false
+  /// The state directory holding tokens and the room's secrets.
+  public var stateDirectory: String
+  /// Environment and home directory of sessions remote clients start.
+  public var environment: [String] = []
+  public var home: String? = nil
+  /// Who asked (shown by `reel status`).
+  public var owner: String = "reel serve"
+
+  public init(stateDirectory: String) { self.stateDirectory = stateDirectory }
+}
+
+/// The host as `reel status` shows it.
+public struct HostStatus: Codable, Sendable, Equatable {
+  public var pid: Int32
+  /// The program keeper's pid (nil: the host keeps its programs itself).
+  public var keeperPid: Int32? = nil
+  public var sessions: Int
+  /// One line per listener: what it listens on and for whom.
+  public var listeners: [String]
+
+  public init(pid: Int32, keeperPid: Int32?, sessions: Int, listeners: [String]) {
+    self.pid = pid
+    self.keeperPid = keeperPid
+    self.sessions = sessions
+    self.listeners = listeners
   }
 }

@@ -22,10 +22,9 @@ public final class LiveClient {
 
   /// Connects to the running host; with `hostExecutable`, starts one (`reel host
   /// --exit-when-idle`, detached, logging to the socket directory) when none runs.
-  public static func connect(_ directory: SocketDirectory, startingHostWith hostExecutable: String? = nil)
-    throws
-    -> LiveClient
-  {
+  public static func connect(
+    _ directory: SocketDirectory, startingHostWith hostExecutable: String? = nil, hostArguments: [String] = []
+  ) throws -> LiveClient {
     try directory.prepare()
     do {
       return LiveClient(fd: try UnixSocket.connect(to: directory.socketPath))
@@ -34,7 +33,7 @@ public final class LiveClient {
     } catch .noHost {
       guard hostExecutable != nil else { throw LiveError("no reel host is running (no sessions)") }
     }
-    let pid = try startHost(hostExecutable!, directory: directory)
+    let pid = try startHost(hostExecutable!, arguments: hostArguments, directory: directory)
     // Wait for it to listen; a host that exits at once says why in its log.
     let deadline = DispatchTime.now().uptimeNanoseconds + 10_000_000_000
     while DispatchTime.now().uptimeNanoseconds < deadline {
@@ -84,8 +83,10 @@ public final class LiveClient {
     return true
   }
 
-  private static func startHost(_ executable: String, directory: SocketDirectory) throws -> pid_t {
-    let arguments: [String] = [executable, "host", "--exit-when-idle"]
+  private static func startHost(_ executable: String, arguments extra: [String], directory: SocketDirectory)
+    throws -> pid_t
+  {
+    let arguments: [String] = [executable, "host", "--exit-when-idle"] + extra
     let argv = arguments.map { strdup($0) } + [nil]
     let pairs: [String] = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
     let env = pairs.map { strdup($0) } + [nil]

@@ -21,6 +21,9 @@ final class LiveConnection {
   var screenFeed: ScreenFeed? = nil
   /// Its queue overflowed: output is not sent until it drained and got a repaint.
   var fellBehind = false
+  /// A `reel serve` that asked for a listener: it takes no more frames, and its going away
+  /// stops the listener.
+  var listening = false
   /// `reel kill`: sessions it still waits for.
   var pendingKills = 0
   /// The host said its last word (detached, answered): no more frames are taken from it.

@@ -39,6 +39,8 @@ extension LiveHost {
   }
 
   private func handle(_ frame: Frame, from c: LiveConnection) throws {
+    // A listener's client says nothing more; its going away is what it says.
+    if c.listening { return }
     guard let name = c.session else {
       guard frame.type == .request else { throw LiveError("expected a request first") }
       try handle(try frame.decode(LiveRequest.self), from: c)
@@ -139,6 +141,14 @@ extension LiveHost {
       c.closeWhenFlushed()
     case .handOver:
       break
+    case .listen:
+      guard let listen = request.listen else { throw LiveError("listen needs what to listen on") }
+      try startListener(listen, for: c)
+    case .status:
+      var reply = LiveReply(ok: true)
+      reply.status = status(for: c)
+      c.reply(reply)
+      c.closeWhenFlushed()
     case .links:
       guard c.grant.isLocalUser else {
         throw LiveError("only the host's own user may see its relay room's links", closeCode: .notAllowed)

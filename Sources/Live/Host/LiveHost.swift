@@ -61,6 +61,12 @@ public final class LiveHost {
   /// hundred of them must not cost the host a hundred backlogs (mosh: never a backlog).
   static let viewerQueueLimit = 1 << 20
 
+  /// Makes the listeners local clients ask for (`reel serve`); nil: this host listens on
+  /// nothing but its socket.
+  public var listenerFactory: HostListenerFactory? = nil
+  /// The listeners running, by the connection that asked for each.
+  var listeners: [Int: RunningListener] = [:]
+
   /// The program keeper, when the host has one (`Options.keeperExecutable`).
   var keeper: KeeperLink? = nil
   /// A host that wants the sessions asked for them (`LiveRequest.Operation.handOver`).
@@ -233,6 +239,7 @@ public final class LiveHost {
         reapChildren()
       }
       enforceKillDeadlines()
+      deliverListenerLogs()
       for session in sessions.values {
         session.tick()
         deliverNotice(of: session)
@@ -567,6 +574,7 @@ public final class LiveHost {
 
   private func stopAll(reason: String) {
     FileHandle.standardError.write(Data("reel host: stopping: \(reason)\n".utf8))
+    for id in Array(listeners.keys) { stopListener(for: id) }
     for session in sessions.values { hangUp(session) }
     let deadline = LiveSession.now() + UInt64(options.killGrace * 1_000_000) + 1_000_000
     while !sessions.isEmpty && LiveSession.now() < deadline {
@@ -589,6 +597,7 @@ public final class LiveHost {
   /// reconnects to the next host) and the socket removed. No program notices.
   private func leave(reason: String) {
     log("leaving: \(reason); the sessions go on (their programs are with the program keeper)")
+    for id in Array(listeners.keys) { stopListener(for: id) }
     if listener >= 0 {
       close(listener)
       listener = -1
@@ -624,6 +633,7 @@ public final class LiveHost {
     guard connections[connection.id] != nil else { return }
     connections[connection.id] = nil
     connection.transport.close()
+    stopListener(for: connection.id)
     for session in sessions.values {
       if session.keyboardHolder == connection.id { session.keyboardHolder = nil }
       session.readOnlyClients.remove(connection.id)

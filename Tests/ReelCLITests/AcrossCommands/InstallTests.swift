@@ -40,5 +40,17 @@ final class InstallTests: ScratchDirectoryTestCase {
     let zsh = try String(contentsOfFile: path("share/zsh/site-functions/_reel"), encoding: .utf8)
     XCTAssertTrue(zsh.contains("asciicast-v3"))
     XCTAssertTrue(FileManager.default.fileExists(atPath: path("share/fish/vendor_completions.d/reel.fish")))
+    // The systemd user unit: the installed host, taking sessions over, and only the host
+    // stopped with the service (the programs are the keeper's).
+    let unit = try String(contentsOfFile: path("lib/systemd/user/reel.service"), encoding: .utf8)
+    XCTAssertTrue(unit.contains("ExecStart=\(path("libexec/reel/reel")) host --upgrade\n"), unit)
+    XCTAssertTrue(unit.contains("KillMode=process\n"), unit)
+    let analyze = "/usr/bin/systemd-analyze"
+    if FileManager.default.isExecutableFile(atPath: analyze) {
+      let verify = try ReelCLI.run(
+        ["--user", "verify", path("lib/systemd/user/reel.service")], executable: URL(fileURLWithPath: analyze))
+      XCTAssertEqual(verify.status, 0, verify.stderr)
+      XCTAssertEqual(verify.stderr, "", verify.stderr)
+    }
   }
 }

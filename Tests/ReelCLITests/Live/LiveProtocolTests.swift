@@ -98,7 +98,7 @@ extension LiveSessionTests {
     XCTAssertEqual(types.suffix(2), [.restore, .end])
     // A client of protocol 1 is told to restart the host.
     let old = try raw(#"{"version":1,"operation":"list"}"#).reply
-    XCTAssertEqual(old.error, "client speaks protocol 1, this host 2; restart the host")
+    XCTAssertEqual(old.error, "client speaks protocol 1, this host 2; reel host --upgrade moves the sessions to the new one")
     try reel(["kill", "offsets"])
   }
 }

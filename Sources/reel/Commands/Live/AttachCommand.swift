@@ -218,7 +218,8 @@ struct HostCommand: ParsableCommand {
   @OptionGroup var relayRoom: RelayRoomOptions
 
   func run() throws {
-    if !relayRoom.relay.isEmpty { TaskThreads.runOnEventLoops() }
+    // `reel serve` may ask this host to listen: its listeners run on NIO's event loops.
+    TaskThreads.runOnEventLoops()
     try liveCommand {
       var options = LiveHost.Options()
       options.exitWhenIdle = exitWhenIdle
@@ -232,11 +233,44 @@ struct HostCommand: ParsableCommand {
         // client connects to that one.
         return
       }
+      host.listenerFactory = { request, inbox, log in try ServedListener.start(request, inbox: inbox, log: log) }
       let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
       let room = try relayRoom.keep(inbox: host.inbox, environment: environment, log: "reel host")
       defer { room?.stop() }
       host.relayLinks = room
       try host.run()
+    }
+  }
+}
+
+/// `reel status`: the running host, its program keeper, its sessions and its listeners.
+struct StatusCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "status",
+    abstract: "Show the running host: its pid, the program keeper's, how many sessions, what it listens on.")
+
+  @Flag(help: "Print JSON.")
+  var json = false
+
+  func run() throws {
+    try liveCommand {
+      guard
+        let status = try LiveClient.ask(
+          LiveRequest(.status), in: SocketDirectory(), continuingWith: try reelExecutable()
+        ).status
+      else { throw CLIError("the reel host sent no status") }
+      if json {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        Output.line(String(decoding: try encoder.encode(status), as: UTF8.self))
+        return
+      }
+      Output.line("host: pid \(status.pid)")
+      Output.line(
+        "program keeper: " + (status.keeperPid.map { "pid \($0)" } ?? "none (the programs end with the host)"))
+      Output.line("sessions: \(status.sessions)")
+      if status.listeners.isEmpty { Output.line("listening: only on \(SocketDirectory().socketPath)") }
+      for line in status.listeners { Output.line("listening: \(line)") }
     }
   }
 }

@@ -5,16 +5,22 @@ import Live
 import LiveProtocol
 import LiveServer
 
-/// `reel serve`: the user's session host, listening on the network as well as on its socket.
+/// `reel serve`: the user's sessions on the network. It asks the host (started when none
+/// runs) to listen for as long as it runs: stopping it stops listening, never a session, and
+/// a host that is upgraded or restarted is asked again.
 struct ServeCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "serve",
-    abstract: "Run the session host in the foreground and serve its sessions over WebSocket.",
+    abstract: "Serve the host's sessions over WebSocket for as long as this runs.",
     discussion: """
       Local clients (reel attach NAME) and remote ones (reel attach ws://HOST:PORT/NAME, with a \
-      token) share the same sessions. Every remote connection needs a token (reel token create); \
-      the first start with none creates one and prints it once. A non-loopback address needs \
-      TLS (--tls-cert, --tls-key) unless --behind-proxy says a TLS-terminating proxy is in front. \
+      token) share the same sessions. The host (started when none runs) does the listening; \
+      stopping reel serve stops the listener and nothing else — the sessions and their local \
+      clients go on — and after a host upgrade (reel host --upgrade) reel serve listens again \
+      on the new host. Several can run at once (a loopback one and a TLS one, a relay room). \
+      Every remote connection needs a token (reel token create); the first start with none \
+      creates one once it listens, and prints it once. A non-loopback address needs TLS \
+      (--tls-cert, --tls-key) unless --behind-proxy says a TLS-terminating proxy is in front. \
       One line per connection event goes to standard error.
       """)
 
@@ -23,7 +29,7 @@ struct ServeCommand: ParsableCommand {
 
   @OptionGroup var tls: TLSOptions
 
-  @Option(help: "Most sessions at once (-1: unlimited).")
+  @Option(help: "Most sessions at once, for a host this starts (-1: unlimited).")
   var maxSessions = -1
 
   @Option(help: "Most connections from one address (not behind a proxy).")
@@ -35,48 +41,85 @@ struct ServeCommand: ParsableCommand {
   @OptionGroup var relayRoom: RelayRoomOptions
 
   func run() throws {
-    TaskThreads.runOnEventLoops()
     try liveCommand {
       var serve = ServeOptions()
       (serve.host, serve.port) = try ServeCommand.address(listen)
       serve.tlsCertificate = tls.certificate
       serve.tlsKey = tls.key
       serve.behindProxy = tls.behindProxy
-      serve.maxConnectionsPerAddress = maxConnectionsPerAddress
-      serve.maxPendingHandshakesPerAddress = maxHandshakesPerAddress
       if let refusal = serve.refusal { throw CLIError(refusal) }
-      let tokens = TokenStore(directory: StateDirectory())
-      let firstToken = try tokens.records().isEmpty ? try ServeCommand.createFirstToken(tokens) : nil
-
-      var options = LiveHost.Options()
-      options.maxSessions = maxSessions < 0 ? nil : maxSessions
-      options.keeperExecutable = try reelExecutable()
-      let host = try LiveHost(directory: SocketDirectory(), options: options)
-      try host.bind()
-      let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
-      let server = RemoteServer(
-        inbox: host.inbox, tokens: tokens, options: serve, environment: environment,
-        directory: ProcessInfo.processInfo.environment["HOME"],
-        log: { Output.print("reel serve: \($0)\n", to: 2) })
-      let port = try server.start()
-      let scheme = serve.tlsCertificate == nil ? "ws" : "wss"
-      let shownHost = serve.host.contains(":") && !serve.host.hasPrefix("[") ? "[\(serve.host)]" : serve.host
-      Output.print("reel serve: listening on \(scheme)://\(shownHost):\(port)\n", to: 2)
-      // The token never goes to the log: the link names where it goes.
-      let page = "\(scheme == "wss" ? "https" : "http")://\(shownHost):\(port)"
-      Output.print("reel serve: browser viewer at \(page)/ (log in once with \(page)/login#TOKEN)\n", to: 2)
-      if let firstToken {
+      let state = StateDirectory()
+      var request = ListenRequest(stateDirectory: state.path)
+      request.host = serve.host
+      request.port = serve.port
+      // The host runs elsewhere: paths it reads are made absolute here.
+      request.tlsCertificate = tls.certificate.map(ServeCommand.absolute)
+      request.tlsKey = tls.key.map(ServeCommand.absolute)
+      request.behindProxy = tls.behindProxy
+      request.maxConnectionsPerAddress = maxConnectionsPerAddress
+      request.maxHandshakesPerAddress = maxHandshakesPerAddress
+      relayRoom.fill(&request)
+      request.environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
+      request.home = ProcessInfo.processInfo.environment["HOME"]
+      request.owner = "reel serve, pid \(getpid())"
+      try ServeCommand.keepListening(request, log: "reel serve", hostArguments: maxSessions < 0 ? [] : ["--max-sessions", "\(maxSessions)"]) {
+        let tokens = TokenStore(directory: state)
+        guard try tokens.records().isEmpty else { return }
+        let first = try ServeCommand.createFirstToken(tokens)
         Output.print(
           "reel serve: no tokens yet; created one labelled 'first' (interactive, may create sessions);"
             + " it is not shown again:\n", to: 2)
-        Output.line(firstToken)
+        Output.line(first)
       }
-      defer { server.stop() }
-      let relayHost = try relayRoom.keep(inbox: host.inbox, environment: environment, log: "reel serve")
-      defer { relayHost?.stop() }
-      host.relayLinks = relayHost
-      try host.run()
     }
+  }
+
+  /// Asks the host to listen as `request` says, prints what it says, then its log lines, until
+  /// this process is stopped; when the host goes away (upgraded, restarted, crashed) a host
+  /// is found or started again and asked again (on the port first bound). The first refusal
+  /// (an address in use, a bad certificate) is the command's error. `listening` runs once,
+  /// after the first success.
+  static func keepListening(
+    _ request: ListenRequest, log: String, hostArguments: [String] = [], listening: () throws -> Void
+  ) throws {
+    var request = request
+    let executable = try reelExecutable()
+    var first = true
+    var delay = 0.05
+    while true {
+      let client: LiveClient
+      let reply: LiveReply
+      do {
+        client = try LiveClient.connect(SocketDirectory(), startingHostWith: executable, hostArguments: hostArguments)
+        var ask = LiveRequest(.listen)
+        ask.listen = request
+        reply = try client.ask(ask)
+      } catch {
+        if first { throw error }
+        usleep(UInt32(delay * 1_000_000))
+        delay = min(delay * 2, 2)
+        continue
+      }
+      delay = 0.05
+      if let port = reply.port { request.port = port }
+      if first {
+        for line in reply.lines ?? [] { Output.print("\(log): \(line)\n", to: 2) }
+        // Each link on a line of its own, on standard output.
+        for link in reply.links ?? [] { Output.line(link) }
+        try listening()
+        first = false
+      } else {
+        Output.print("\(log): listening again (the host was restarted)\n", to: 2)
+      }
+      while let frame = try? client.next() {
+        if frame.type == .notice { Output.print("\(log): \(String(decoding: frame.payload, as: UTF8.self))\n", to: 2) }
+      }
+      Output.print("\(log): the host went away; listening again on the next one\n", to: 2)
+    }
+  }
+
+  static func absolute(_ path: String) -> String {
+    path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
   }
 
   static func createFirstToken(_ tokens: TokenStore) throws -> String {
@@ -139,6 +182,15 @@ struct RelayRoomOptions: ParsableArguments {
       "The relay's interactive link may also send to, kill and detach sessions (by default it watches and types)."
   )
   var relayManage = false
+
+  /// Puts the room's options into a listen request.
+  func fill(_ request: inout ListenRequest) {
+    request.relays = relay
+    request.caFile = caFile.map(ServeCommand.absolute)
+    request.relaySessions = relaySessions
+    request.relayCreate = relayCreate
+    request.relayManage = relayManage
+  }
 
   /// Keeps the room for `inbox`'s sessions (nil without `--relay`) — the same room on every
   /// start (`RelayRoomStore`) — and prints its two links on standard output, each on a line of
