@@ -57,7 +57,6 @@ install -D -m 644 "$scratch/reel.fish" "$PREFIX/share/fish/vendor_completions.d/
 cat >"$scratch/reel.service" <<UNIT
 [Unit]
 Description=reel session host (sessions outlive it: see reel status)
-Documentation=man:reel(1)
 
 [Service]
 Type=simple

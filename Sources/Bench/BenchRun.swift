@@ -21,6 +21,8 @@ package struct BenchOptions: Sendable {
   package var attaches = 40
   /// Sessions in the live section's memory figure (reel's host beside a tmux server).
   package var memorySessions = 100
+  /// Sessions (each with a client) in the live section's upgrade figure (0: no survival figures).
+  package var survivalSessions = 10
   /// Read-only WebSocket viewers in the remote section's many-viewers figure.
   package var viewers = 100
   /// The long outage of the remote section's catch-up figure, in seconds.
@@ -365,8 +367,10 @@ package struct BenchRun {
     }
     let reelOverTmux: JSONValue = ratio(tp.reelOverTmux)
     let memory = try liveMemoryFigure()
+    let survival = options.survivalSessions > 0 ? try survivalFigure() : .null
     return [
       ("memory", memory),
+      ("survival", survival),
       ("attach", .array(attachRows)),
       (
         "throughput",

@@ -81,12 +81,7 @@ enum LiveBench {
     let launcher = LiveBench.launcher(beside: exe)
     let tmux = RecordingBench.which("tmux") ? TmuxServer(socket: "reel-bench-\(getpid())") : nil
     defer {
-      // The bench's host hangs its sessions up and exits on SIGTERM.
-      if let text = try? String(contentsOfFile: directory.lockPath, encoding: .utf8),
-        let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
-      {
-        kill(pid, SIGTERM)
-      }
+      stopHostAndKeeper(directory)
       tmux?.stop()
     }
     var figures: [AttachFigure] = []
@@ -141,6 +136,22 @@ enum LiveBench {
       }
     }
     return (figures, try throughput(mib: throughputMiB, dir: dir, exe: exe, directory: directory, tmux: tmux))
+  }
+
+  /// The pid a lock file (`host.lock`, `keeper.lock`) names, when that process runs.
+  static func pid(inLockFile path: String) -> Int32? {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+      let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0, kill(pid, 0) == 0
+    else { return nil }
+    return pid
+  }
+
+  /// Ends the bench's host and its program keeper, and so every session they held (the
+  /// programs' terminals close with the last holder).
+  static func stopHostAndKeeper(_ directory: SocketDirectory) {
+    for path in [directory.lockPath, directory.path + "/keeper.lock"] {
+      if let pid = pid(inLockFile: path) { kill(pid, SIGKILL) }
+    }
   }
 
   /// A new scratch directory, made the home of the host this process starts (its socket and

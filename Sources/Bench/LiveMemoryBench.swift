@@ -31,6 +31,8 @@ enum LiveMemoryBench {
     var lines: Int
     var historyLimit: Int
     var reel: Server
+    /// reel's program keeper (it holds the programs' terminals so that they outlive the host).
+    var keeper: Server?
     var tmux: Server?
   }
 
@@ -68,7 +70,7 @@ enum LiveMemoryBench {
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let exe = try reelExecutable()
     var hostPID: Int32?
-    defer { if let hostPID { kill(hostPID, SIGTERM) } }
+    defer { LiveBench.stopHostAndKeeper(directory) }
     _ = try LiveBench.createSession(
       "memory-idle", command: "printf 'ready> '; exec cat", cols: 80, rows: 24, exe: exe, directory: directory
     )
@@ -77,6 +79,8 @@ enum LiveMemoryBench {
     else { throw CLIError("the bench's host left no pid in \(directory.lockPath)") }
     hostPID = pid
     guard let reelIdle = ProcessReading(pid: pid) else { throw CLIError("cannot read /proc/\(pid)") }
+    let keeperPID = LiveBench.pid(inLockFile: directory.path + "/keeper.lock")
+    let keeperIdle = keeperPID.flatMap { ProcessReading(pid: $0) }
     let command = self.command(lines: lines)
     for i in 0..<sessions {
       BenchProgress.step("live memory: reel session \(i + 1) of \(sessions)")
@@ -88,8 +92,12 @@ enum LiveMemoryBench {
     }
     guard let reelLoaded = ProcessReading(pid: pid) else { throw CLIError("cannot read /proc/\(pid)") }
     let reel = Server(idle: reelIdle, loaded: reelLoaded, sessions: sessions)
+    var keeper: Server? = nil
+    if let keeperPID, let keeperIdle, let keeperLoaded = ProcessReading(pid: keeperPID) {
+      keeper = Server(idle: keeperIdle, loaded: keeperLoaded, sessions: sessions)
+    }
     let tmux = RecordingBench.which("tmux") ? try tmuxFigure(sessions: sessions, command: command) : nil
-    return Figure(sessions: sessions, lines: lines, historyLimit: 10_000, reel: reel, tmux: tmux)
+    return Figure(sessions: sessions, lines: lines, historyLimit: 10_000, reel: reel, keeper: keeper, tmux: tmux)
   }
 
   /// The same sessions as windows of a tmux server of the bench's own, history-limit 10,000.
@@ -132,7 +140,8 @@ extension BenchRun {
         ("idleDescriptors", .int(s.idle.descriptors)), ("loadedDescriptors", .int(s.loaded.descriptors)),
       ])
     }
-    let ratio = f.tmux.map { f.reel.perSessionBytes / max(1, $0.perSessionBytes) }
+    // reel's cost per session is its host's and its keeper's together.
+    let ratio = f.tmux.map { (f.reel.perSessionBytes + (f.keeper?.perSessionBytes ?? 0)) / max(1, $0.perSessionBytes) }
     if !json {
       BenchProgress.line(
         "live memory: \(f.sessions) sessions at 80x24, each having printed `seq 1 \(f.lines)`, \(f.historyLimit) lines of"
@@ -148,16 +157,17 @@ extension BenchRun {
             s.perSessionDescriptors)
       }
       BenchProgress.line(line("  reel host", f.reel))
+      if let keeper = f.keeper { BenchProgress.line(line("  reel keeper (the terminals)", keeper)) }
       if let tmux = f.tmux {
         BenchProgress.line(line("  tmux (history-limit 10000)", tmux))
-        BenchProgress.line(String(format: "  reel holds %.2f× tmux's memory per session", ratio ?? 0))
+        BenchProgress.line(String(format: "  reel (host and keeper) holds %.2f× tmux's memory per session", ratio ?? 0))
       } else {
         BenchProgress.line("  tmux (not installed)")
       }
     }
     return .object([
       ("sessions", .int(f.sessions)), ("linesPrinted", .int(f.lines)), ("historyLimit", .int(f.historyLimit)),
-      ("reel", server(f.reel)), ("tmux", f.tmux.map(server) ?? .null),
+      ("reel", server(f.reel)), ("keeper", f.keeper.map(server) ?? .null), ("tmux", f.tmux.map(server) ?? .null),
       ("reelOverTmuxPerSession", ratio.map { .double(($0 * 100).rounded() / 100) } ?? .null),
     ])
   }

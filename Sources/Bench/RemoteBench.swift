@@ -71,9 +71,19 @@ enum RemoteBench {
       }
     }
 
+    /// The host this serve asked to listen (started by it): where the sessions and the
+    /// WebSocket connections are.
+    func hostPid() throws -> Int32 {
+      guard let pid = LiveBench.pid(inLockFile: sockets.lockPath) else {
+        throw CLIError("the bench's host left no pid in \(sockets.lockPath)")
+      }
+      return pid
+    }
+
     func stop() {
       process.terminate()
       process.waitUntilExit()
+      LiveBench.stopHostAndKeeper(sockets)
       try? FileManager.default.removeItem(atPath: dir)
     }
   }

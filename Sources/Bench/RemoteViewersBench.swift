@@ -42,14 +42,15 @@ package enum RemoteViewersBench {
       exe: exe, token: TokenRecord(label: "viewers", readOnly: true, create: false))
     defer { served.stop() }
     let cat = try RemoteBench.TimedCat(mib: mib, in: served.dir)
-    let (sockets, serve) = (served.sockets, served.process)
+    let sockets = served.sockets
     var alone: [Double] = []
     var watched: [Double] = []
     var idle: [Double] = []
     var streamed: [Double] = []
     var aloneCPU: [Double] = []
     var watchedCPU: [Double] = []
-    let host = serve.processIdentifier
+    // The host serve asked to listen: it holds the sessions and the connections.
+    let host = try served.hostPid()
     for round in 0..<rounds {
       var cpu = Measure.cpuSeconds(pid: host)
       _ = try LiveBench.throughSession(round: round, command: cat.command, exe: exe, directory: sockets)
@@ -58,17 +59,17 @@ package enum RemoteViewersBench {
 
       try LiveBench.startSession(
         "throughput", command: cat.command, cols: 80, rows: 24, exe: exe, directory: sockets)
-      let before = Measure.currentRSS(pid: serve.processIdentifier)
+      let before = Measure.currentRSS(pid: host)
       let crowd = try Crowd(
         exe: exe, port: served.port, token: served.token, session: "throughput", count: count)
       defer { crowd.stop() }
-      let attached = Measure.currentRSS(pid: serve.processIdentifier)
+      let attached = Measure.currentRSS(pid: host)
       idle.append(Double(attached - before) / Double(count))
       cpu = Measure.cpuSeconds(pid: host)
       _ = try LiveBench.timeAttached("throughput", directory: sockets)
       watchedCPU.append(Measure.cpuSeconds(pid: host) - cpu)
       watched.append(try cat.elapsed())
-      streamed.append(Double(Measure.currentRSS(pid: serve.processIdentifier) - before) / Double(count))
+      streamed.append(Double(Measure.currentRSS(pid: host) - before) / Double(count))
       _ = try? LiveClient.ask(LiveRequest(.kill, names: ["throughput"]), in: sockets)
     }
     return Figure(

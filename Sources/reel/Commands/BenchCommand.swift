@@ -62,6 +62,13 @@ struct BenchCommand: ParsableCommand {
     help: "Sessions kept by reel's host and by tmux in the live section's memory figure.")
   var memorySessions = 100
 
+  @Option(
+    name: .customLong("survival-sessions"),
+    help:
+      "Sessions, each with a client, in the live section's upgrade figure (reel host --upgrade, and a host killed mid-flood); 0 leaves the figures out."
+  )
+  var survivalSessions = 10
+
   @Option(help: "Read-only WebSocket viewers in the remote section's many-viewers figure.")
   var viewers = 100
 
@@ -128,6 +135,8 @@ struct BenchCommand: ParsableCommand {
     options.remote = !skipRemote
     options.attaches = attaches
     options.memorySessions = memorySessions
+    guard survivalSessions >= 0 else { throw CLIError("--survival-sessions cannot be negative") }
+    options.survivalSessions = survivalSessions
     options.viewers = viewers
     options.outageSeconds = outageSeconds
     options.remoteFigures = figures

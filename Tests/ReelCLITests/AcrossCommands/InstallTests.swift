@@ -47,8 +47,15 @@ final class InstallTests: ScratchDirectoryTestCase {
     XCTAssertTrue(unit.contains("KillMode=process\n"), unit)
     let analyze = "/usr/bin/systemd-analyze"
     if FileManager.default.isExecutableFile(atPath: analyze) {
+      // A user manager's runtime directory is all systemd-analyze needs of one.
+      let runtime = dir.appendingPathComponent("runtime")
+      try FileManager.default.createDirectory(
+        at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+      var environment = ProcessInfo.processInfo.environment
+      environment["XDG_RUNTIME_DIR"] = runtime.path
       let verify = try ReelCLI.run(
-        ["--user", "verify", path("lib/systemd/user/reel.service")], executable: URL(fileURLWithPath: analyze))
+        ["--user", "verify", path("lib/systemd/user/reel.service")], environment: environment,
+        executable: URL(fileURLWithPath: analyze))
       XCTAssertEqual(verify.status, 0, verify.stderr)
       XCTAssertEqual(verify.stderr, "", verify.stderr)
     }

@@ -50,8 +50,14 @@ extension LiveSessionTests {
       XCTAssertTrue(eventually(seconds: 30) { (try? self.sessionPid(name)).map { pid = $0 } != nil })
       XCTAssertEqual(try openDescriptors(pid), [0, 1, 2], "\(name) holds: \(describeDescriptors(pid))")
     }
-    // The server's own process does hold them (the probe is not vacuous).
-    XCTAssertGreaterThan(try openDescriptors(serve.process.processIdentifier).count, 8)
+    // The host serve asked to listen does hold them (the probe is not vacuous); the program
+    // keeper, which started the programs, holds their terminals but no socket of the network.
+    let host = try XCTUnwrap(hostPid())
+    XCTAssertGreaterThan(try openDescriptors(host).count, 8, describeDescriptors(host))
+    let keeper = try XCTUnwrap(keeperPid())
+    XCTAssertFalse(describeDescriptors(keeper).contains("eventpoll"), describeDescriptors(keeper))
+    XCTAssertEqual(
+      describeDescriptors(keeper).components(separatedBy: "/dev/ptmx").count - 1, 4, describeDescriptors(keeper))
     for pane in [remote, local, probeRemote, probeLocal] { pane.send("C-]", "d") }
   }
 

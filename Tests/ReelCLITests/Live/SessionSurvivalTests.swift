@@ -130,3 +130,96 @@ extension LiveSessionTests {
     try reel(["kill", "counter"])
   }
 }
+
+/// `reel serve` joins a running host and leaves it running: sessions started before it, a
+/// local client, a `ws://` client and a browser page; serve stopped and started again with
+/// other flags — the sessions and the local client go on untouched, the remote clients come
+/// back to the exact screen by themselves.
+extension LiveSessionTests {
+  func testServeJoinsARunningHostAndStoppingItEndsNoSession() throws {
+    let local = try attachPane("shell -c 'bash --norc --noprofile'")
+    XCTAssertTrue(waitForScreen(local, containing: "$"))
+    local.send("for i in $(seq 1 12); do echo history-$i; done", "Enter")
+    XCTAssertTrue(waitForScreen(local, containing: "history-12"))
+    try detachedShell("web")
+    try detachedShell("page")
+    try reel(["send", "page", "echo page-history", "--enter"])
+    let host = try XCTUnwrap(hostPid())
+    let programs = [try programPid("shell"), try programPid("web"), try programPid("page")]
+
+    // serve beside the running host (it used to refuse: "a reel host is already running").
+    let serve = try startServe()
+    XCTAssertEqual(hostPid(), host, "serve started a host of its own")
+    XCTAssertTrue(try reel(["status"]).stdout.contains("listening: ws://127.0.0.1:\(serve.port) (reel serve, pid"))
+    let remote = try remoteAttachPane(port: serve.port, token: serve.token, "web", cols: 80)
+    XCTAssertTrue(waitForScreen(remote, containing: "$"), remote.screen())
+    remote.send("echo from-remote-$((3*4))", "Enter")
+    XCTAssertTrue(waitForScreen(remote, containing: "from-remote-12"))
+    var browser: BrowserBridge? = nil
+    if BrowserBridge.unavailable() == nil {
+      browser = try BrowserBridge()
+      try browser?.open("a", "http://127.0.0.1:\(serve.port)/login#" + serve.token)
+      XCTAssertNotNil(try browser?.wait("a") { $0.available.contains("page") })
+      _ = try browser?.run("a", "window.reelViewer.attach(arguments[0])", ["page"])
+      XCTAssertNotNil(try browser?.wait("a") { $0.connected && $0.rows.contains("page-history") })
+    }
+
+    // Ctrl-C on serve: only the listening stops.
+    kill(serve.process.processIdentifier, SIGINT)
+    serve.process.waitUntilExit()
+    XCTAssertEqual(hostPid(), host)
+    XCTAssertEqual([try programPid("shell"), try programPid("web"), try programPid("page")], programs)
+    XCTAssertTrue(try reel(["status"]).stdout.contains("listening: only on"))
+    local.send("echo local-goes-on", "Enter")
+    XCTAssertTrue(waitForScreen(local, containing: "local-goes-on"))
+    try assertPaneMatchesSession(local, "shell", "the local client after serve stopped")
+    XCTAssertFalse(remote.screen().contains("reel-exit"), remote.screen())
+    try reel(["send", "web", "echo while-serve-was-away", "--enter"])
+    try reel(["send", "page", "echo page-while-away", "--enter"])
+
+    // serve again, on the same port, with other flags: the remote clients come back exact.
+    // (The last --listen counts.)
+    let again = try startListening(
+      "serve", ["--listen", "127.0.0.1:\(serve.port)", "--max-connections-per-address", "64"], name: "serve-again")
+    defer { again.0.terminate() }
+    XCTAssertEqual(again.1, serve.port)
+    XCTAssertTrue(waitForScreen(remote, containing: "while-serve-was-away", seconds: 30), remote.screen())
+    try assertPaneMatchesSession(remote, "web", "the ws:// client after serve came back")
+    if let browser {
+      XCTAssertNotNil(
+        try browser.wait("a", seconds: 30) { $0.connected && $0.rows.contains("page-while-away") },
+        "\(browser.lastSeen?.raw ?? [:])")
+      let shown = try XCTUnwrap(try browser.state("a"))
+      XCTAssertEqual(shown.screen(rows: try sessionRows("page")), try history("page"))
+    }
+    XCTAssertEqual(hostPid(), host)
+
+    // An upgrade under all of it: serve listens again on the new host, every client comes back.
+    let upgrade = try startReel(["host", "--upgrade"])
+    defer {
+      upgrade.terminate()
+      upgrade.waitUntilExit()
+    }
+    XCTAssertTrue(eventually { self.hostPid() == upgrade.processIdentifier }, "the new host never took over")
+    XCTAssertEqual([try programPid("shell"), try programPid("web"), try programPid("page")], programs)
+    XCTAssertTrue(
+      eventually(seconds: 30) {
+        (try? self.reel(["status"]).stdout.contains("listening: ws://127.0.0.1:\(serve.port)")) == true
+      }, "serve did not listen again on the new host")
+    try reel(["send", "web", "echo after-the-upgrade", "--enter"])
+    try reel(["send", "page", "echo page-after-upgrade", "--enter"])
+    local.send("echo local-after-upgrade", "Enter")
+    XCTAssertTrue(waitForScreen(remote, containing: "after-the-upgrade", seconds: 30), remote.screen())
+    try assertPaneMatchesSession(remote, "web", "the ws:// client after the upgrade")
+    try assertPaneMatchesSession(local, "shell", "the local client after the upgrade")
+    if let browser {
+      XCTAssertNotNil(
+        try browser.wait("a", seconds: 30) { $0.connected && $0.rows.contains("page-after-upgrade") },
+        "\(browser.lastSeen?.raw ?? [:])")
+      let shown = try XCTUnwrap(try browser.state("a"))
+      XCTAssertEqual(shown.screen(rows: try sessionRows("page")), try history("page"))
+    }
+    remote.send("C-]", "d")
+    XCTAssertTrue(waitForScreen(remote, containing: "reel-exit=0"), remote.screen())
+  }
+}

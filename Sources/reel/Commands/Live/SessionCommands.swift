@@ -84,12 +84,31 @@ struct KillCommand: ParsableCommand {
     abstract: "End sessions: SIGHUP to the program's process group, SIGKILL after a grace period.")
 
   @Argument(help: "Session names.")
-  var names: [String]
+  var names: [String] = []
+
+  @Flag(help: "End every session (and say how many).")
+  var all = false
 
   func run() throws {
     try liveCommand {
-      guard !names.isEmpty else { throw CLIError("name a session to kill") }
-      _ = try LiveClient.ask(LiveRequest(.kill, names: names), in: SocketDirectory(), continuingWith: try reelExecutable())
+      let executable = try reelExecutable()
+      guard all else {
+        guard !names.isEmpty else { throw CLIError("name a session to kill (or --all)") }
+        _ = try LiveClient.ask(LiveRequest(.kill, names: names), in: SocketDirectory(), continuingWith: executable)
+        return
+      }
+      guard names.isEmpty else { throw CLIError("--all kills every session; name none with it") }
+      let every: [String]
+      do {
+        every = try LiveClient.ask(LiveRequest(.list), in: SocketDirectory(), continuingWith: executable)
+          .sessions?.map(\.name) ?? []
+      } catch let error as LiveError where error.message.hasPrefix("no reel host is running") {
+        every = []
+      }
+      if !every.isEmpty {
+        _ = try LiveClient.ask(LiveRequest(.kill, names: every), in: SocketDirectory(), continuingWith: executable)
+      }
+      Output.print("reel: ended \(every.count) session\(every.count == 1 ? "" : "s")\n", to: 2)
     }
   }
 }
