@@ -60,9 +60,13 @@ enum SurvivalBench {
     func take() throws -> Bool {
       guard let client else { return false }
       while true {
-        var p = pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&p, 1, 0) > 0 else { return true }
-        guard let frame = try? client.next() else {
+        var frame = try? client.nextBuffered()
+        if frame == nil {
+          var p = pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)
+          guard poll(&p, 1, 0) > 0 else { return true }
+          frame = try? client.next()
+        }
+        guard let frame else {
           self.client = nil
           return false
         }
@@ -181,7 +185,11 @@ enum SurvivalBench {
     var done = Set<String>()
     while done.count < watchers.count {
       guard Measure.now() < deadline else {
-        throw CLIError("\(watchers.count - done.count) clients did not show their session within 60 s")
+        let late = watchers.first { !done.contains($0.name) }!
+        throw CLIError(
+          "\(watchers.count - done.count) clients did not show their session within 60 s (\(late.name): "
+            + "\(late.attaches) attaches, \(late.client == nil ? "not connected" : "connected"), showing "
+            + "\(late.screen.textDump(includeScrollback: false).split(separator: "\n").suffix(2).joined(separator: " / ")))")
       }
       var fds: [pollfd] = []
       for w in watchers where !done.contains(w.name) {

@@ -322,3 +322,11 @@ int reel_memory_file(const void *buf, unsigned long len) {
   lseek(fd, 0, SEEK_SET);
   return fd;
 }
+
+void reel_store_release_u64(void *p, unsigned long long value) {
+  __atomic_store_n((unsigned long long *)p, value, __ATOMIC_RELEASE);
+}
+
+unsigned long long reel_load_acquire_u64(const void *p) {
+  return __atomic_load_n((const unsigned long long *)p, __ATOMIC_ACQUIRE);
+}

@@ -53,4 +53,11 @@ int reel_sigchld_pipe(void);
 /// A memory file (memfd on Linux, an unlinked temporary file elsewhere) holding `len` bytes
 /// of `buf`, positioned at its start; close-on-exec. Returns the fd, or -1 with errno set.
 int reel_memory_file(const void *buf, unsigned long len);
+
+/// Stores `value` at `p` (8-byte aligned) with release ordering: every store before it is
+/// visible to whoever loads it (another process sharing the memory, after this one died).
+void reel_store_release_u64(void *p, unsigned long long value);
+
+/// Loads the 8-byte value at `p` with acquire ordering.
+unsigned long long reel_load_acquire_u64(const void *p);
 #endif

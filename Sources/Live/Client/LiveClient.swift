@@ -105,6 +105,9 @@ public final class LiveClient {
   /// The next frame from the host; nil when the host closed the connection.
   public func next() throws -> Frame? { try UnixSocket.readFrame(fd, into: &reader) }
 
+  /// A frame already read from the socket (with a reply, say), without reading more.
+  public func nextBuffered() throws -> Frame? { try reader.next() }
+
   /// Sends `request` and reads the host's reply; a refusal is thrown as its message.
   public func ask(_ request: LiveRequest) throws -> LiveReply {
     try send(Frame(.request, json: request))

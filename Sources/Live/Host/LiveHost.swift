@@ -167,17 +167,18 @@ public final class LiveHost {
   private func continueSessions(_ programs: [KeptProgram]) throws {
     var exact = 0
     var rebuilt: [String] = []
+    var lossy: [String] = []
     for kept in programs {
-      let recovered: (session: LiveSession, exact: Bool)?
+      let recovered: (session: LiveSession, continuation: LiveSession.Continuation)?
       do {
         recovered = try LiveSession.recover(
-          kept, killGrace: options.killGrace,
+          kept, keeper: keeper, killGrace: options.killGrace,
           onOutput: { [weak self] pump in self?.takeOutputNow(from: pump) ?? false })
       } catch {
         log("cannot continue the program \(kept.pid): \(error); hanging it up")
         recovered = nil
       }
-      guard let (session, wasExact) = recovered, sessions[session.name] == nil else {
+      guard let (session, continuation) = recovered, sessions[session.name] == nil else {
         // Nobody can reach it: hang it up as a closing terminal would.
         if kept.status == nil {
           var hangUp = HangUp(graceMicros: 0)
@@ -191,14 +192,20 @@ public final class LiveHost {
       sessions[session.name] = session
       createdSession()
       try? keeper?.describe(pid: session.program.pid, session.sessionDescription.text)
-      if wasExact { exact += 1 } else { rebuilt.append(session.name) }
+      switch continuation {
+      case .handedOver: exact += 1
+      case .rebuilt(let replayed): rebuilt.append("\(session.name) (\(replayed) bytes from the journal)")
+      case .lossy: lossy.append(session.name)
+      }
       if session.program.poll() != nil { reapDue = true }
     }
-    if !programs.isEmpty {
-      log(
-        "continuing \(sessions.count) session\(sessions.count == 1 ? "" : "s") (\(exact) as handed over"
-          + (rebuilt.isEmpty ? ")" : ", rebuilt from the recording after a crash: \(rebuilt.sorted().joined(separator: ", ")))"))
+    guard !programs.isEmpty else { return }
+    var parts = ["\(exact) as handed over"]
+    if !rebuilt.isEmpty { parts.append("rebuilt after a crash, nothing lost: \(rebuilt.sorted().joined(separator: ", "))") }
+    if !lossy.isEmpty {
+      parts.append("rebuilt after a crash from the recording alone (its last output lost): \(lossy.sorted().joined(separator: ", "))")
     }
+    log("continuing \(sessions.count) session\(sessions.count == 1 ? "" : "s") (\(parts.joined(separator: "; ")))")
   }
 
   func log(_ line: String) {

@@ -94,14 +94,26 @@ extension LiveSession {
 
   static let stateMagic = Array("reel-session-state-1\n".utf8)
 
+  /// How a session was continued (`recover`).
+  enum Continuation {
+    /// From the state its host handed over: exactly.
+    case handedOver
+    /// After a crash, from its recording and its output journal: nothing lost.
+    case rebuilt(replayed: Int)
+    /// After a crash, from its recording alone: what the dead host read after it is lost.
+    case lossy
+  }
+
   /// The session `kept` was in the host before, continued: exactly from the state that host
-  /// handed over, or — after a crash — from its recording (the screen where the recording
-  /// ends; output the dead host read and had not recorded is lost, and the stream skips
-  /// `crashSkip` offsets). Its recording goes on in the same ring. Nil when the keeper knew
-  /// nothing of it.
+  /// handed over; or — after a crash — from its recording (the screen where the recording
+  /// ends) and what the output journal holds after it, so nothing is lost while the journal
+  /// covers the recording's lag; when it does not, the stream skips `crashSkip` offsets
+  /// (output the dead host read and had not recorded is lost). Its recording goes on in the
+  /// same ring. Nil when the keeper knew nothing of it.
   static func recover(
-    _ kept: KeptProgram, killGrace: Double, onOutput: @escaping @Sendable (OutputPump) -> Bool
-  ) throws -> (session: LiveSession, exact: Bool)? {
+    _ kept: KeptProgram, keeper: KeeperLink?, killGrace: Double,
+    onOutput: @escaping @Sendable (OutputPump) -> Bool
+  ) throws -> (session: LiveSession, continuation: Continuation)? {
     guard let description = SessionDescription(text: kept.description) else { return nil }
     let size = WindowSize.of(fd: kept.terminal.controller) ?? WindowSize(cols: 80, rows: 24)
     // The recording first: after a crash it is where the screen comes from.
@@ -122,36 +134,55 @@ extension LiveSession {
     var mirror: SessionMirror
     var skipped = description.skipped
     var pending: [UInt8] = []
-    var exact = false
+    var journal = kept.journal
+    var replay: [UInt8] = []
+    let continuation: Continuation
     if let state = kept.state, let restored = try? restore(state) {
       mirror = restored.mirror
       skipped = restored.skipped
       pending = restored.pendingInput
-      exact = true
+      continuation = .handedOver
     } else {
       var shadow = Terminal(cols: size.cols, rows: size.rows)
       if let keyframe = ring?.keyframe, let screen = try? Terminal(snapshot: keyframe) {
         shadow = screen
         shadow.setScrollbackLimit(Terminal.defaultScrollback)
       }
-      skipped += crashSkip
-      let end = (ring?.totalOutput ?? 0) + skipped
+      let recorded = ring?.totalOutput ?? 0
+      if ring != nil, let tail = journal?.bytes(from: recorded) {
+        replay = tail
+        continuation = .rebuilt(replayed: tail.count)
+      } else {
+        skipped += crashSkip
+        // The journal counts what was read, the recording what was kept: they part here.
+        journal = nil
+        continuation = .lossy
+      }
       mirror = SessionMirror(
-        shadow: shadow, recent: RecentOutput(capacity: recentOutputBytes, restoring: [], endOffset: end))
+        shadow: shadow, recent: RecentOutput(capacity: recentOutputBytes, restoring: [], endOffset: recorded + skipped))
+      if !replay.isEmpty {
+        mirror.receive(replay)
+        _ = mirror.takeQueryReplies()  // answered by the host that read them, or never
+      }
+    }
+    if journal == nil, keeper != nil, let fresh = try? OutputJournal(startingAt: mirror.endOffset - skipped) {
+      journal = fresh
+      try? keeper?.keepJournal(pid: kept.pid, fresh)
     }
     let session = try LiveSession(
       name: description.name, command: description.command, terminal: kept.terminal,
       program: SessionProgram(pid: kept.pid, status: kept.status), mirror: mirror,
       created: Date(timeIntervalSince1970: description.created), ringBytes: description.ringBytes,
-      killGrace: killGrace, onOutput: onOutput)
+      killGrace: killGrace, journal: journal, onOutput: onOutput)
     session.skippedOffsets = skipped
     session.pendingInput = pending
     if let ring, let path = description.recording {
       session.startRecording(at: path, root: (path as NSString).deletingLastPathComponent) { ring }
+      if !replay.isEmpty { session.recordRecovered(replay) }
     } else if let problem {
       session.recordingProblem = problem
     }
-    return (session, exact)
+    return (session, continuation)
   }
 
   private static func restore(_ state: [UInt8]) throws -> (mirror: SessionMirror, skipped: Int, pendingInput: [UInt8])

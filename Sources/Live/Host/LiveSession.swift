@@ -75,10 +75,14 @@ final class LiveSession {
     env.append("REEL_SESSION=\(name)")
     let pty: PseudoTerminal
     let program: SessionProgram
+    var journal: OutputJournal? = nil
     if let keeper, !keeper.lost {
       let spawned = try keeper.spawn(arguments: command, environment: env, directory: directory, size: windowSize)
       pty = spawned.terminal
       program = SessionProgram(pid: spawned.pid)
+      // What the pump reads is in the journal at once, and the keeper holds it too.
+      journal = try? OutputJournal(startingAt: 0)
+      if let journal { try? keeper.keepJournal(pid: spawned.pid, journal) }
     } else {
       pty = try PseudoTerminal(size: windowSize)
       program = SessionProgram(own: try ChildProcess(arguments: command, environment: env, terminal: pty, directory: directory))
@@ -87,7 +91,7 @@ final class LiveSession {
     let mirror = SessionMirror(cols: clamped.cols, rows: clamped.rows, recentBytes: LiveSession.recentOutputBytes)
     try self.init(
       name: name, command: command, terminal: pty, program: program, mirror: mirror, created: created,
-      ringBytes: ringBytes, killGrace: killGrace, onOutput: onOutput)
+      ringBytes: ringBytes, killGrace: killGrace, journal: journal, onOutput: onOutput)
     // The recording: a failure here costs the recording, never the session.
     let path = RecordingDirectory.path(root: recordingRoot, name: name, date: created)
     let info = SessionInfo(
@@ -104,7 +108,8 @@ final class LiveSession {
 
   init(
     name: String, command: [String], terminal: PseudoTerminal, program: SessionProgram, mirror: SessionMirror,
-    created: Date, ringBytes: Int, killGrace: Double, onOutput: @escaping @Sendable (OutputPump) -> Bool
+    created: Date, ringBytes: Int, killGrace: Double, journal: OutputJournal?,
+    onOutput: @escaping @Sendable (OutputPump) -> Bool
   ) throws {
     self.name = name
     self.command = command
@@ -114,7 +119,7 @@ final class LiveSession {
     self.created = created
     hangUp = HangUp(graceMicros: UInt64(killGrace * 1_000_000))
     UnixSocket.setNonBlocking(terminal.controller)
-    pump = try OutputPump(fd: terminal.controller, onOutput: onOutput)
+    pump = try OutputPump(fd: terminal.controller, journal: journal, onOutput: onOutput)
     self.mirror = mirror
     self.mirror.answersQueries = true
     clockStart = LiveSession.now()
@@ -167,6 +172,10 @@ final class LiveSession {
   }
 
   func recordInput(_ bytes: [UInt8]) { record(.input(time, bytes)) }
+
+  /// Records output the shadow already followed (what a dead host read and did not record,
+  /// found in the session's journal).
+  func recordRecovered(_ bytes: [UInt8]) { record(.output(time, bytes)) }
 
   func resize(_ size: LiveSize) {
     let clamped = Terminal.clampedSize(cols: size.cols, rows: size.rows)

@@ -42,8 +42,15 @@ final class OutputPump: @unchecked Sendable {
   /// was idle and took it on this thread), false to wake the host.
   private let onOutput: @Sendable (OutputPump) -> Bool
 
-  init(fd: Int32, onOutput: @escaping @Sendable (OutputPump) -> Bool = { _ in false }) throws {
+  /// Where each chunk goes the moment it is read (see `OutputJournal`), when the host has a
+  /// program keeper.
+  let journal: OutputJournal?
+
+  init(fd: Int32, journal: OutputJournal? = nil, onOutput: @escaping @Sendable (OutputPump) -> Bool = { _ in false })
+    throws
+  {
     self.fd = fd
+    self.journal = journal
     self.onOutput = onOutput
     // A failure leaves -1s or a pipe that deinit closes.
     wake = try UnixSocket.wakePipe()
@@ -91,6 +98,7 @@ final class OutputPump: @unchecked Sendable {
     guard draining, !done else { return }
     var buffer = [UInt8](repeating: 0, count: 64 << 10)
     let (got, ended) = readAvailable(&buffer)
+    journal?.append(got)
     condition.lock()
     pending.append(contentsOf: got)
     if ended { closed = true }
@@ -137,6 +145,7 @@ final class OutputPump: @unchecked Sendable {
       if fds[1].revents != 0 { return }
       guard fds[0].revents != 0 else { continue }
       let (got, ended) = readAvailable(&buffer)
+      journal?.append(got)
       condition.lock()
       let wasEmpty = pending.isEmpty && !closed
       pending.append(contentsOf: got)

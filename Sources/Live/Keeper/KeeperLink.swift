@@ -20,6 +20,8 @@ struct KeptProgram {
   let status: Int32?
   /// The session's state as the last host handed it over, when it left in good order.
   let state: [UInt8]?
+  /// Its output journal (`OutputJournal`), when its host kept one.
+  let journal: OutputJournal?
 }
 
 /// A host's connection to the user's program keeper (`ProgramKeeper`), started when none
@@ -82,15 +84,23 @@ final class KeeperLink {
           descriptors.forEach { close($0) }
           throw LiveError("program keeper: a kept program without its terminal")
         }
+        var rest = descriptors.dropFirst()
         var state: [UInt8]? = nil
-        if message.hasState == true, descriptors.count > 1 {
-          state = KeeperLink.readAll(descriptors[1])
-          close(descriptors[1])
+        if message.hasState == true, let fd = rest.first {
+          rest = rest.dropFirst()
+          state = KeeperLink.readAll(fd)
+          close(fd)
         }
+        var journal: OutputJournal? = nil
+        if message.hasJournal == true, let fd = rest.first {
+          rest = rest.dropFirst()
+          journal = OutputJournal(adopting: fd)
+        }
+        rest.forEach { close($0) }
         programs.append(
           KeptProgram(
             pid: pid, terminal: PseudoTerminal(adopting: controller, devicePath: device),
-            description: message.description, status: message.status, state: state))
+            description: message.description, status: message.status, state: state, journal: journal))
       case .exited: noteExit(message)
       default:
         descriptors.forEach { close($0) }
@@ -147,6 +157,13 @@ final class KeeperLink {
     var message = KeeperMessage(.handOver)
     message.pid = pid
     try message.send(on: fd, descriptors: [file])
+  }
+
+  /// Gives the keeper the session's output journal to hold with the program.
+  func keepJournal(pid: pid_t, _ journal: OutputJournal) throws {
+    var message = KeeperMessage(.journal)
+    message.pid = pid
+    try message.send(on: fd, descriptors: [journal.fd])
   }
 
   /// The host took the program's end: the keeper lets it go.

@@ -16,11 +16,12 @@ import LocalAttach
 /// A host sends `hello` (answered by a `kept` per program the keeper holds, then `ready`),
 /// `spawn` (answered by `spawned` with the controller, or `refused`), `describe` (what the
 /// host wants back with `kept`), `handOver` (the session's state in a memory file, given to
-/// the next host once) and `forget` (the host took the program's exit). The keeper sends
+/// the next host once), `journal` (the session's output journal, `OutputJournal`, kept with
+/// the program) and `forget` (the host took the program's exit). The keeper sends
 /// `exited` when a program ended.
 struct KeeperMessage: Codable, Sendable {
   enum Kind: String, Codable, Sendable {
-    case hello, kept, ready, spawn, spawned, refused, describe, handOver, forget, exited
+    case hello, kept, ready, spawn, spawned, refused, describe, handOver, journal, forget, exited
   }
   var kind: Kind
   /// spawn, spawned, refused: the host's number for the request.
@@ -37,8 +38,9 @@ struct KeeperMessage: Codable, Sendable {
   var description: String? = nil
   /// exited, kept: the program's exit status (128 + signal when killed).
   var status: Int32? = nil
-  /// kept: whether a handed-over state follows the controller.
+  /// kept: whether a handed-over state follows the controller, and the output journal after it.
   var hasState: Bool? = nil
+  var hasJournal: Bool? = nil
   var error: String? = nil
 
   init(_ kind: Kind) { self.kind = kind }

@@ -26,7 +26,13 @@ public final class ProgramKeeper {
     let pid: pid_t
     var description: String? = nil
     var state: Int32 = -1
+    var journal: Int32 = -1
     var status: Int32? = nil
+
+    func closeDescriptors() {
+      if state >= 0 { close(state) }
+      if journal >= 0 { close(journal) }
+    }
   }
 
   let directory: SocketDirectory
@@ -144,8 +150,11 @@ public final class ProgramKeeper {
           answer.description = program.description
           answer.status = program.status
           answer.hasState = program.state >= 0
+          answer.hasJournal = program.journal >= 0
           try answer.send(
-            on: host, descriptors: [program.terminal.controller] + (program.state >= 0 ? [program.state] : []))
+            on: host,
+            descriptors: [program.terminal.controller] + (program.state >= 0 ? [program.state] : [])
+              + (program.journal >= 0 ? [program.journal] : []))
           // A state is handed over once: the next host after this one rebuilds from the recording.
           if program.state >= 0 {
             close(program.state)
@@ -163,9 +172,15 @@ public final class ProgramKeeper {
           kept[pid]?.state = state
           unused.removeFirst()
         }
+      case .journal:
+        if let pid = message.pid, kept[pid] != nil, let journal = descriptors.first {
+          if kept[pid]!.journal >= 0 { close(kept[pid]!.journal) }
+          kept[pid]?.journal = journal
+          unused.removeFirst()
+        }
       case .forget:
         if let pid = message.pid, let program = kept[pid], program.status != nil {
-          if program.state >= 0 { close(program.state) }
+          program.closeDescriptors()
           kept[pid] = nil
         }
       case .kept, .ready, .spawned, .refused, .exited:
