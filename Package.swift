@@ -178,5 +178,7 @@ if Context.environment["REEL_FUZZ"] != nil {
       name: "fuzz-input", dependencies: ["FuzzSupport", "TerminalEmulator"], path: "Fuzz/Input"),
     .executableTarget(
       name: "fuzz-frames", dependencies: ["FuzzSupport", "LiveProtocol", "ReelBase"], path: "Fuzz/Frames"),
+    .executableTarget(
+      name: "fuzz-continuity", dependencies: ["FuzzSupport", "Live"], path: "Fuzz/Continuity"),
   ]
 }

@@ -14,7 +14,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-targets=(terminal snapshot reel-reader interop input frames)
+targets=(terminal snapshot reel-reader interop input frames continuity)
 if [ $# -lt 2 ]; then
   echo "usage: scripts/fuzz.sh TARGET|all SECONDS [libFuzzer flags…]  (targets: ${targets[*]})" >&2
   exit 2
@@ -105,11 +105,19 @@ case "$target" in
     printf '\001\001\002\002\003\003\004\004 {"ok":true,"e":"\\u00e9\\ud83d\\ude00\\n","n":[0,-12,3.5e-3,1E400,123456789012345678901234],"o":{"a":[[],{}],"b":null,"c":false}} ' > "$seeds/json"
     printf '\004\003\002\001\010\007\006\005\007\036\000\000\000{"reason":"exited","status":3}' > "$seeds/end-frame"
     ;;
+  continuity)
+    # Eight bytes seed the choices; then a keeper message, a session description, and the
+    # first 24 bytes read as a journal's end and first offsets and an offset to read from.
+    printf '\001\002\003\004\005\006\007\010{"kind":"kept","pid":42,"devicePath":"/dev/pts/3","hasState":true,"hasJournal":true,"status":0}' > "$seeds/kept"
+    printf '\010\007\006\005\004\003\002\001{"name":"s","command":["/bin/sh"],"created":1.5,"recording":"/tmp/r","ringBytes":4096,"skipped":1073741824}' > "$seeds/description"
+    printf '\001\001\001\001\001\001\001\001\000\020\000\000\000\000\000\000\000\010\000\000\000\000\000\000\000\014\000\000\000\000\000\000' > "$seeds/journal"
+    printf '\002\002\002\002\002\002\002\002\005\200\001\000\003abc\000\000' > "$seeds/state"
+    ;;
 esac
 
 log=$scratch/fuzz-$target.log
 if [ "$seconds" = smoke ]; then
-  declare -A smoke_runs=([terminal]=6000 [snapshot]=40000 [reel-reader]=2000 [interop]=40000 [input]=40000 [frames]=40000)
+  declare -A smoke_runs=([terminal]=6000 [snapshot]=40000 [reel-reader]=2000 [interop]=40000 [input]=40000 [frames]=40000 [continuity]=20000)
   corpus=$(mktemp -d)
   limit=(-seed=1 -runs="${smoke_runs[$target]}")
   echo "fuzz: smoke of fuzz-$target: ${smoke_runs[$target]} runs from seed 1 ($(ls "$seeds" | wc -l) seeds)"

@@ -161,8 +161,14 @@ enum SurvivalBench {
         back = (try? LiveClient.connect(directory, continuingWith: exe)) != nil
         if !back { usleep(5000) }
       }
-      _ = try LiveBench.waitForScreen(name, containing: prompt, directory: directory)
-      let loss = figure.floodBytes - (try outputBytes(name, directory))
+      let loss: Int
+      do {
+        _ = try LiveBench.waitForScreen(name, containing: prompt, directory: directory)
+        loss = figure.floodBytes - (try outputBytes(name, directory))
+      } catch {
+        let log = (try? String(contentsOfFile: directory.logPath, encoding: .utf8)) ?? ""
+        throw CLIError("\(error) (the host's log ends: \(log.split(separator: "\n").suffix(3).joined(separator: " / ")))")
+      }
       if crash { figure.crashLoss.append(loss) } else { figure.handOverLoss.append(loss) }
       _ = try LiveClient.ask(LiveRequest(.kill, names: [name]), in: directory)
     }

@@ -132,4 +132,39 @@ final class SuppliedKeyframeTests: ScratchDirectoryTestCase {
     while let e = try window.next() { replayed.apply(e) }
     XCTAssertTrue(replayed.isEquivalent(to: full), "\(replayed.difference(from: full))")
   }
+
+  /// A live host continues its session's ring after an upgrade or a crash (`appending` with
+  /// supplied keyframes): the new member starts with the screen and the offset where the ring
+  /// ended — also when hosts came and went without any output between them, leaving members
+  /// that hold nothing (they go).
+  func testAContinuedRingKeepsItsScreenAndOffsetsThroughEmptyMembers() throws {
+    let directory = dir.appendingPathComponent("live").path
+    let info = SessionInfo(cols: 40, rows: 6)
+    func open() throws -> ReelRingWriter {
+      try ReelRingWriter(
+        directory: directory, capacity: 1 << 20, info: info, appending: true, keyframes: EmulatorKeyframes.self,
+        suppliesKeyframes: true)
+    }
+    let first = try open()
+    try first.append(.output(1000, Array("one\r\ntwo\r\n".utf8)))
+    try first.close()
+    // Two hosts in a row that saw no output: one closed its member, one was killed.
+    try open().close()
+    _ = try open()
+    let again = try open()
+    XCTAssertEqual(again.totalOutput, 10)
+    var screen = try Terminal(snapshot: again.keyframe)
+    XCTAssertEqual(screen.textDump(includeScrollback: false).split(separator: "\n").prefix(2), ["one", "two"])
+    try again.append(.output(2000, Array("three\r\n".utf8)))
+    try again.close()
+    let members = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+    XCTAssertEqual(members, ["00000001.reel", "00000002.reel"], "the empty members went")
+    var reader = try ReelRingReader(directory: directory, keyframeMaker: EmulatorKeyframes.self)
+    var output: [UInt8] = []
+    while let e = try reader.next() { if e.kind == .output { output += e.data } }
+    XCTAssertEqual(String(decoding: output, as: UTF8.self), "one\r\ntwo\r\nthree\r\n")
+    screen = Terminal(cols: 40, rows: 6)
+    screen.feed(output)
+    XCTAssertEqual(screen.textDump(includeScrollback: false).split(separator: "\n").prefix(3), ["one", "two", "three"])
+  }
 }

@@ -185,20 +185,24 @@ extension LiveSession {
     return (session, continuation)
   }
 
-  private static func restore(_ state: [UInt8]) throws -> (mirror: SessionMirror, skipped: Int, pendingInput: [UInt8])
-  {
+  /// Reads a state `handOverState` wrote; throws on anything else (a damaged or foreign one).
+  static func restore(_ state: [UInt8]) throws -> (mirror: SessionMirror, skipped: Int, pendingInput: [UInt8]) {
     guard state.starts(with: stateMagic) else { throw BinaryFormatError("not a session state") }
     var r = BinaryReader(state, offset: stateMagic.count)
-    let end = Int(try r.varint())
-    let skipped = Int(try r.varint())
+    let end = try r.varint()
+    let skipped = try r.varint()
     let recent = try r.blob()
+    guard end <= UInt64(Int.max / 2), skipped <= end, recent.count <= end else {
+      throw BinaryFormatError("a session state with impossible offsets")
+    }
     var shadow = try Terminal(snapshot: try r.blob())
     let pending = try r.blob()
     // The snapshot holds the parser's state too: a sequence cut by the hand-over goes on.
     shadow.setScrollbackLimit(Terminal.defaultScrollback)
     return (
-      SessionMirror(shadow: shadow, recent: RecentOutput(capacity: recentOutputBytes, restoring: recent, endOffset: end)),
-      skipped, pending
+      SessionMirror(
+        shadow: shadow, recent: RecentOutput(capacity: recentOutputBytes, restoring: recent, endOffset: Int(end))),
+      Int(skipped), pending
     )
   }
 }

@@ -66,9 +66,10 @@ final class OutputJournal: @unchecked Sendable {
       close(fd)
       return nil
     }
-    let end = Int(reel_load_acquire_u64(base + 8))
-    let first = Int(base.load(fromByteOffset: 16, as: UInt64.self))
-    guard base.load(fromByteOffset: 0, as: UInt64.self) == OutputJournal.magic, first <= end else {
+    // A damaged header (offsets past Int's range, backwards) is not a journal.
+    let end = Int(truncatingIfNeeded: reel_load_acquire_u64(base + 8))
+    let first = Int(truncatingIfNeeded: base.load(fromByteOffset: 16, as: UInt64.self))
+    guard base.load(fromByteOffset: 0, as: UInt64.self) == OutputJournal.magic, first >= 0, first <= end else {
       munmap(base, total)
       close(fd)
       return nil
@@ -94,10 +95,13 @@ final class OutputJournal: @unchecked Sendable {
   var endOffset: Int { end }
 
   /// Appends what was just read (on the writer's thread).
-  func append(_ bytes: [UInt8]) {
-    guard !bytes.isEmpty else { return }
+  func append(_ bytes: [UInt8]) { bytes.withUnsafeBytes { append($0) } }
+
+  /// Appends what was just read (on the writer's thread).
+  func append(_ raw: UnsafeRawBufferPointer) {
+    guard !raw.isEmpty else { return }
     let size = OutputJournal.dataBytes
-    bytes.withUnsafeBytes { raw in
+    do {
       var source = raw.count > size ? UnsafeRawBufferPointer(rebasing: raw[(raw.count - size)...]) : raw
       var position = (end + raw.count - source.count) % size
       while !source.isEmpty {
@@ -107,7 +111,7 @@ final class OutputJournal: @unchecked Sendable {
         position = (position + run) % size
       }
     }
-    end += bytes.count
+    end += raw.count
     reel_store_release_u64(base + 8, UInt64(end))
   }
 
@@ -115,7 +119,7 @@ final class OutputJournal: @unchecked Sendable {
   /// (or `offset` lies past its end).
   func bytes(from offset: Int) -> [UInt8]? {
     let size = OutputJournal.dataBytes
-    guard offset <= end, offset >= max(first, end - size) else { return nil }
+    guard offset >= 0, offset <= end, offset >= max(first, end - size) else { return nil }
     var out = [UInt8](repeating: 0, count: end - offset)
     var position = offset % size
     var written = 0

@@ -98,7 +98,6 @@ final class OutputPump: @unchecked Sendable {
     guard draining, !done else { return }
     var buffer = [UInt8](repeating: 0, count: 64 << 10)
     let (got, ended) = readAvailable(&buffer)
-    journal?.append(got)
     condition.lock()
     pending.append(contentsOf: got)
     if ended { closed = true }
@@ -112,6 +111,8 @@ final class OutputPump: @unchecked Sendable {
     while got.count < OutputPump.limit {
       let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
       if n > 0 {
+        // Journaled read by read: a host killed in the middle of this loop loses nothing.
+        if let journal { buffer.withUnsafeBytes { journal.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) } }
         got.append(contentsOf: buffer[0..<n])
         continue
       }
@@ -145,7 +146,6 @@ final class OutputPump: @unchecked Sendable {
       if fds[1].revents != 0 { return }
       guard fds[0].revents != 0 else { continue }
       let (got, ended) = readAvailable(&buffer)
-      journal?.append(got)
       condition.lock()
       let wasEmpty = pending.isEmpty && !closed
       pending.append(contentsOf: got)

@@ -178,10 +178,21 @@ public final class ReelRingWriter: EventWriter {
       endTime: UInt64, totalOutput: Int
     )
   {
+    var members = members
     var files: [(number: Int, output: Int)] = []
+    var empty: [String] = []
     for name in members {
       let reader = try ReelReader(path: (directory as NSString).appendingPathComponent(name))
       files.append((Int(name.prefix(8)) ?? 0, reader.index.segments.reduce(0) { $0 + $1.outputBytes }))
+      if reader.index.segments.isEmpty { empty.append(name) }
+    }
+    // A member that holds nothing (continued, then closed or killed before any event) knows
+    // neither the screen nor the offset it started at: the ring ends at the member before it.
+    // It is ours and empty: it goes.
+    while members.count > 1, let last = members.last, empty.contains(last) {
+      unlink((directory as NSString).appendingPathComponent(last))
+      members.removeLast()
+      files.removeLast()
     }
     let newest = (directory as NSString).appendingPathComponent(members.last!)
     var reader = try ReelReader(path: newest, keyframes: keyframes)
