@@ -146,6 +146,16 @@ enum LiveBench {
     return pid
   }
 
+  /// Whether no host holds the host lock of `directory`.
+  static func hostLockIsFree(_ directory: SocketDirectory) -> Bool {
+    let fd = open(directory.lockPath, O_RDWR | O_CLOEXEC)
+    guard fd >= 0 else { return true }
+    defer { close(fd) }
+    guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return false }
+    flock(fd, LOCK_UN)
+    return true
+  }
+
   /// Ends the bench's host and its program keeper, and so every session they held (the
   /// programs' terminals close with the last holder).
   static func stopHostAndKeeper(_ directory: SocketDirectory) {

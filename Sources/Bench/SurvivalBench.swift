@@ -155,6 +155,11 @@ enum SurvivalBench {
         throw CLIError("the bench's host left no pid")
       }
       kill(host, crash ? SIGKILL : SIGTERM)
+      // Gone once its lock is free (a killed process's descriptors close as it dies).
+      while !LiveBench.hostLockIsFree(directory) {
+        guard Measure.now() < deadline else { throw CLIError("the bench's host did not go within 60 s") }
+        usleep(1000)
+      }
       // The next command brings a host back (it finds the keeper holding programs).
       var back = false
       while !back && Measure.now() < deadline {
@@ -163,7 +168,17 @@ enum SurvivalBench {
       }
       let loss: Int
       do {
-        _ = try LiveBench.waitForScreen(name, containing: prompt, directory: directory)
+        // Its output stops growing, then its screen shows the prompt (snapshots are not cheap
+        // to ask for while the flood runs).
+        var last = -1
+        var current = try outputBytes(name, directory)
+        while current != last {
+          guard Measure.now() < deadline else { throw CLIError("the flood did not end within 60 s") }
+          usleep(300_000)
+          (last, current) = (current, try outputBytes(name, directory))
+        }
+        // (A screen's lines end without their trailing blanks.)
+        _ = try LiveBench.waitForScreen(name, containing: "flood-done>", directory: directory)
         loss = figure.floodBytes - (try outputBytes(name, directory))
       } catch {
         let log = (try? String(contentsOfFile: directory.logPath, encoding: .utf8)) ?? ""

@@ -151,6 +151,11 @@ package enum UnixSocket {
         return (n, n < 0 ? errno : 0)
       }
       if error == EINTR { continue }
+      // Reset: the host closed the connection with what was sent unread (it was going away:
+      // stopped, upgraded, killed). Nothing sent was acted on, so a request may be sent again.
+      if error == ECONNRESET {
+        throw LiveError("the reel host went away before it read the request", closeCode: .hostStopping)
+      }
       if n < 0 { throw LiveError("reading from the reel host failed (\(String(cString: strerror(error))))") }
       if n == 0 { return nil }
       chunk.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }

@@ -64,11 +64,21 @@ public final class LiveClient {
     try connect(directory, startingHostWith: keeperHoldsPrograms(directory) ? hostExecutable : nil)
   }
 
-  /// One request, one reply, on a connection of its own (see `connect(_:continuingWith:)`).
+  /// One request, one reply, on a connection of its own (see `connect(_:continuingWith:)`);
+  /// sent again, to the next host, when the host went away without reading it (a host being
+  /// upgraded or stopped).
   public static func ask(_ request: LiveRequest, in directory: SocketDirectory, continuingWith hostExecutable: String)
     throws -> LiveReply
   {
-    try connect(directory, continuingWith: hostExecutable).ask(request)
+    var attempt = 0
+    while true {
+      do {
+        return try connect(directory, continuingWith: hostExecutable).ask(request)
+      } catch let error as LiveError where error.closeCode == .hostStopping && attempt < 20 {
+        attempt += 1
+        usleep(50_000)
+      }
+    }
   }
 
   /// Whether a program keeper runs (it holds its lock as long as it runs).

@@ -143,6 +143,10 @@ public final class LiveHost {
     if let executable = options.keeperExecutable {
       let link = try KeeperLink.connect(directory, executable: executable)
       keeper = link
+      // The continued sessions' pumps start reading at once and may take a turn: the host's
+      // state is touched only under it.
+      turn.lock()
+      defer { turn.unlock() }
       try continueSessions(link.hello())
     }
   }
