@@ -11,7 +11,8 @@ final class BenchCommandTests: XCTestCase {
     let r = try ReelCLI.run(
       [
         "bench", "--size", "1", "--workloads", "ascii,dense_cells", "--repeats", "1", "--json",
-        "--skip-reconnect", "--attaches", "4", "--memory-sessions", "3", "--seek-size", "2", "--resizes",
+        "--skip-reconnect", "--attaches", "4", "--memory-sessions", "3", "--survival-sessions", "2", "--seek-size",
+        "2", "--resizes",
         "300",
         "--viewers", "5",
         "--outage-seconds", "3", "--relay-rooms", "50",
@@ -89,6 +90,18 @@ final class BenchCommandTests: XCTestCase {
       XCTAssertGreaterThan(memory["reelOverTmuxPerSession"] as? Double ?? 0, 0, "\(memory)")
     }
     XCTAssertGreaterThan(throughput["directSeconds"] as? Double ?? 0, 0)
+    // The keeper holds the programs' terminals: a few KiB a session at most.
+    let keeperMemory = try XCTUnwrap(memory["keeper"] as? [String: Any])
+    XCTAssertLessThan(keeperMemory["perSessionKiB"] as? Double ?? .infinity, 256, "\(memory)")
+    // Sessions outliving their host: upgrades timed beside fresh attaches, a flood's loss when
+    // the host is killed (one PTY read at most) and when it is stopped (none).
+    let survival = try XCTUnwrap(live["survival"] as? [String: Any])
+    XCTAssertEqual(survival["sessions"] as? Int, 2)
+    XCTAssertGreaterThan(survival["upgradeMillisP50"] as? Double ?? 0, 0, "\(survival)")
+    XCTAssertGreaterThan(survival["attachMillisP50"] as? Double ?? 0, 0, "\(survival)")
+    XCTAssertEqual((survival["handOverLossBytes"] as? [Int])?.count, 3, "\(survival)")
+    XCTAssertEqual((survival["handOverLossBytes"] as? [Int])?.allSatisfy { $0 == 0 }, true, "\(survival)")
+    XCTAssertEqual((survival["crashLossBytes"] as? [Int])?.count, 3, "\(survival)")
     // Remote: the same cat through reel attach ws:// beside a local attach to the same server.
     let remote = try XCTUnwrap(obj["remote"] as? [String: Any])
     XCTAssertGreaterThan(remote["bytes"] as? Int ?? 0, 1 << 19, "\(remote)")

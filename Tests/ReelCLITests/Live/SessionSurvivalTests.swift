@@ -88,8 +88,11 @@ extension LiveSessionTests {
     try assertPaneMatchesSession(pane, "shell", "after the host stopped")
     other.send("Escape", ":wq! /dev/null", "Enter")
     XCTAssertTrue(waitForScreen(other, containing: "reel-exit=0"), other.screen())
-    try reel(["kill", "shell"])
+    try reel(["send", "editor", "x"], status: 1)  // it ended with vim
+    let killed = try reel(["kill", "--all"])
+    XCTAssertEqual(killed.stderr, "reel: ended 1 session\n")
     XCTAssertTrue(waitForScreen(pane, containing: "reel-exit="), pane.screen())
+    XCTAssertEqual(try reel(["kill", "--all"]).stderr, "reel: ended 0 sessions\n")
   }
 
   /// `reel host --upgrade` from another executable while a session prints continuously: the
@@ -158,6 +161,15 @@ extension LiveSessionTests {
     let serve = try startServe()
     XCTAssertEqual(hostPid(), host, "serve started a host of its own")
     XCTAssertTrue(try reel(["status"]).stdout.contains("listening: ws://127.0.0.1:\(serve.port) (reel serve, pid"))
+    // Several at once: a second listener beside the first, gone with its serve.
+    let second = try startListening("serve", [], name: "serve-second")
+    let both = try reel(["status"]).stdout
+    XCTAssertTrue(both.contains("listening: ws://127.0.0.1:\(second.1) (reel serve, pid"), both)
+    XCTAssertTrue(both.contains("listening: ws://127.0.0.1:\(serve.port) (reel serve, pid"), both)
+    second.0.terminate()
+    second.0.waitUntilExit()
+    XCTAssertTrue(
+      eventually { (try? self.reel(["status"]).stdout.contains(":\(second.1) ")) == false }, "the second stayed")
     let remote = try remoteAttachPane(port: serve.port, token: serve.token, "web", cols: 80)
     XCTAssertTrue(waitForScreen(remote, containing: "$"), remote.screen())
     remote.send("echo from-remote-$((3*4))", "Enter")
