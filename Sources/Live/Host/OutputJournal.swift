@@ -8,6 +8,12 @@ import LiveProtocol
   import Darwin
 #endif
 
+#if canImport(Glibc)
+  private let systemRead = Glibc.read
+#elseif canImport(Darwin)
+  private let systemRead = Darwin.read
+#endif
+
 /// The newest output of one session, written by its PTY reader the moment it is read, in a
 /// memory file the program keeper holds too: when the host is killed, the next host finds
 /// here what the dead one had read and not yet recorded, and continues the session without
@@ -94,25 +100,19 @@ final class OutputJournal: @unchecked Sendable {
   /// The session's output so far, as far as the journal knows.
   var endOffset: Int { end }
 
-  /// Appends what was just read (on the writer's thread).
-  func append(_ bytes: [UInt8]) { bytes.withUnsafeBytes { append($0) } }
-
-  /// Appends what was just read (on the writer's thread).
-  func append(_ raw: UnsafeRawBufferPointer) {
-    guard !raw.isEmpty else { return }
+  /// Reads from `fd` straight into the ring and publishes what it read before anything else
+  /// (the window in which a killed writer loses bytes is the store after the system call),
+  /// then hands the bytes to `take`. Returns what `read` returned (errno set when negative).
+  func read(from fd: Int32, _ take: (UnsafeRawBufferPointer) -> Void) -> Int {
     let size = OutputJournal.dataBytes
-    do {
-      var source = raw.count > size ? UnsafeRawBufferPointer(rebasing: raw[(raw.count - size)...]) : raw
-      var position = (end + raw.count - source.count) % size
-      while !source.isEmpty {
-        let run = min(source.count, size - position)
-        (base + OutputJournal.headerBytes + position).copyMemory(from: source.baseAddress!, byteCount: run)
-        source = UnsafeRawBufferPointer(rebasing: source[run...])
-        position = (position + run) % size
-      }
-    }
-    end += raw.count
+    let position = end % size
+    let target = base + OutputJournal.headerBytes + position
+    let n = systemRead(fd, target, min(size - position, 64 << 10))
+    guard n > 0 else { return n }
+    end += n
     reel_store_release_u64(base + 8, UInt64(end))
+    take(UnsafeRawBufferPointer(start: target, count: n))
+    return n
   }
 
   /// The output from `offset` to the end, or nil when the journal no longer holds all of it

@@ -109,10 +109,17 @@ final class OutputPump: @unchecked Sendable {
   private func readAvailable(_ buffer: inout [UInt8]) -> (got: [UInt8], ended: Bool) {
     var got: [UInt8] = []
     while got.count < OutputPump.limit {
+      // With a journal the bytes are read into it and published at once: a host killed
+      // between a read and its publication (a few instructions) is the only way to lose them.
+      if let journal {
+        let n = journal.read(from: fd) { got.append(contentsOf: $0) }
+        if n > 0 { continue }
+        if n < 0 && errno == EINTR { continue }
+        if n < 0 && errno == EAGAIN { break }
+        return (got, true)
+      }
       let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
       if n > 0 {
-        // Journaled read by read: a host killed in the middle of this loop loses nothing.
-        if let journal { buffer.withUnsafeBytes { journal.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) } }
         got.append(contentsOf: buffer[0..<n])
         continue
       }
