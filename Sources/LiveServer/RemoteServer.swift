@@ -405,6 +405,6 @@ final class BoundPort: @unchecked Sendable {
       guard condition.wait(until: deadline) else { break }
     }
     if let port { return port }
-    throw LiveError("cannot serve: \(failure ?? "the server did not start")")
+    throw LiveError("cannot listen: \(failure ?? "the server did not start")")
   }
 }

@@ -45,7 +45,12 @@ public final class ServedListener: HostListener {
       let remote = RemoteServer(
         inbox: inbox, tokens: TokenStore(directory: state), options: serve, environment: request.environment,
         directory: request.home, log: log)
-      let bound = try remote.start()
+      let bound: Int
+      do {
+        bound = try remote.start()
+      } catch let error as LiveError {
+        throw LiveError("\(host.contains(":") ? "[\(host)]" : host):\(port): \(error.message)")
+      }
       server = remote
       boundPort = bound
       let scheme = serve.tlsCertificate == nil ? "ws" : "wss"

@@ -29,11 +29,26 @@ final class RunningServer: @unchecked Sendable {
       do {
         try await group.run()
       } catch {
-        bound.fail("\(error)")
+        bound.fail(RunningServer.describe(error))
       }
       finished.signal()
     }
     port = try bound.wait(seconds: 20)
+  }
+
+  /// Why a server could not listen, in a user's words (not NIO's).
+  static func describe(_ error: any Error) -> String {
+    if let io = error as? IOError {
+      switch io.errnoCode {
+      case EADDRINUSE:
+        return "the address is in use (another program, or another reel serve, listens there; choose another port with --listen)"
+      case EADDRNOTAVAIL: return "this machine has no such address"
+      case EACCES: return "not allowed to listen there (ports below 1024 need privileges)"
+      default: return String(cString: strerror(io.errnoCode))
+      }
+    }
+    if error is SocketAddressError { return "no such host name" }
+    return "\(error)"
   }
 
   func stop() {

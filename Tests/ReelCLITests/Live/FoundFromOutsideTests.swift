@@ -1,0 +1,52 @@
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What a new user trips over (issue 50), each with a test that failed before.
+extension LiveSessionTests {
+  /// A loopback port some other program listens on, held until `body` returns.
+  func withPortInUse(_ body: (Int) throws -> Void) throws {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    XCTAssertGreaterThanOrEqual(fd, 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+        bind(fd, pointer, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, pointer, &length) == 0
+      }
+    }
+    XCTAssertTrue(bound)
+    try body(Int(UInt16(bigEndian: address.sin_port)))
+  }
+
+  /// A `reel serve` that cannot listen (its port is taken) says so in one human line and
+  /// creates no token; the next one that listens creates the first token and prints it.
+  func testAFailedServeBurnsNoTokenAndSaysThePortIsInUse() throws {
+    var taken = 0
+    try withPortInUse { port in
+      taken = port
+      let run = try reel(["serve", "--listen", "127.0.0.1:\(port)"], status: 1)
+      XCTAssertEqual(
+        run.stderr,
+        "reel: 127.0.0.1:\(port): cannot listen: the address is in use (another program, or another reel serve, listens there; choose another port with --listen)\n"
+      )
+      XCTAssertEqual(run.stdout, "")
+    }
+    XCTAssertEqual(try reel(["token", "ls"]).stdout.split(separator: "\n").count, 1, "only the header: no token")
+    let (process, port, log) = try startListening("serve", ["--listen", "127.0.0.1:\(taken)"], name: "serve-first")
+    defer { process.terminate() }
+    XCTAssertEqual(port, taken)
+    let out = root.appendingPathComponent("serve-first.out")
+    XCTAssertTrue(
+      eventually { ((try? String(contentsOf: out, encoding: .utf8)) ?? "").hasPrefix("reel_") },
+      "no token printed")
+    XCTAssertTrue(try String(contentsOf: log, encoding: .utf8).contains("no tokens yet; created one labelled 'first'"))
+  }
+}
