@@ -121,8 +121,10 @@ enum RemoteConnection {
     let ended = Ended(loop.makePromise(of: Outcome.self))
     let requesterName = "reel-upgrade-requester"
     let upgrade = UnsafeTransfer(upgraded)
+    let handshake = HandshakeDone()
     let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: maxMessage) { channel, _ in
       channel.eventLoop.makeCompletedFuture {
+        handshake.done = true
         _ = channel.pipeline.syncOperations.removeHandler(name: requesterName)
         let socket = WebSocketEndpoint(
           channel: channel, isClient: true, maxMessage: maxMessage, pingInterval: pingInterval)
@@ -157,6 +159,16 @@ enum RemoteConnection {
       .whenComplete { result in
         switch result {
         case .success(let channel):
+          // A peer that takes the connection and never answers (not a reel server, a stalled
+          // one) is given up on, as one that refuses it is.
+          channel.eventLoop.scheduleTask(in: RemoteConnection.handshakeDeadline) {
+            guard !handshake.done else { return }
+            ended.succeed(
+              .lost(
+                "no answer within \(RemoteConnection.handshakeDeadline.nanoseconds / 1_000_000_000) s of connecting (is this a reel server?)"
+              ))
+            channel.close(promise: nil)
+          }
           // Closed before the upgrade (refused, TLS failed): the requester said why.
           channel.closeFuture.whenComplete { _ in
             channel.eventLoop.execute { ended.succeed(.lost("the connection closed during the handshake")) }
@@ -167,6 +179,9 @@ enum RemoteConnection {
       }
     return ended.promise.futureResult
   }
+
+  /// How long after connecting the WebSocket upgrade (and TLS before it) must be done.
+  static let handshakeDeadline = TimeAmount.seconds(10)
 
   private static func outcome(_ ending: WebSocketEndpoint.Ending) -> Outcome {
     switch ending {
@@ -284,6 +299,11 @@ private final class UpgradeRequester: ChannelInboundHandler, RemovableChannelHan
 }
 
 /// A connection's outcome, given once (the first word wins; on the event loop).
+/// Whether a connection's upgrade completed (touched on its event loop only).
+final class HandshakeDone: @unchecked Sendable {
+  var done = false
+}
+
 final class Ended: @unchecked Sendable {
   let promise: EventLoopPromise<RemoteConnection.Outcome>
   private var given = false

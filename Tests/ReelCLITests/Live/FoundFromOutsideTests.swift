@@ -49,4 +49,20 @@ extension LiveSessionTests {
       "no token printed")
     XCTAssertTrue(try String(contentsOf: log, encoding: .utf8).contains("no tokens yet; created one labelled 'first'"))
   }
+
+  /// A peer that takes the connection and never answers: `reel ls ws://` gives up after the
+  /// handshake deadline with one line (it used to wait for ever).
+  func testAClientGivesUpOnAPeerThatNeverAnswers() throws {
+    let token = root.appendingPathComponent("token")
+    try "reel_not-a-real-token\n".write(to: token, atomically: true, encoding: .utf8)
+    chmod(token.path, 0o600)
+    try withPortInUse { port in
+      let started = Date()
+      let run = try reel(["ls", "ws://127.0.0.1:\(port)", "--token-file", token.path], status: 1)
+      XCTAssertLessThan(Date().timeIntervalSince(started), 30)
+      XCTAssertEqual(
+        run.stderr,
+        "reel: cannot reach reel serve at 127.0.0.1:\(port): no answer within 10 s of connecting (is this a reel server?)\n")
+    }
+  }
 }
