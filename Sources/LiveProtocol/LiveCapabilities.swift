@@ -41,6 +41,15 @@ public struct LiveCapabilities: OptionSet, Sendable, Hashable {
     }
     let missing = needed.subtracting(self)
     guard !missing.isEmpty else { return nil }
+    // What the user can do about the two a new user meets first.
+    if request.operation == .attach, let name = request.names.first {
+      if missing.contains(.create) {
+        return "no session named \(name) (and this connection may not create sessions)"
+      }
+      if missing == .type && contains(.view) {
+        return "this connection may only watch (a read-only token or link): attach with --read-only"
+      }
+    }
     return "this connection may not \(LiveCapabilities.words(missing))"
   }
 

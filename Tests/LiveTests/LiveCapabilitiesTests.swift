@@ -20,10 +20,17 @@ struct LiveCapabilitiesTests {
       (.readOnly, request(.tail), nil),
       (.readOnly, request(.history), nil),
       (.readOnly, request(.attach, readOnly: true), nil),
-      (.readOnly, request(.attach), "this connection may not type into sessions"),
-      (.readOnly, request(.attach, ["new"], readOnly: true), "this connection may not create sessions"),
+      (
+        .readOnly, request(.attach),
+        "this connection may only watch (a read-only token or link): attach with --read-only"
+      ),
+      (
+        .readOnly, request(.attach, ["new"], readOnly: true),
+        "no session named new (and this connection may not create sessions)"
+      ),
       (.interactive, request(.attach), nil),
-      (.interactive, request(.attach, ["new"]), "this connection may not create sessions"),
+      (.interactive, request(.attach, ["new"]), "no session named new (and this connection may not create sessions)"),
+      ([.type], request(.attach), "this connection may not see sessions"),
       (.interactive, request(.send), "this connection may not send to sessions"),
       (.interactive, request(.kill), "this connection may not kill or detach sessions"),
       (.interactive, request(.detach), "this connection may not kill or detach sessions"),

@@ -65,4 +65,20 @@ extension LiveSessionTests {
         "reel: cannot reach reel serve at 127.0.0.1:\(port): no answer within 10 s of connecting (is this a reel server?)\n")
     }
   }
+
+  /// A read-only token attaching without --read-only is told to add it; a token that may not
+  /// create asking for a session that does not exist is told it does not exist.
+  func testARefusedAttachSaysWhatToDo() throws {
+    let serve = try startServe()
+    defer { serve.process.terminate() }
+    try detachedShell("watched")
+    let readOnly = try reel(["token", "create", "--label", "phone", "--read-only"]).stdout
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    let pane = try remoteAttachPane(port: serve.port, token: readOnly, "watched", cols: 200)
+    XCTAssertTrue(waitForScreen(pane, containing: "reel-exit="), pane.screen())
+    XCTAssertTrue(pane.screen().contains("attach with --read-only"), pane.screen())
+    let missing = try remoteAttachPane(port: serve.port, token: readOnly, "nosuch --read-only", cols: 200)
+    XCTAssertTrue(waitForScreen(missing, containing: "reel-exit="), missing.screen())
+    XCTAssertTrue(missing.screen().contains("no session named nosuch"), missing.screen())
+  }
 }
