@@ -34,6 +34,12 @@ let package = Package(
       pkgConfig: "libzstd",
       providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
     ),
+    // QR codes of the links `reel serve` prints, for a phone to scan (libqrencode).
+    .systemLibrary(
+      name: "CQREncode",
+      pkgConfig: "libqrencode",
+      providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]
+    ),
     // What several modules share: binary coding, JSON values, terminal size limits, the seeded
     // random generator.
     .target(name: "ReelBase"),
@@ -56,7 +62,8 @@ let package = Package(
     .target(name: "LiveProtocol", dependencies: ["LiveWire"]),
     // Attaching a terminal to a local session without Foundation: the socket directory, session
     // names, the client's keys, and the pass-through attach that the installed `reel` runs itself.
-    .target(name: "LocalAttach", dependencies: ["CPTY", "LiveWire", "Capture", "TerminalEmulator", "ReelBase"]),
+    .target(
+      name: "LocalAttach", dependencies: ["CPTY", "LiveWire", "Capture", "TerminalEmulator", "ReelBase"]),
     // Live sessions: the host that owns the programs' PTYs, its transports, and its clients.
     .target(
       name: "Live",
@@ -86,7 +93,8 @@ let package = Package(
       ],
       // The browser viewer, compiled into the binary (no files to ship beside it).
       resources: [
-        .embedInCode("Viewer/index.html"), .embedInCode("Viewer/viewer.css"), .embedInCode("Viewer/viewer.js"),
+        .embedInCode("Viewer/index.html"), .embedInCode("Viewer/viewer.css"),
+        .embedInCode("Viewer/viewer.js"),
       ]),
     // `reel relay --database`: many relay nodes sharing their rooms' ownership in PostgreSQL
     // (the `RelayDirectory` that LiveServer's relay asks where a room lives).
@@ -98,7 +106,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]),
     // What the command-line tools share: one-line errors, output, `-` as a file, seconds.
-    .target(name: "CLISupport", dependencies: ["Recording"]),
+    .target(name: "CLISupport", dependencies: ["Recording", "CQREncode"]),
     // `reel bench`: workloads, sections, peers; the command only parses its options.
     .target(
       name: "Bench",
@@ -153,6 +161,7 @@ let package = Package(
       name: "ReelCLITests",
       dependencies: [
         "reel", "ReelBase", "Capture", "LiveProtocol", "Live", "Reconnect", "TerminalEmulator", "TestSupport",
+        "CLISupport",
       ]),
   ],
   swiftLanguageModes: [.v6]

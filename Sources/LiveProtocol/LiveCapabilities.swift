@@ -17,6 +17,14 @@ public struct LiveCapabilities: OptionSet, Sendable, Hashable {
   /// End sessions or others' attachments: `kill`, `detach` of a session's clients.
   public static let manage = LiveCapabilities(rawValue: 1 << 4)
 
+  /// Each capability's name on the wire (a list reply's `may`).
+  public static let named: [(name: String, capability: LiveCapabilities)] = [
+    ("view", .view), ("type", .type), ("create", .create), ("send", .send), ("manage", .manage),
+  ]
+
+  /// The names of the capabilities in this set, in `named`'s order.
+  public var names: [String] { LiveCapabilities.named.filter { contains($0.capability) }.map(\.name) }
+
   public static let readOnly: LiveCapabilities = [.view]
   public static let interactive: LiveCapabilities = [.view, .type]
   public static let all: LiveCapabilities = [.view, .type, .create, .send, .manage]

@@ -168,6 +168,9 @@ public struct LiveReply: Codable, Sendable {
   public var payload: AttachPayload? = nil
   /// list.
   public var sessions: [LiveSessionSummary]? = nil
+  /// list: what this connection may do (`LiveCapabilities.names`), so a client offers only
+  /// that (the page hides the keyboard from a login that may only watch).
+  public var may: [String]? = nil
   /// history: the session's terminal as a zstd-compressed binary snapshot.
   public var snapshot: Data? = nil
   /// A refusal: the close code that says why (`CloseCode`), for clients that reconnect.

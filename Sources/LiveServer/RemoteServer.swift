@@ -146,7 +146,7 @@ public final class RemoteServer: @unchecked Sendable {
     // The browser viewer: one page (it logs in from `/login#TOKEN` too), its script and style.
     for (path, file) in [
       ("/", "index.html"), ("/login", "index.html"), ("/viewer.js", "viewer.js"),
-      ("/viewer.css", "viewer.css"),
+      ("/viewer.css", "viewer.css"), ("/favicon.svg", "favicon.svg"), ("/favicon.ico", "favicon.svg"),
     ] {
       router.get(RouterPath(path)) { _, _ -> Response in RemoteServer.viewerFile(file) }
     }
@@ -225,12 +225,18 @@ public final class RemoteServer: @unchecked Sendable {
   /// A file of the browser viewer, compiled into the binary, with a policy that lets the page
   /// run its own script and style only and talk only to this server: whatever a program
   /// prints is text in the page, and no other script can run in it.
+  /// The page's icon (a terminal's prompt), so that no request for one ends in a 404.
+  static let favicon = Array(
+    ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#101010"/><path d="M3 4l4 4-4 4" stroke="#d0d0d0" stroke-width="2" fill="none"/><path d="M8 12h5" stroke="#d0d0d0" stroke-width="2"/></svg>"##
+      .utf8)
+
   static func viewerFile(_ name: String) -> Response {
     var headers = HTTPFields()
     let (bytes, type): ([UInt8], String) =
       switch name {
       case "viewer.js": (PackageResources.viewer_js, "text/javascript; charset=utf-8")
       case "viewer.css": (PackageResources.viewer_css, "text/css; charset=utf-8")
+      case "favicon.svg": (RemoteServer.favicon, "image/svg+xml")
       default: (PackageResources.index_html, "text/html; charset=utf-8")
       }
     headers[.contentType] = type

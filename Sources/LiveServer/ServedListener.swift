@@ -74,7 +74,9 @@ public final class ServedListener: HostListener {
         "watch", "type", request.relayCreate ? "start sessions" : nil,
         request.relayManage ? "send to, kill and detach" : nil,
       ].compactMap { $0 }.joined(separator: ", ")
-      let scope = request.relaySessions.isEmpty ? "" : " (sessions \(request.relaySessions.joined(separator: ", ")) only)"
+      let scope =
+        request.relaySessions.isEmpty
+        ? "" : " (sessions \(request.relaySessions.joined(separator: ", ")) only)"
       lines.append("the relay room's links\(scope): the first may \(may); the second may watch:")
       summaries.append("relay room on \(request.relays.joined(separator: ", "))")
     }
@@ -85,12 +87,13 @@ public final class ServedListener: HostListener {
 
   /// The room on `request`'s relays — the same room on every start (`RelayRoomStore`).
   private static func startRoom(
-    _ request: ListenRequest, state: StateDirectory, inbox: LiveHost.Inbox, log: @escaping @Sendable (String) -> Void
+    _ request: ListenRequest, state: StateDirectory, inbox: LiveHost.Inbox,
+    log: @escaping @Sendable (String) -> Void
   ) throws -> RelayHost {
     let endpoints = try request.relays.map { address in
       let endpoint = try RemoteEndpoint(address)
       guard endpoint.relayRoom == nil && endpoint.session == nil else {
-        throw LiveError("--relay takes the relay's address, wss://RELAY[:PORT]")
+        throw LiveError("--relay takes the relay's address, wss://RELAY:PORT")
       }
       return endpoint
     }
@@ -102,7 +105,8 @@ public final class ServedListener: HostListener {
     let room = RelayHost(
       relays: endpoints, secret: secret, readOnlySecret: readOnlySecret, caFile: request.caFile,
       linkCapabilities: capabilities,
-      linkSessions: request.relaySessions.isEmpty ? nil : Set(request.relaySessions), store: store, inbox: inbox,
+      linkSessions: request.relaySessions.isEmpty ? nil : Set(request.relaySessions), store: store,
+      inbox: inbox,
       environment: request.environment, directory: request.home, log: log)
     room.start()
     return room

@@ -43,6 +43,9 @@ public enum QuickAttach {
         throw LiveError(reply["error"]?.stringValue ?? "the reel host refused")
       }
       var attachment = TerminalAttachment(fd: fd, reader: reader, readOnly: readOnly)
+      if reply["created"]?.boolValue == true {
+        attachment.hint = AttachDefaults.hint(detachKey: AttachDefaults.detachKey, session: name)
+      }
       let outcome = try attachment.run()
       for notice in attachment.notices { printError(notice + "\r\n") }
       guard let line = outcome.reportLine(session: name) else {
@@ -50,7 +53,7 @@ public enum QuickAttach {
         return 1
       }
       printError(line)
-      return 0
+      return outcome.exitStatus
     } catch {
       printError("reel: \(error)\n")
       return 1

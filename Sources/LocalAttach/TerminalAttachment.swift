@@ -46,6 +46,11 @@ public struct TerminalAttachment {
   /// read so far, or nil to give up. The terminal stays as it is meanwhile, its title saying
   /// so; keys typed meanwhile wait in the terminal.
   public var reconnect: ((Int?) -> (fd: Int32, reader: FrameReader)?)? = nil
+  /// A hint the terminal's title shows from the first repaint until the program sets a title
+  /// of its own: how to detach, on a session `attach` just created (screen and zellij hint it
+  /// in their bars). The user's own title comes back when the terminal is given back.
+  public var hint: String? = nil
+  private var hintShown = false
 
   nonisolated(unsafe) static var windowChanged: Int32 = 0
 
@@ -71,8 +76,13 @@ public struct TerminalAttachment {
     TerminalAttachment.windowChanged = 0
     signal(SIGWINCH) { _ in TerminalAttachment.windowChanged = 1 }
     if let screen { TerminalAttachment.writeOut(screen.enter) }
+    // The session sets the title (its own, even empty, with the repaint): the user's is
+    // pushed on xterm's title stack now and popped when the terminal is given back.
+    let ownsTitle = isatty(1) == 1
+    if ownsTitle { TerminalAttachment.writeOut(Array("\u{1B}[22;2t".utf8)) }
     defer {
       if let screen { TerminalAttachment.writeOut(screen.leave) }
+      if ownsTitle { TerminalAttachment.writeOut(Array("\u{1B}[23;2t".utf8)) }
       signal(SIGWINCH, SIG_DFL)
       if interactive { TerminalMode.restore() }
     }
@@ -138,7 +148,8 @@ public struct TerminalAttachment {
   private mutating func comeBack() throws -> Bool {
     guard let reconnect else { return false }
     // The title says it (pushed first, popped once back: xterm's title stack).
-    TerminalAttachment.writeOut(Array("\u{1B}[22;2t\u{1B}]2;reel: the host restarted — reconnecting\u{07}".utf8))
+    TerminalAttachment.writeOut(
+      Array("\u{1B}[22;2t\u{1B}]2;reel: the host restarted — reconnecting\u{07}".utf8))
     let again = reconnect(offset)
     TerminalAttachment.writeOut(Array("\u{1B}[23;2t".utf8))
     guard let (newFD, newReader) = again else { return false }
@@ -184,6 +195,11 @@ public struct TerminalAttachment {
     case .repaint:
       TerminalAttachment.writeOut(frame.payload)
       if let end = frame.offset { offset = end }
+      // After the repaint, which sets the session's own (empty) title.
+      if let hint, !hintShown {
+        hintShown = true
+        TerminalAttachment.writeOut(Array("\u{1B}]2;\(PeerText.escaped(hint))\u{07}".utf8))
+      }
     case .restore, .status:
       TerminalAttachment.writeOut(frame.payload)
     case .screen:

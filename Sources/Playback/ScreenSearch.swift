@@ -117,6 +117,14 @@ public enum ScreenSearch {
     var visit = terminal.isAlternateScreen ? 1 : 0
     var cache = LineMatches()
     var shown = lines(showing: matcher, in: terminal, visit: visit, cache: &cache)
+    if terminal.isAlternateScreen {
+      // A part that starts on the alternate screen: the primary screen's lines, hidden under
+      // it, already showed before it and are not new when the program leaves (read on a copy
+      // switched back).
+      var primary = terminal
+      primary.feed(Array("\u{1B}[?1049l".utf8))
+      shown.merge(lines(showing: matcher, in: primary, visit: 0, cache: &cache)) { $1 }
+    }
     var hits: [Hit] = []
     var next = position.next
     var n = position.nextNumber

@@ -56,6 +56,8 @@ struct Reel: ParsableCommand {
         ? try AttachArguments.parse(Array(arguments.dropFirst())) ?? parseAsRoot() : try parseAsRoot()
       try command.run()
     } catch {
+      // An end already said (attach's last line): only its status.
+      if let e = error as? ExitCode, e != .success { Output.exit(e.rawValue) }
       if let e = error as? CLIError {
         Output.print("reel: \(StandardStreams.naming(e.message))\n", to: 2)
         Output.exit(e.exitCode)

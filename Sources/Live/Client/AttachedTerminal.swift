@@ -26,6 +26,12 @@ public struct AttachedTerminal {
       screen: render ? RenderedScreen() : nil)
   }
 
+  /// The title hint shown while attached (`TerminalAttachment.hint`).
+  public var hint: String? {
+    get { attachment.hint }
+    set { attachment.hint = newValue }
+  }
+
   /// When the host goes away mid-attachment (stopped, upgraded, crashed), `reconnect` is
   /// asked for a new client, attached again to the same session from the given offset (see
   /// `TerminalAttachment.reconnect`); nil gives up.

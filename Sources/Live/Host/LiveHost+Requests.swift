@@ -98,6 +98,7 @@ extension LiveHost {
       reply.sessions = sessions.values.filter { c.sessionScope?.contains($0.name) ?? true }
         .map { c.capabilities.contains(.manage) ? $0.summary : $0.summary.withoutHostDetails }
         .sorted { $0.name < $1.name }
+      reply.may = c.capabilities.names
       c.reply(reply)
       c.closeWhenFlushed()
     case .kill:

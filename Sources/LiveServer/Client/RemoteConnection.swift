@@ -115,7 +115,7 @@ enum RemoteConnection {
   /// its end to the second argument. The future says how it ended; it never fails.
   static func open(
     _ endpoint: RemoteEndpoint, path: String, headers: HTTPHeaders, tls: NIOSSLContext?, on loop: EventLoop,
-    pingInterval: TimeAmount, maxMessage: Int,
+    pingInterval: TimeAmount, maxMessage: Int, caOption: String = "--ca-file",
     upgraded: @escaping (WebSocketEndpoint, @escaping (WebSocketEndpoint.Ending) -> Void) -> Void
   ) -> EventLoopFuture<Outcome> {
     let ended = Ended(loop.makePromise(of: Outcome.self))
@@ -152,7 +152,8 @@ enum RemoteConnection {
               completionHandler: { _ in }
             ))
           try channel.pipeline.syncOperations.addHandler(
-            UpgradeRequester(head: head, ended: ended), name: requesterName)
+            UpgradeRequester(head: head, endpoint: endpoint, caOption: caOption, ended: ended),
+            name: requesterName)
         }
       }
       .connect(host: endpoint.host, port: endpoint.port)
@@ -165,16 +166,18 @@ enum RemoteConnection {
             guard !handshake.done else { return }
             ended.succeed(
               .lost(
-                "no answer within \(RemoteConnection.handshakeDeadline.nanoseconds / 1_000_000_000) s of connecting (is this a reel server?)"
-              ))
+                ConnectionFailure.noAnswer(
+                  endpoint, within: RemoteConnection.handshakeDeadline.nanoseconds / 1_000_000_000)))
             channel.close(promise: nil)
           }
           // Closed before the upgrade (refused, TLS failed): the requester said why.
           channel.closeFuture.whenComplete { _ in
-            channel.eventLoop.execute { ended.succeed(.lost("the connection closed during the handshake")) }
+            channel.eventLoop.execute {
+              ended.succeed(.lost(ConnectionFailure.closedDuringHandshake(endpoint)))
+            }
           }
         case .failure(let error):
-          ended.succeed(.lost(RemoteConnection.describe(error)))
+          ended.succeed(.lost(ConnectionFailure.describe(error, connecting: endpoint, caOption: caOption)))
         }
       }
     return ended.promise.futureResult
@@ -193,14 +196,6 @@ enum RemoteConnection {
     case .lost(let why):
       return .lost(why)
     }
-  }
-
-  static func describe(_ error: any Error) -> String {
-    if let error = error as? NIOSSLError { return "TLS: \(error)" }
-    if let error = error as? NIOConnectionError, let first = error.connectionErrors.first {
-      return "\(first.error)"
-    }
-    return "\(error)"
   }
 
   /// Whether `host` is an IP address (no SNI for those).
@@ -265,10 +260,14 @@ private final class UpgradeRequester: ChannelInboundHandler, RemovableChannelHan
   typealias OutboundOut = HTTPClientRequestPart
 
   private let head: HTTPRequestHead
+  private let endpoint: RemoteEndpoint
+  private let caOption: String
   private let ended: Ended
 
-  init(head: HTTPRequestHead, ended: Ended) {
+  init(head: HTTPRequestHead, endpoint: RemoteEndpoint, caOption: String, ended: Ended) {
     self.head = head
+    self.endpoint = endpoint
+    self.caOption = caOption
     self.ended = ended
   }
 
@@ -293,7 +292,7 @@ private final class UpgradeRequester: ChannelInboundHandler, RemovableChannelHan
   }
 
   func errorCaught(context: ChannelHandlerContext, error: Error) {
-    ended.succeed(.lost(RemoteConnection.describe(error)))
+    ended.succeed(.lost(ConnectionFailure.describe(error, connecting: endpoint, caOption: caOption)))
     context.close(promise: nil)
   }
 }

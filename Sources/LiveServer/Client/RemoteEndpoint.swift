@@ -2,8 +2,10 @@ import Foundation
 import LiveProtocol
 import NIOSSL
 
-/// Where a network client connects: `ws[s]://HOST[:PORT][/SESSION]` (a `reel serve`), or a
-/// room of a relay, `ws[s]://RELAY[:PORT]/r/ROOM[/SESSION][#SECRET]`.
+/// Where a network client connects: `ws[s]://HOST:PORT[/SESSION]` (a `reel serve`), or a
+/// room of a relay, `ws[s]://RELAY:PORT/r/ROOM[/SESSION][#SECRET]` (or its page's link, the
+/// same with `http[s]://`). The port is required:
+/// a default would send the token to whatever listens there.
 public struct RemoteEndpoint: Sendable, Equatable {
   public var secure: Bool
   public var host: String
@@ -15,19 +17,23 @@ public struct RemoteEndpoint: Sendable, Equatable {
   public var relaySecret: RelaySecret? = nil
 
   /// Whether `text` is a network address rather than a session name.
-  public static func isRemote(_ text: String) -> Bool { text.hasPrefix("ws://") || text.hasPrefix("wss://") }
+  public static func isRemote(_ text: String) -> Bool { schemes.contains { text.hasPrefix($0.prefix) } }
+
+  /// The schemes an address may have, and whether each is TLS: the page's own link
+  /// (`http(s)://RELAY:PORT/r/ROOM#SECRET`, what a relay room's links are) reaches the same
+  /// place as its WebSocket form.
+  private static let schemes: [(prefix: String, secure: Bool)] = [
+    ("wss://", true), ("ws://", false), ("https://", true), ("http://", false),
+  ]
 
   public init(_ text: String) throws {
     var rest: Substring
-    if text.hasPrefix("wss://") {
-      secure = true
-      rest = text.dropFirst(6)
-    } else if text.hasPrefix("ws://") {
-      secure = false
-      rest = text.dropFirst(5)
-    } else {
-      throw LiveError("\(text): not a ws:// or wss:// address")
+    var hasPort = true
+    guard let scheme = RemoteEndpoint.schemes.first(where: { text.hasPrefix($0.prefix) }) else {
+      throw LiveError("\(text): not a ws://, wss://, http:// or https:// address")
     }
+    secure = scheme.secure
+    rest = text.dropFirst(scheme.prefix.count)
     if let hash = rest.firstIndex(of: "#") {
       relaySecret = try RelaySecret(text: String(rest[rest.index(after: hash)...]))
       rest = rest[..<hash]
@@ -51,14 +57,27 @@ public struct RemoteEndpoint: Sendable, Equatable {
     if let bracket = authority.lastIndex(of: "]"), authority.hasPrefix("[") {
       host = String(authority[authority.index(after: authority.startIndex)..<bracket])
       authority = authority[authority.index(after: bracket)...]
-      if authority.hasPrefix(":") { port = try RemoteEndpoint.port(authority.dropFirst(), in: text) }
+      if authority.hasPrefix(":") {
+        port = try RemoteEndpoint.port(authority.dropFirst(), in: text)
+      } else {
+        hasPort = false
+      }
     } else if let colon = authority.lastIndex(of: ":") {
       host = String(authority[..<colon])
       port = try RemoteEndpoint.port(authority[authority.index(after: colon)...], in: text)
     } else {
       host = String(authority)
+      hasPort = false
     }
     guard !host.isEmpty else { throw LiveError("\(text): no host") }
+    // No silent default: the token (or a room's secret) goes only where the user said.
+    guard hasPort else {
+      let example = relayRoom != nil ? RelayOptions.defaultPort : ServeOptions.defaultPort
+      let shown = host.contains(":") ? "[\(host)]" : host
+      throw LiveError(
+        "\(text): the address needs its port, as the server printed it (like \(secure ? "wss" : "ws")://\(shown):\(example)/…)"
+      )
+    }
   }
 
   private static func port(_ text: Substring, in whole: String) throws -> Int {
@@ -71,6 +90,14 @@ public struct RemoteEndpoint: Sendable, Equatable {
 
   /// For messages: HOST:PORT.
   public var name: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+  /// This address naming `session` instead (its secret kept after `#`): what attaching to one
+  /// of a room's sessions takes.
+  public func naming(session: String) -> String {
+    let room = relayRoom.map { "/r/\($0)" } ?? ""
+    let secret = relaySecret.map { "#\($0.text)" } ?? ""
+    return "\(secure ? "wss" : "ws")://\(name)\(room)/\(session)\(secret)"
+  }
 }
 
 /// What a network client authenticates and verifies with.

@@ -157,11 +157,8 @@ public final class RemoteLink: @unchecked Sendable {
         return
       }
       if case .closed(let code, let reason) = outcome, code.isFinal {
+        // Said once, by the attach command, after the terminal is given back.
         finalClose = (code, reason)
-        toTerminal(
-          Frame(
-            .notice, Array("reel: \(endpoint.name) closed the connection: \(reason) (\(code.rawValue))".utf8))
-        )
         clearStatus()
         closeTerminal()
         return
@@ -378,9 +375,9 @@ final class Answer: @unchecked Sendable {
         "\(endpoint.name): \(reason.isEmpty ? "closed the connection" : reason) (\(code.rawValue))",
         closeCode: code)
     case .lost(let why):
-      throw LiveError("cannot reach reel serve at \(endpoint.name)" + (why.map { ": \($0)" } ?? ""))
+      throw LiveError("cannot reach \(ConnectionFailure.peer(endpoint))" + (why.map { ": \($0)" } ?? ""))
     case nil:
-      throw LiveError("cannot reach reel serve at \(endpoint.name)")
+      throw LiveError("cannot reach \(ConnectionFailure.peer(endpoint))")
     }
   }
 }

@@ -78,10 +78,12 @@ public final class RelayHost: RelayLinkKeeper, @unchecked Sendable {
   public var link: String { links[0] }
   public var readOnlyLink: String { links[1] }
 
+  /// The page's links, `http(s)://RELAY:PORT/r/ROOM#SECRET.KEY`: a browser opens them as they
+  /// are, and `reel attach`/`ls` take them too (`RemoteEndpoint`).
   public var links: [String] {
     let keys = lock.withLock { self.keys }
     return [keys.secret, keys.readOnlySecret].map {
-      "\(relay.secure ? "wss" : "ws")://\(relay.name)/r/\(keys.room)#\($0.naming(keys.key).text)"
+      "\(relay.secure ? "https" : "http")://\(relay.name)/r/\(keys.room)#\($0.naming(keys.key).text)"
     }
   }
 

@@ -52,7 +52,8 @@ final class RelayProxies: @unchecked Sendable {
     let upgraded = Flag()
     let outcome = try? await RemoteConnection.open(
       endpoint, path: "/r/\(room)/view", headers: headers, tls: endpoint.secure ? tls : nil,
-      on: viewer.channel.eventLoop, pingInterval: .seconds(20), maxMessage: RelayServer.maxMessage
+      on: viewer.channel.eventLoop, pingInterval: .seconds(20), maxMessage: RelayServer.maxMessage,
+      caOption: "--peer-ca-file"
     ) { upstream, finish in
       upgraded.set()
       upstream.start(

@@ -152,6 +152,8 @@ public final class RelayServer: @unchecked Sendable {
     router.get("/r/:room") { _, _ in RemoteServer.viewerFile("index.html") }
     router.get("/viewer.js") { _, _ in RemoteServer.viewerFile("viewer.js") }
     router.get("/viewer.css") { _, _ in RemoteServer.viewerFile("viewer.css") }
+    router.get("/favicon.svg") { _, _ in RemoteServer.viewerFile("favicon.svg") }
+    router.get("/favicon.ico") { _, _ in RemoteServer.viewerFile("favicon.svg") }
     let options = self.options
     let running = try RunningServer(label: "reel-relay") { logger, onRunning in
       Application(

@@ -9,6 +9,12 @@
 
   const state = {
     connection: "connecting", session: null, readOnly: false, takenOver: false,
+    // Opened sessions are watched until the user types (or takes the keyboard): the seeds'
+    // takeover, made deliberate. Keys typed meanwhile wait for the keyboard's attach.
+    watching: true, awaitingReply: false, pendingKeys: [],
+    // What this login may do (the list reply's `may`; null: not known yet), and the sessions'
+    // details by name.
+    may: null, details: new Map(),
     lines: new Map(), alternate: new Map(), update: null, first: null,
     attached: JSON.parse(localStorage.getItem("reel.attached") || "[]"), available: [],
     drafts: new Map(), message: "",
@@ -205,7 +211,7 @@
   function closeWords(code, reason) {
     const words = {
       4000: "refused", 4001: "taken over by another device", 4002: "the session ended",
-      4003: "not allowed (log in again with a link from reel serve)", 4004: "this page and the host disagree on the protocol",
+      4003: relay.room !== null ? "not allowed (this link is not the room's)" : "not allowed (log in again with a link from reel serve)", 4004: "this page and the host disagree on the protocol",
     };
     return (words[code] || "closed") + (reason ? ": " + reason : "");
   }
@@ -218,6 +224,8 @@
       const reply = json(f.payload);
       if (reply.ok) {
         state.available = reply.sessions.map((s) => s.name);
+        state.details = new Map(reply.sessions.map((s) => [s.name, s]));
+        if (Array.isArray(reply.may)) state.may = reply.may;
         if (!state.session) setConnection("connected", "open");
         $("logout").hidden = relay.room !== null;
       } else {
@@ -228,7 +236,11 @@
     }, (code, reason) => {
       if (code !== 1000 && code !== 1005 && !state.session) {
         setConnection(closeWords(code, reason), "closed");
-        if (code === 4003) showMessage("Open the link reel serve printed (…/login#TOKEN) to log in.");
+        if (code === 4003) {
+          showMessage(relay.room !== null
+            ? "This link's secret is not the room's (mistyped, or its links were rotated): ask the host for its link again (reel relay-link)."
+            : "Open the link reel serve printed (…/login#TOKEN) to log in.");
+        }
       }
     });
   }
@@ -254,19 +266,56 @@
     return b;
   }
 
+  // Whether this login may do `what` ("type", "create", "manage"); unknown counts as yes (the
+  // host refuses what it does not allow).
+  function may(what) {
+    return state.may === null || state.may.includes(what);
+  }
+
+  // A session's size, command, clients and age, as the list shows them.
+  function detailsText(name) {
+    const s = state.details.get(name);
+    if (!s) return "";
+    const parts = [s.cols + "×" + s.rows];
+    if (s.command && s.command.length) {
+      const c = s.command;
+      parts.push(c.length === 3 && c[0] === "/bin/sh" && c[1] === "-c" ? c[2] : c.join(" "));
+    }
+    parts.push(s.clients === 0 ? "detached" : s.clients + (s.clients === 1 ? " client" : " clients"));
+    const created = Date.parse(s.created);
+    if (!Number.isNaN(created)) parts.push(age((Date.now() - created) / 1000));
+    return parts.join(" · ");
+  }
+  function age(seconds) {
+    const s = Math.max(0, Math.floor(seconds));
+    if (s < 60) return s + "s";
+    if (s < 3600) return Math.floor(s / 60) + "m";
+    if (s < 86400) return Math.floor(s / 3600) + "h";
+    return Math.floor(s / 86400) + "d";
+  }
+  function withDetails(li, name) {
+    const details = document.createElement("span");
+    details.className = "details";
+    details.textContent = detailsText(name);
+    if (details.textContent) li.append(" ", details);
+    return li;
+  }
+
   function renderLists() {
     const attached = $("attached");
     const available = $("available");
     attached.replaceChildren(...state.attached.map((n) => {
       const li = item(n, "Open", () => attach(n));
-      li.append(" ", button("Detach", () => detach(n)), " ", button("Remove", () => remove(n)));
-      return li;
+      li.append(" ", button("Detach", () => detach(n)));
+      if (may("manage")) li.append(" ", button("Remove", () => remove(n)));
+      return withDetails(li, n);
     }));
     available.replaceChildren(...state.available.filter((n) => !state.attached.includes(n)).map((n) => {
-      const li = item(n, "Attach", () => attach(n));
-      li.append(" ", button("Remove", () => remove(n)));
-      return li;
+      const li = item(n, "Open", () => attach(n));
+      if (may("manage")) li.append(" ", button("Remove", () => remove(n)));
+      return withDetails(li, n);
     }));
+    $("newform").hidden = !may("create");
     $("maxattached").value = String(state.maxAttached);
   }
 
@@ -337,18 +386,84 @@
       restore = saved ? saved.position : null;
       drawnElements.clear();
       keysChanged++;
-      state.readOnly = false;
       $("draft").value = state.drafts.get(name) || "";
     }
+    state.readOnly = !may("type");
+    state.watching = true;
+    state.pendingKeys = [];
     state.takenOver = false;
     $("sessions").hidden = true;
     $("terminal").hidden = false;
     $("back").hidden = false;
     $("takenover").hidden = true;
+    showInputs();
+    fitScreen();
     // A session this page held: shown at once, where the user was reading.
     if (state.update) render();
     open();
     $("keyboard").focus();
+  }
+
+  // Takes the keyboard (and the session's size) from whoever holds it: on the first key typed
+  // while watching, or the button.
+  function takeKeyboard() {
+    if (state.readOnly || !state.watching || !state.session) return;
+    state.watching = false;
+    state.takenOver = false;
+    $("takenover").hidden = true;
+    showInputs();
+    closeSocket();
+    open();
+    $("keyboard").focus();
+  }
+
+  // What the terminal view offers: no keyboard, draft field or keys to a login that may only
+  // watch; the watching bar until the keyboard is taken.
+  function showInputs() {
+    const typing = !state.readOnly;
+    $("accessory").hidden = !typing;
+    $("draftform").hidden = !typing;
+    $("keyboard").hidden = !typing;
+    $("watchbar").hidden = !typing || !state.watching || state.takenOver;
+  }
+
+  // The screen's height made a whole number of rows, so that no row is cut at the top when
+  // history lies above (the space left over stays below).
+  function fitScreen() {
+    const screen = $("screen");
+    screen.style.flex = "";
+    screen.style.height = "";
+    const probe = document.createElement("div");
+    probe.className = "line";
+    probe.textContent = "0";
+    probe.style.visibility = "hidden";
+    screen.append(probe);
+    const height = probe.getBoundingClientRect().height;
+    probe.remove();
+    const style = getComputedStyle(screen);
+    const padding = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
+    const available = screen.getBoundingClientRect().height;
+    if (!(height > 0) || !(available > padding + height)) return;
+    const rows = Math.floor((available - padding) / height);
+    screen.style.flex = "0 0 auto";
+    screen.style.height = rows * height + padding + "px";
+  }
+
+  // Back to the live screen (after typing, or the jump button).
+  function snapToBottom() {
+    const screen = $("screen");
+    restore = null;
+    screen.scrollTop = screen.scrollHeight;
+    updateJump();
+  }
+
+  // The jump button shows while the view is scrolled up, at the screen's bottom right.
+  function updateJump() {
+    const screen = $("screen");
+    const jump = $("jump");
+    const atBottom = screen.scrollTop + screen.clientHeight >= screen.scrollHeight - 4;
+    jump.hidden = atBottom || $("terminal").hidden;
+    if (!jump.hidden) jump.style.top = screen.offsetTop + screen.clientHeight - jump.offsetHeight - 8 + "px";
   }
 
   // What the page holds of each attached session it left: its lines and the user's reading
@@ -427,14 +542,18 @@
     const size = measure();
     const held = [];
     for (const line of state.lines.values()) held.push({ id: line.id, v: line.v });
-    const request = { operation: "attach", names: [state.session], screen: { held }, readOnly: state.readOnly };
-    if (!state.readOnly) Object.assign(request, size);
+    const watching = state.readOnly || state.watching;
+    const request = { operation: "attach", names: [state.session], screen: { held }, readOnly: watching };
+    if (!watching) Object.assign(request, size);
+    state.awaitingReply = true;
     const name = state.session;
     socket = connect(request, onFrame, (code, reason) => {
       socket = null;
       if (state.session !== name) return;
       if (code === 4001) {
         state.takenOver = true;
+        state.watching = true;
+        showInputs();
         $("takenover").hidden = false;
         setConnection("taken over", "closed");
       } else if (code === 1000 || (code >= 4000 && code < 4100)) {
@@ -453,9 +572,13 @@
       case T.reply: {
         const reply = json(f.payload);
         if (!reply.ok) {
-          // A read-only token cannot take the keyboard: watch instead.
-          if (reply.code === 4003 && !state.readOnly && /type into/.test(reply.error || "")) {
+          // A login that may only watch cannot take the keyboard: it watches.
+          if (reply.code === 4003 && !state.readOnly && /only watch|type into/.test(reply.error || "")) {
             state.readOnly = true;
+            state.watching = true;
+            state.pendingKeys = [];
+            if (state.may !== null) state.may = state.may.filter((m) => m !== "type");
+            showInputs();
             ws.onclose = null;
             ws.close();
             socket = null;
@@ -466,8 +589,11 @@
           return;
         }
         attempt = 0;
-        setConnection(state.readOnly ? "connected (read-only)" : "connected", "open");
+        state.awaitingReply = false;
+        setConnection(state.readOnly ? "connected (read-only)" : state.watching ? "connected (watching)" : "connected", "open");
         remember(state.session);
+        // Keys typed while the keyboard was being taken, in order.
+        if (!state.watching && !state.readOnly) for (const event of state.pendingKeys.splice(0)) socket.send(frame(T.key, event));
         break;
       }
       case T.screen: {
@@ -492,6 +618,8 @@
         const end = json(f.payload);
         if (end.reason === "takenOver") {
           state.takenOver = true;
+          state.watching = true;
+          showInputs();
           $("takenover").hidden = false;
         }
         break;
@@ -685,6 +813,7 @@
       if (el) screen.scrollTop = exactTop(screen, el) - anchor.delta;
       else screen.scrollTop = (anchor.ratio === undefined ? ratio : anchor.ratio) * (screen.scrollHeight - screen.clientHeight);
     }
+    updateJump();
   }
 
   // The keyboard's text area sits over the cursor, so an input method's window opens there.
@@ -698,7 +827,7 @@
 
   // The line at the top of the view and how far above the view's top it starts (a binary
   // search: the rows are in order, and a long history holds thousands). Positions are the
-  // layout's own, fractional (a line is 1.2em high): offsetTop rounds each line on its own, so
+  // layout's own, fractional under a zoom or a device pixel ratio: offsetTop rounds each line on its own, so
   // a line's rounded bottom can pass the view's top by a pixel and name the line above. A line
   // more than a pixel into the view is the top line.
   function topLine() {
@@ -750,8 +879,16 @@
 
   // MARK: input
 
+  // A key for the program: the view goes back to the live screen; while watching it takes
+  // the keyboard first (the key follows once the host gave it).
   function sendKey(event) {
     if (!socket || state.readOnly) return;
+    snapToBottom();
+    if (state.watching || state.awaitingReply) {
+      state.pendingKeys.push(event);
+      if (state.watching) takeKeyboard();
+      return;
+    }
     socket.send(frame(T.key, event));
   }
 
@@ -805,7 +942,7 @@
   // (modes.mouse); otherwise the mouse selects text as on any page.
   function mouseWanted() {
     const update = state.update;
-    return !!update && !!update.modes && update.modes.mouse !== "none" && !state.readOnly;
+    return !!update && !!update.modes && update.modes.mouse !== "none" && !state.readOnly && !state.watching;
   }
 
   // The screen cell under a pointer event, or null off the screen's rows.
@@ -902,15 +1039,36 @@
     if (state.session) state.drafts.set(state.session, $("draft").value);
     showList();
   });
-  $("takeback").addEventListener("click", () => attach(state.session));
+  $("takeback").addEventListener("click", () => {
+    state.takenOver = false;
+    state.watching = true;
+    takeKeyboard();
+  });
+  $("takekeyboard").addEventListener("click", () => takeKeyboard());
+  $("jump").addEventListener("click", () => {
+    snapToBottom();
+    $("keyboard").focus();
+  });
+  $("newform").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const name = $("newname").value.trim();
+    if (!/^[A-Za-z0-9._-]{1,64}$/.test(name)) return;
+    $("newname").value = "";
+    // A new session is the user's at once: it starts at this screen's size, keyboard taken.
+    attach(name);
+    takeKeyboard();
+  });
   $("maxattached").addEventListener("change", (e) => setMaxAttached(e.target.value));
   $("screen").addEventListener("scroll", askHistory);
+  $("screen").addEventListener("scroll", updateJump);
 
   let resizeTimer = null;
   window.addEventListener("resize", () => {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(() => {
-      if (socket && !state.readOnly) socket.send(frame(T.resize, measure()));
+      if (!$("terminal").hidden) fitScreen();
+      if (socket && !state.readOnly && !state.watching) socket.send(frame(T.resize, measure()));
+      updateJump();
     }, 150);
   });
 
@@ -927,7 +1085,11 @@
         cursor: update ? { row: update.cursor.row, col: update.cursor.col } : null,
         topLineId: top ? top.id : null,
         takenOver: state.takenOver,
-        readOnly: state.readOnly,
+        readOnly: state.readOnly || !may("type"),
+        watching: state.watching,
+        may: state.may,
+        details: state.available.map(detailsText),
+        jumpShown: !$("jump").hidden,
         attached: [...state.attached],
         available: [...state.available],
         title: update ? update.title : null,
@@ -941,6 +1103,7 @@
       };
     },
     attach(name) { attach(name); },
+    takeKeyboard() { takeKeyboard(); },
     setMaxAttached(value) { setMaxAttached(value); },
   };
   function lineText(line) {

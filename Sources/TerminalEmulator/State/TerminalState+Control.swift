@@ -65,10 +65,10 @@ extension TerminalState {
   }
 
   /// CBT: to the previous tab stop (or column 1); xterm does not stop at the left margin.
-  /// With a wrap pending (a character just printed in the last column) xterm leaves the
-  /// cursor where it is and the wrap pending, whatever the count or the tab stops.
+  /// A wrap pending (a character just printed in the last column) stays pending after the
+  /// move, as in xterm 379: the next character still wraps first, but a cursor move that
+  /// resets it (IND, RI, CUU, CUD) leaves the cursor at the tab stop.
   mutating func tabBackward(_ n: Int) {
-    if cursor.pendingWrap { return }
     var col = cursor.col
     for _ in 0..<n {
       guard col > 0 else { break }

@@ -27,6 +27,7 @@ struct InfoCommand: ParsableCommand {
     if json {
       Output.line(JSONValue.object(fields).serialized())
     } else {
+      let width = (fields.map(\.0.count).max() ?? 0) + 2
       for (key, value) in fields {
         let text: String
         switch value {
@@ -34,7 +35,7 @@ struct InfoCommand: ParsableCommand {
         case .null: text = "-"
         default: text = value.serialized()
         }
-        Output.line(key.padding(toLength: 12, withPad: " ", startingAt: 0) + text)
+        Output.line(key.padding(toLength: width, withPad: " ", startingAt: 0) + text)
       }
     }
   }

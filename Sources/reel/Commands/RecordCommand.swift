@@ -36,7 +36,7 @@ struct RecordCommand: ParsableCommand {
 
   @Option(
     name: [.customShort("e"), .customLong("capture-env")],
-    help: "Environment variables to store in the recording, comma-separated (default SHELL,TERM).")
+    help: "Environment variables to store in the recording, comma-separated.")
   var captureEnv: String = "SHELL,TERM"
 
   @Option(help: "Terminal size COLSxROWS (default: the terminal's own, else 80x24).")

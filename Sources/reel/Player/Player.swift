@@ -59,9 +59,12 @@ struct Player {
     // the deferred restore below runs instead.
     if onTerminal { TerminationRequest.install() }
     var status = PlayerStatusLine(recordingRows: info.rows)
+    // The recording's titles are the recording's: the user's title is pushed on xterm's title
+    // stack now and popped on every way out.
+    if onTerminal { Output.write(Array("\u{1B}[22;2t".utf8)) }
     defer {
       status.clear(restoring: shown)
-      if onTerminal { Output.write(shown.exitSequence()) }
+      if onTerminal { Output.write(shown.exitSequence() + Array("\u{1B}[23;2t".utf8)) }
       if interactive {
         TerminalMode.restore()
         Output.print("\r\n")

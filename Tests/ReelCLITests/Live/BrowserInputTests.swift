@@ -11,9 +11,10 @@ extension LiveSessionTests {
     try detachedShell("mouse")
     let script = try byteReader(sgr: true)
     try openAndAttach(browser, "a", port: serve.port, token: serve.token, session: "mouse")
-    let rows = try sessionRows("mouse")
     try browser.type("a", "python3 \(script.path)\n")
     XCTAssertNotNil(try browser.wait("a") { $0.mouse == "normal" && $0.rows.contains("ready") }, "mouse mode")
+    // The page took the keyboard, and the session its size, with the first key.
+    let rows = try sessionRows("mouse")
 
     /// Everything the program read so far, in hex.
     func read() -> String {
@@ -114,9 +115,8 @@ extension LiveSessionTests {
     try browser.type("a", "seq 1 400\n")
     XCTAssertNotNil(try browser.wait("a") { $0.rows.contains("400") })
     // Scrolled up to the top of a line of the history, nothing sent: that line is the one read.
-    // Lines are 16.8 px high, so the layout's positions are fractional; the scroll offset (whole
-    // pixels) lands within a pixel of each line's top, above or below: six lines in a row take
-    // both roundings.
+    // The layout's positions may be fractional (a zoom, a device pixel ratio); the scroll offset
+    // lands within a pixel of each line's top, above or below: six lines in a row.
     let scrollTo = """
       const s = document.getElementById('screen'); const l = [...s.querySelectorAll('.line')];
       const line = l[Math.floor(l.length / 3) + arguments[0]];

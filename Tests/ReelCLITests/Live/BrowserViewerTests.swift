@@ -106,8 +106,14 @@ extension LiveSessionTests {
     }
     _ = try browser.run("phone", "window.reelViewer.attach('desk')")
     XCTAssertNotNil(try browser.wait("phone") { $0.connected })
+    _ = try browser.run("phone", "window.reelViewer.takeKeyboard()")
+    XCTAssertNotNil(try browser.wait("phone") { $0.connected && !$0.watching })
+    // Opening a session watches: the phone keeps the keyboard until the tablet takes it.
     _ = try browser.run("tablet", "window.reelViewer.attach('desk')")
-    XCTAssertNotNil(try browser.wait("tablet") { $0.connected })
+    XCTAssertNotNil(try browser.wait("tablet") { $0.connected && $0.watching })
+    XCTAssertFalse(try XCTUnwrap(browser.state("phone")).takenOver)
+    _ = try browser.run("tablet", "window.reelViewer.takeKeyboard()")
+    XCTAssertNotNil(try browser.wait("tablet") { $0.connected && !$0.watching })
     XCTAssertNotNil(try browser.wait("phone") { $0.takenOver && $0.connection == "taken over" })
     try screenshot(browser, "phone", "viewer-taken-over")
     try browser.click("phone", "takeback")
@@ -120,7 +126,13 @@ extension LiveSessionTests {
     XCTAssertNotNil(try browser.wait("watcher") { $0.available.contains("desk") })
     _ = try browser.run("watcher", "window.reelViewer.attach('desk')")
     XCTAssertNotNil(try browser.wait("watcher") { $0.connected && $0.readOnly })
-    try browser.type("watcher", "echo intruder\n")
+    // No keyboard is offered; keys pressed on the page anyway reach nothing.
+    XCTAssertEqual(
+      try browser.run("watcher", "return document.getElementById('keyboard').hidden") as? Bool, true)
+    _ = try browser.run(
+      "watcher",
+      "for (const key of [...'echo intruder', 'Enter']) document.dispatchEvent(new KeyboardEvent('keydown', { key }))"
+    )
     try browser.type("phone", "echo owner-typed\n")
     XCTAssertNotNil(try browser.wait("watcher") { $0.rows.contains("owner-typed") })
     let desk = try history("desk")
@@ -210,14 +222,17 @@ extension LiveSessionTests {
 
   // MARK: - Helpers
 
-  /// Page `page` logged in with `token`, attached to `session` and showing it.
+  /// Page `page` logged in with `token`, attached to `session` and showing it, the keyboard
+  /// (and the session's size) taken.
   func openAndAttach(_ browser: BrowserBridge, _ page: String, port: Int, token: String, session: String)
     throws
   {
     try browser.open(page, "http://127.0.0.1:\(port)/login#" + token)
     XCTAssertNotNil(try browser.wait(page) { $0.available.contains(session) }, "\(session) listed")
     _ = try browser.run(page, "window.reelViewer.attach(arguments[0])", [session])
-    XCTAssertNotNil(try browser.wait(page) { $0.connected && !$0.rows.isEmpty }, "\(session) shown")
+    _ = try browser.run(page, "window.reelViewer.takeKeyboard()")
+    XCTAssertNotNil(
+      try browser.wait(page) { $0.connected && !$0.watching && !$0.rows.isEmpty }, "\(session) shown")
   }
 
   /// A program that asks for mouse reports (normal tracking, and SGR reports when `sgr`) and

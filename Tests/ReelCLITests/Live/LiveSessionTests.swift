@@ -178,8 +178,8 @@ final class LiveSessionTests: XCTestCase {
     XCTAssertTrue(waitForScreen(first, containing: "one"))
     let second = try attachPane("shared", cols: 90, rows: 20)
     XCTAssertTrue(
-      waitForScreen(first, containing: "session shared taken over by another client"), first.screen())
-    XCTAssertTrue(waitForScreen(first, containing: "reel-exit=0"))
+      waitForScreen(first, containing: "[reel: shared was taken over by another client]"), first.screen())
+    XCTAssertTrue(waitForScreen(first, containing: "reel-exit=4"), "a takeover has its own exit status")
     XCTAssertEqual(first.modes, "0 1 0 0")
     try assertPaneMatchesSession(second, "shared", "after takeover")
     second.send("printf '\\033[?1h\\033=\\033[?25l'; echo two", "Enter")

@@ -20,7 +20,7 @@ extension LiveSessionTests {
     let shown = try reel(["relay-link"]).stdout.split(separator: "\n").map(String.init)
     XCTAssertEqual(shown.count, 2)
     XCTAssertEqual(
-      shown.first, "ws://127.0.0.1:\(relayPort)/r/\(room)#\(secret)", "the links as printed at start")
+      shown.first, "http://127.0.0.1:\(relayPort)/r/\(room)#\(secret)", "the links as printed at start")
 
     let old = try relayPane("attach ws://127.0.0.1:\(relayPort)/r/\(room)/kept", secret: secret)
     XCTAssertTrue(waitForScreen(old, containing: "$"), old.screen())

@@ -243,8 +243,9 @@ extension LiveSessionTests {
     XCTAssertTrue(waitForScreen(remote, containing: "typed-remotely\n$"))
 
     let back = try attachPane("desk")
-    XCTAssertTrue(waitForScreen(remote, containing: "taken over"), remote.screen())
-    XCTAssertTrue(waitForScreen(remote, containing: "reel-exit=0"), remote.screen())
+    XCTAssertTrue(
+      waitForScreen(remote, containing: "[reel: desk was taken over by another client]"), remote.screen())
+    XCTAssertTrue(waitForScreen(remote, containing: "reel-exit=4"), remote.screen())
     try assertPaneMatchesSession(back, "desk", "local again")
   }
 }
@@ -274,10 +275,16 @@ extension LiveSessionTests {
     XCTAssertEqual(listed.stdout, "[]\n")
     // Without the CA the certificate is not trusted: one line, non-zero.
     let untrusted = try reel(["ls", "wss://localhost:\(serve.port)"], status: 1)
-    XCTAssertTrue(
-      untrusted.stderr.hasPrefix("reel: cannot reach reel serve at localhost:\(serve.port)"), untrusted.stderr
+    XCTAssertEqual(
+      untrusted.stderr,
+      "reel: cannot reach reel serve at localhost:\(serve.port): the server's certificate is not trusted (pass --ca-file with the CA that signed it)\n"
     )
-    XCTAssertEqual(untrusted.stderr.filter { $0 == "\n" }.count, 1, untrusted.stderr)
+    // Plain ws:// to the TLS server: the hint says which it is.
+    let plain = try reel(["ls", "ws://localhost:\(serve.port)", "--ca-file", cert], status: 1)
+    XCTAssertTrue(
+      plain.stderr.hasPrefix("reel: cannot reach reel serve at localhost:\(serve.port): "), plain.stderr)
+    XCTAssertTrue(plain.stderr.hasSuffix(" (is this a wss:// server?)\n"), plain.stderr)
+    XCTAssertEqual(plain.stderr.filter { $0 == "\n" }.count, 1, plain.stderr)
     // A wrong token: refused with its close code.
     environment["REEL_TOKEN"] = "reel_not-a-token"
     let refused = try reel(["ls", "wss://localhost:\(serve.port)", "--ca-file", cert], status: 1)

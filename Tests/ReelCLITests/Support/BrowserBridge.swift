@@ -130,6 +130,11 @@ struct ViewerState {
   var topLineID: Int? { raw["topLineId"] as? Int }
   var takenOver: Bool { raw["takenOver"] as? Bool ?? false }
   var readOnly: Bool { raw["readOnly"] as? Bool ?? false }
+  /// Watching: the keyboard not taken yet (the first key takes it).
+  var watching: Bool { raw["watching"] as? Bool ?? false }
+  var jumpShown: Bool { raw["jumpShown"] as? Bool ?? false }
+  /// Each available session's details as the list shows them.
+  var details: [String] { raw["details"] as? [String] ?? [] }
   var available: [String] { raw["available"] as? [String] ?? [] }
   var attached: [String] { raw["attached"] as? [String] ?? [] }
   var session: String? { raw["session"] as? String }

@@ -25,9 +25,20 @@ struct AttachCommand: ParsableCommand {
       Ctrl-] d detaches, Ctrl-] Ctrl-] sends a literal Ctrl-]. Inside a session ($REEL_SESSION) \
       attaching it is refused, and attaching another needs --force. Every session is recorded into a \
       ring directory (see `reel ls --json`), readable by play, dump, info and simulate.
+
+      NAME may be a network address: ws://HOST:PORT/NAME (wss:// for TLS; --ca-file for a \
+      private CA) reaches a reel serve, with the token in $REEL_TOKEN or --token-file; a relay \
+      room's link as reel serve --relay printed it, http(s)://RELAY:PORT/r/ROOM#SECRET.KEY \
+      (or ws(s)://…), attaches the room's only session, or …/r/ROOM/NAME#… the one named; \
+      the secret may go in $REEL_RELAY_SECRET instead of after #. Over the network attach \
+      reconnects by itself, the terminal's title saying so. Exit status: 0 detached or the \
+      program exited, 1 an error or a lost connection, 3 the server ended the connection for \
+      good (token revoked), 4 taken over by another client, 5 the session was killed.
       """)
 
-  @Argument(help: "Session name: letters, digits, '.', '_', '-'.")
+  @Argument(
+    help:
+      "Session name (letters, digits, '.', '_', '-'), or ws[s]://HOST:PORT/NAME, or a relay room's link.")
   var name: String
 
   @Option(name: .shortAndLong, help: "Command to run when creating the session (default: $SHELL).")
@@ -55,7 +66,7 @@ struct AttachCommand: ParsableCommand {
 
   @Option(
     name: .customLong("detach-key"),
-    help: "The key that, followed by d, detaches: ^X or C-x for Ctrl-X (default ^]), or none.")
+    help: "The key that, followed by d, detaches: ^X or C-x for Ctrl-X, or none.")
   var detachKey = AttachCommand.defaultDetachKey
 
   @OptionGroup var remote: RemoteOptions
@@ -94,9 +105,12 @@ struct AttachCommand: ParsableCommand {
       if render { request.screen = ScreenRequest() }
       let executable = try reelExecutable()
       let client = try LiveClient.connect(SocketDirectory(), startingHostWith: executable)
-      _ = try client.ask(request)
+      let reply = try client.ask(request)
       var terminal = AttachedTerminal(
         client: client, name: name, readOnly: readOnly, detachKey: prefix, render: render)
+      if reply.created == true, let prefix {
+        terminal.hint = AttachDefaults.hint(detachKey: prefix, session: name)
+      }
       // Screen mode's renderer holds what it drew: it starts over on a new connection.
       if !render {
         terminal.reconnecting { offset in
@@ -106,7 +120,7 @@ struct AttachCommand: ParsableCommand {
       let outcome = try terminal.run()
       for notice in terminal.notices { Output.print(notice + "\r\n", to: 2) }
       if case .connectionLost = outcome { throw CLIError("lost the connection to the reel host") }
-      Self.report(outcome, session: name)
+      try Self.report(outcome, session: name)
     }
   }
   /// `reel attach ws://HOST:PORT/NAME`: the same terminal loop over the network.
@@ -133,7 +147,7 @@ struct AttachCommand: ParsableCommand {
       case .connectionLost: throw RemoteAttach.lost(link, notices: notices)
       default:
         for notice in notices { Output.print(notice + "\r\n", to: 2) }
-        Self.report(outcome, session: session)
+        try Self.report(outcome, session: session)
       }
     }
   }
@@ -167,9 +181,10 @@ struct AttachCommand: ParsableCommand {
     return nil
   }
 
-  /// The line that says how an attachment ended.
-  static func report(_ outcome: AttachedTerminal.Outcome, session name: String) {
+  /// The line that says how an attachment ended, and its exit status (0 ends normally).
+  static func report(_ outcome: AttachedTerminal.Outcome, session name: String) throws {
     if let line = outcome.reportLine(session: name) { Output.print(line, to: 2) }
+    if outcome.exitStatus != 0 { throw ExitCode(outcome.exitStatus) }
   }
 
   /// The control byte "^X", "C-x" or "ctrl-x" names (letters and @ [ \\ ] ^ _ ?), or nil for
@@ -228,12 +243,16 @@ struct HostCommand: ParsableCommand {
       let host = try LiveHost(directory: SocketDirectory(), options: options)
       do {
         try host.bind(takingOver: upgrade)
-      } catch let error as LiveError where exitWhenIdle && error.message.hasPrefix("a reel host is already running") {
+      } catch let error as LiveError
+        where exitWhenIdle && error.message.hasPrefix("a reel host is already running")
+      {
         // Started by a client that found none, and another client's host won the race: the
         // client connects to that one.
         return
       }
-      host.listenerFactory = { request, inbox, log in try ServedListener.start(request, inbox: inbox, log: log) }
+      host.listenerFactory = { request, inbox, log in
+        try ServedListener.start(request, inbox: inbox, log: log)
+      }
       let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
       let room = try relayRoom.keep(inbox: host.inbox, environment: environment, log: "reel host")
       defer { room?.stop() }
@@ -267,7 +286,8 @@ struct StatusCommand: ParsableCommand {
       }
       Output.line("host: pid \(status.pid)")
       Output.line(
-        "program keeper: " + (status.keeperPid.map { "pid \($0)" } ?? "none (the programs end with the host)"))
+        "program keeper: " + (status.keeperPid.map { "pid \($0)" } ?? "none (the programs end with the host)")
+      )
       Output.line("sessions: \(status.sessions)")
       if status.listeners.isEmpty { Output.line("listening: only on \(SocketDirectory().socketPath)") }
       for line in status.listeners { Output.line("listening: \(line)") }

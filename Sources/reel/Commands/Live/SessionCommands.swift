@@ -22,7 +22,8 @@ struct ListCommand: ParsableCommand {
       "A JSON array of sessions (name, command, pid, cols, rows, clients, created, outputBytes, recording).")
   var json = false
 
-  @Argument(help: "A reel serve to ask instead of the local host: ws[s]://HOST:PORT.")
+  @Argument(
+    help: "A reel serve to ask instead of the local host (ws[s]://HOST:PORT), or a relay room's link.")
   var address: String?
 
   @OptionGroup var remote: RemoteOptions
@@ -34,7 +35,10 @@ struct ListCommand: ParsableCommand {
         sessions = try RemoteAttach.list(address, tokenFile: remote.tokenFile, caFile: remote.caFile)
       } else {
         do {
-          sessions = try LiveClient.ask(LiveRequest(.list), in: SocketDirectory(), continuingWith: try reelExecutable()).sessions ?? []
+          sessions =
+            try LiveClient.ask(
+              LiveRequest(.list), in: SocketDirectory(), continuingWith: try reelExecutable()
+            ).sessions ?? []
         } catch let e as LiveError where e.message.hasPrefix("no reel host") {
           sessions = []
         }
@@ -49,13 +53,35 @@ struct ListCommand: ParsableCommand {
         Output.print("no sessions\n", to: 2)
         return
       }
-      for s in sessions {
-        let clients = s.clients == 0 ? "detached" : "\(s.clients) client\(s.clients == 1 ? "" : "s")"
-        Output.line(
-          "\(s.name)\t\(s.cols)x\(s.rows)\t\(clients)\tpid \(s.pid)\t\(s.outputBytes) bytes\t\(s.command.joined(separator: " "))"
-        )
-      }
+      for line in Self.table(sessions, now: Date()) { Output.line(line) }
     }
+  }
+
+  /// The sessions as aligned columns under a header, each command as it was typed (`-c
+  /// CMD`'s CMD, not the `/bin/sh -c` that runs it).
+  static func table(_ sessions: [LiveSessionSummary], now: Date) -> [String] {
+    let header = ["NAME", "SIZE", "CLIENTS", "PID", "AGE", "OUTPUT", "COMMAND"]
+    var rows = [header]
+    let dates = ISO8601DateFormatter()
+    for s in sessions {
+      let age = dates.date(from: s.created).map { HumanUnits.age(now.timeIntervalSince($0)) } ?? "-"
+      rows.append([
+        s.name, "\(s.cols)x\(s.rows)", s.clients == 0 ? "detached" : "\(s.clients)", "\(s.pid)", age,
+        HumanUnits.bytes(s.outputBytes), typed(s.command),
+      ])
+    }
+    let widths = (0..<header.count - 1).map { column in rows.map { $0[column].count }.max() ?? 0 }
+    return rows.map { row in
+      (0..<row.count - 1).map { row[$0].padding(toLength: widths[$0] + 2, withPad: " ", startingAt: 0) }
+        .joined()
+        + row[row.count - 1]
+    }
+  }
+
+  /// What the user typed: `/bin/sh -c CMD` shows as CMD.
+  static func typed(_ command: [String]) -> String {
+    if command.count == 3 && command[0] == "/bin/sh" && command[1] == "-c" { return command[2] }
+    return command.joined(separator: " ")
   }
 }
 
@@ -72,7 +98,8 @@ struct DetachCommand: ParsableCommand {
       guard let target = name ?? ProcessInfo.processInfo.environment["REEL_SESSION"] else {
         throw CLIError("name a session (not inside one: $REEL_SESSION is not set)")
       }
-      _ = try LiveClient.ask(LiveRequest(.detach, names: [target]), in: SocketDirectory(), continuingWith: try reelExecutable())
+      _ = try LiveClient.ask(
+        LiveRequest(.detach, names: [target]), in: SocketDirectory(), continuingWith: try reelExecutable())
     }
   }
 }
@@ -94,19 +121,22 @@ struct KillCommand: ParsableCommand {
       let executable = try reelExecutable()
       guard all else {
         guard !names.isEmpty else { throw CLIError("name a session to kill (or --all)") }
-        _ = try LiveClient.ask(LiveRequest(.kill, names: names), in: SocketDirectory(), continuingWith: executable)
+        _ = try LiveClient.ask(
+          LiveRequest(.kill, names: names), in: SocketDirectory(), continuingWith: executable)
         return
       }
       guard names.isEmpty else { throw CLIError("--all kills every session; name none with it") }
       let every: [String]
       do {
-        every = try LiveClient.ask(LiveRequest(.list), in: SocketDirectory(), continuingWith: executable)
+        every =
+          try LiveClient.ask(LiveRequest(.list), in: SocketDirectory(), continuingWith: executable)
           .sessions?.map(\.name) ?? []
       } catch let error as LiveError where error.message.hasPrefix("no reel host is running") {
         every = []
       }
       if !every.isEmpty {
-        _ = try LiveClient.ask(LiveRequest(.kill, names: every), in: SocketDirectory(), continuingWith: executable)
+        _ = try LiveClient.ask(
+          LiveRequest(.kill, names: every), in: SocketDirectory(), continuingWith: executable)
       }
       Output.print("reel: ended \(every.count) session\(every.count == 1 ? "" : "s")\n", to: 2)
     }
@@ -152,7 +182,8 @@ struct HistoryCommand: ParsableCommand {
 
   func run() throws {
     try liveCommand {
-      let reply = try LiveClient.ask(LiveRequest(.history, names: [name]), in: SocketDirectory(), continuingWith: try reelExecutable())
+      let reply = try LiveClient.ask(
+        LiveRequest(.history, names: [name]), in: SocketDirectory(), continuingWith: try reelExecutable())
       guard let compressed = reply.snapshot else { throw CLIError("the host sent no screen") }
       let terminal: Terminal
       do {
@@ -194,6 +225,8 @@ struct TailCommand: ParsableCommand {
           name, request: request, readOnly: true, tail: true, detachKey: 0x1D, tokenFile: remote.tokenFile,
           caFile: remote.caFile)
         if case .connectionLost = outcome { throw RemoteAttach.lost(link, notices: notices) }
+        for notice in notices { Output.print(notice + "\r\n", to: 2) }
+        Self.report(outcome, session: link.endpoint.session ?? name)
         return
       }
       try NestingGuard.check(showing: name, attaching: false, force: false)
@@ -209,6 +242,19 @@ struct TailCommand: ParsableCommand {
       var terminal = AttachedTerminal(client: client, name: name, readOnly: true, tail: true)
       let outcome = try terminal.run()
       if case .connectionLost = outcome { throw CLIError("lost the connection to the reel host") }
+      for notice in terminal.notices { Output.print(notice + "\r\n", to: 2) }
+      Self.report(outcome, session: name)
+    }
+  }
+
+  /// On a terminal, a line that says following ended, below what was shown (the cursor was
+  /// wherever the program left it); into a pipe, nothing but the output.
+  static func report(_ outcome: AttachedTerminal.Outcome, session name: String) {
+    guard isatty(1) == 1 else { return }
+    if case .detached = outcome {
+      Output.print(AttachedTerminal.Outcome.endLine("stopped following \(name)"), to: 2)
+    } else if let line = outcome.reportLine(session: name) {
+      Output.print(line, to: 2)
     }
   }
 }

@@ -21,6 +21,12 @@ struct RelayCommand: ParsableCommand {
       piped there; when a node dies, its hosts connect again to any other and their viewers \
       follow. The database password, if any, comes from PGPASSWORD. A non-loopback address needs TLS (--tls-cert, --tls-key) unless --behind-proxy says a \
       TLS-terminating proxy is in front. One line per connection event goes to standard error.
+
+      Then, on the host's machine: reel serve --relay wss://RELAY:PORT (or reel host --relay …) \
+      prints the room's links, https://RELAY:PORT/r/ROOM#SECRET.KEY — one may type, one may \
+      watch. Viewers open a link in a browser, or run reel attach LINK (the room's only \
+      session; …/r/ROOM/NAME#… for another), the part after # in $REEL_RELAY_SECRET if they \
+      would rather keep it off the command line.
       """)
 
   @Option(help: "Address and port to listen on.")

@@ -8,10 +8,6 @@ import LiveServer
 /// The network forms of `attach`, `tail` and `ls`: the same terminal loop and listing, over a
 /// `RemoteLink` to `reel serve` instead of the local socket.
 enum RemoteAttach {
-  /// A final close from the server (taken over, token revoked, session ended): its own exit
-  /// status, so that scripts tell it from a lost network.
-  static let finalCloseStatus: Int32 = 3
-
   /// Attaches (or tails) the session `address` names; returns the outcome after the
   /// terminal was given back, with the link's final close if there was one.
   static func run(
@@ -20,10 +16,12 @@ enum RemoteAttach {
     caFile: String?
   ) throws -> (AttachedTerminal.Outcome, [String], RemoteLink) {
     TaskThreads.runOnEventLoops()
-    let endpoint = try RemoteEndpoint(address)
-    guard let name = endpoint.session else {
-      throw CLIError("\(address): name a session (ws://HOST:PORT/NAME)")
+    var endpoint = try RemoteEndpoint(address)
+    let credentials = try credentials(for: endpoint, tokenFile: tokenFile, caFile: caFile)
+    if endpoint.session == nil {
+      endpoint.session = try onlySession(at: endpoint, credentials: credentials)
     }
+    let name = endpoint.session!
     try SessionName.validate(name)
     var request = request
     request.names = [name]
@@ -31,14 +29,32 @@ enum RemoteAttach {
     request.environment = nil
     request.directory = nil
     request.terminal = nil
-    let link = RemoteLink(
-      endpoint: endpoint, credentials: try credentials(for: endpoint, tokenFile: tokenFile, caFile: caFile))
+    let link = RemoteLink(endpoint: endpoint, credentials: credentials)
     let (descriptor, _) = try link.open(request)
     var terminal = AttachedTerminal(
       client: LiveClient(descriptor: descriptor), name: name, readOnly: readOnly, tail: tail,
       detachKey: detachKey, render: request.screen != nil)
     let outcome = try terminal.run()
     return (outcome, terminal.notices, link)
+  }
+
+  /// The session an address that names none means (a room's link as printed, a server's
+  /// address): the only one there; with none or several, one line saying which to name.
+  static func onlySession(at endpoint: RemoteEndpoint, credentials: RemoteCredentials) throws -> String {
+    let names =
+      try RemoteLink(endpoint: endpoint, credentials: credentials).ask(LiveRequest(.list)).sessions?
+      .map(\.name) ?? []
+    let place = endpoint.relayRoom != nil ? "the room" : endpoint.name
+    let form = endpoint.naming(session: "NAME").replacingOccurrences(
+      of: #"#.*"#, with: "#…", options: .regularExpression)
+    switch names.count {
+    case 1: return names[0]
+    case 0: throw CLIError("\(place) has no sessions yet: name one to create it (\(form))")
+    default:
+      throw CLIError(
+        "\(place) has \(names.count) sessions (\(names.map { PeerText.escaped($0) }.joined(separator: ", "))): name one (\(form))"
+      )
+    }
   }
 
   /// `reel ls ws://HOST:PORT`.
@@ -67,13 +83,24 @@ enum RemoteAttach {
     return RemoteCredentials(token: "", caFile: caFile, relaySecret: try RelaySecret(text: text))
   }
 
-  /// The line and status for a connection that ended without an attachment's own end.
-  static func lost(_ link: RemoteLink, notices: [String]) -> CLIError {
+  /// The line and status for a connection that ended without an attachment's own end: a
+  /// server's final close is one line in the style of every end (`AttachedTerminal.Outcome.endLine`) and
+  /// `AttachedTerminal.Outcome.finalCloseStatus`; anything else was lost.
+  static func lost(_ link: RemoteLink, notices: [String]) -> Error {
     for notice in notices { Output.print(notice + "\r\n", to: 2) }
+    if let close = link.finalClose, close.code == .takenOver {
+      // A takeover said by the close code alone (a relay replacing its interactive viewer).
+      let outcome = AttachedTerminal.Outcome.takenOver
+      Output.print(outcome.reportLine(session: link.endpoint.session ?? link.endpoint.name) ?? "", to: 2)
+      return ExitCode(outcome.exitStatus)
+    }
     if let close = link.finalClose {
-      return CLIError(
-        "\(link.endpoint.name) ended the connection: \(close.reason) (\(close.code.rawValue))",
-        exitCode: finalCloseStatus)
+      let reason = close.reason.isEmpty ? "" : ": \(close.reason)"
+      Output.print(
+        AttachedTerminal.Outcome.endLine(
+          "\(link.endpoint.name) closed the connection\(reason) (\(close.code.rawValue))"),
+        to: 2)
+      return ExitCode(AttachedTerminal.Outcome.finalCloseStatus)
     }
     return CLIError("lost the connection to \(link.endpoint.name)")
   }

@@ -13,15 +13,21 @@ struct ServeCommand: ParsableCommand {
     commandName: "serve",
     abstract: "Serve the host's sessions over WebSocket for as long as this runs.",
     discussion: """
-      Local clients (reel attach NAME) and remote ones (reel attach ws://HOST:PORT/NAME, with a \
-      token) share the same sessions. The host (started when none runs) does the listening; \
+      Local clients (reel attach NAME) and remote ones (reel attach ws://HOST:PORT/NAME, or \
+      wss:// with --tls-cert, the token in $REEL_TOKEN or --token-file) share the same \
+      sessions. Browsers open the page at http://HOST:PORT/ (https:// with TLS) and log in \
+      once with http://HOST:PORT/login#TOKEN: the token stays in the page, never in a URL \
+      sent to the server; the first start prints that link with its new token filled in. The host (started when none runs) does the listening; \
       stopping reel serve stops the listener and nothing else — the sessions and their local \
       clients go on — and after a host upgrade (reel host --upgrade) reel serve listens again \
       on the new host. Several can run at once (a loopback one and a TLS one, a relay room). \
       Every remote connection needs a token (reel token create); the first start with none \
       creates one once it listens, and prints it once. A non-loopback address needs TLS \
-      (--tls-cert, --tls-key) unless --behind-proxy says a TLS-terminating proxy is in front. \
-      One line per connection event goes to standard error.
+      (--tls-cert, --tls-key) unless --behind-proxy says a TLS-terminating proxy is in front; \
+      README.md has a recipe for a test certificate. With --relay, the room's two links are \
+      printed on standard output (and the first as a QR code on a terminal): a browser opens \
+      them as they are, reel attach LINK attaches. One line per connection event goes to \
+      standard error.
       """)
 
   @Option(help: "Address and port to listen on.")
@@ -62,14 +68,21 @@ struct ServeCommand: ParsableCommand {
       request.environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
       request.home = ProcessInfo.processInfo.environment["HOME"]
       request.owner = "reel serve, pid \(getpid())"
-      try ServeCommand.keepListening(request, log: "reel serve", hostArguments: maxSessions < 0 ? [] : ["--max-sessions", "\(maxSessions)"]) {
+      try ServeCommand.keepListening(
+        request, log: "reel serve",
+        hostArguments: maxSessions < 0 ? [] : ["--max-sessions", "\(maxSessions)"]
+      ) { boundPort in
         let tokens = TokenStore(directory: state)
         guard try tokens.records().isEmpty else { return }
         let first = try ServeCommand.createFirstToken(tokens)
         Output.print(
           "reel serve: no tokens yet; created one labelled 'first' (interactive, may create sessions);"
-            + " it is not shown again:\n", to: 2)
+            + " it is not shown again; below it, the page's login link with it:\n", to: 2)
         Output.line(first)
+        // Only on standard output, as the token: never in the log.
+        if let page = request.pageAddress(port: boundPort) {
+          LinkPrinter.print(["\(page)/login#\(first)"], scanLabel: "the login link")
+        }
       }
     }
   }
@@ -80,7 +93,7 @@ struct ServeCommand: ParsableCommand {
   /// (an address in use, a bad certificate) is the command's error. `listening` runs once,
   /// after the first success.
   static func keepListening(
-    _ request: ListenRequest, log: String, hostArguments: [String] = [], listening: () throws -> Void
+    _ request: ListenRequest, log: String, hostArguments: [String] = [], listening: (Int?) throws -> Void
   ) throws {
     var request = request
     let executable = try reelExecutable()
@@ -90,7 +103,8 @@ struct ServeCommand: ParsableCommand {
       let client: LiveClient
       let reply: LiveReply
       do {
-        client = try LiveClient.connect(SocketDirectory(), startingHostWith: executable, hostArguments: hostArguments)
+        client = try LiveClient.connect(
+          SocketDirectory(), startingHostWith: executable, hostArguments: hostArguments)
         var ask = LiveRequest(.listen)
         ask.listen = request
         reply = try client.ask(ask)
@@ -104,15 +118,16 @@ struct ServeCommand: ParsableCommand {
       if let port = reply.port { request.port = port }
       if first {
         for line in reply.lines ?? [] { Output.print("\(log): \(line)\n", to: 2) }
-        // Each link on a line of its own, on standard output.
-        for link in reply.links ?? [] { Output.line(link) }
-        try listening()
+        if let links = reply.links, !links.isEmpty { LinkPrinter.printRoom(links, log: log) }
+        try listening(reply.port)
         first = false
       } else {
         Output.print("\(log): listening again (the host was restarted)\n", to: 2)
       }
       while let frame = try? client.next() {
-        if frame.type == .notice { Output.print("\(log): \(String(decoding: frame.payload, as: UTF8.self))\n", to: 2) }
+        if frame.type == .notice {
+          Output.print("\(log): \(String(decoding: frame.payload, as: UTF8.self))\n", to: 2)
+        }
       }
       Output.print("\(log): the host went away; listening again on the next one\n", to: 2)
     }
@@ -158,7 +173,7 @@ struct TLSOptions: ParsableArguments {
 struct RelayRoomOptions: ParsableArguments {
   @Option(
     help: ArgumentHelp(
-      "Keep a room on this relay (wss://RELAY[:PORT]) for viewers that cannot reach this machine; its links are printed once. Repeat it for relays sharing one database: the room moves to the next when one cannot be reached.",
+      "Keep a room on this relay (wss://RELAY:PORT) for viewers that cannot reach this machine; its links are printed once. Repeat it for relays sharing one database: the room moves to the next when one cannot be reached.",
       valueName: "url"))
   var relay: [String] = []
 
@@ -200,7 +215,7 @@ struct RelayRoomOptions: ParsableArguments {
     let endpoints = try relay.map { address in
       let endpoint = try RemoteEndpoint(address)
       guard endpoint.relayRoom == nil && endpoint.session == nil else {
-        throw CLIError("--relay takes the relay's address, wss://RELAY[:PORT]")
+        throw CLIError("--relay takes the relay's address, wss://RELAY:PORT")
       }
       return endpoint
     }
@@ -222,8 +237,7 @@ struct RelayRoomOptions: ParsableArguments {
     let scope = relaySessions.isEmpty ? "" : " (sessions \(relaySessions.joined(separator: ", ")) only)"
     Output.print(
       "\(log): the relay room's links\(scope): the first may \(may); the second may watch:\n", to: 2)
-    Output.line(keeper.link)
-    Output.line(keeper.readOnlyLink)
+    LinkPrinter.printRoom(keeper.links, log: log)
     return keeper
   }
 }
