@@ -118,7 +118,9 @@ enum BrowserBench {
         driver.get(base + "/login#" + os.environ["REEL_TOKEN"])
         wait(lambda s: session in s["available"])
         driver.execute_script("window.reelViewer.attach(arguments[0])", session)
-        wait(lambda s: s["connection"].startswith("connected") and s["rows"])
+        # The page opens watching: it takes the keyboard first, as a user's first key would.
+        driver.execute_script("window.reelViewer.takeKeyboard()")
+        wait(lambda s: s["connection"].startswith("connected") and not s["watching"] and s["rows"])
         if history:
             # Scrolled to the top, the page fetches the history before it, gap by gap.
             def fetched(s):

@@ -63,6 +63,27 @@ enum ConnectionFailure {
       : "no answer within \(seconds) s of connecting (is this a reel server?)"
   }
 
+  /// How a connection that failed with `error` ended: unreachable (worth trying again) when
+  /// nothing answered or the connection was refused, reset or timed out; else lost.
+  static func outcome(
+    of error: any Error, connecting endpoint: RemoteEndpoint, caOption: String = "--ca-file"
+  ) -> RemoteConnection.Outcome {
+    let line = describe(error, connecting: endpoint, caOption: caOption)
+    return isTransient(error) ? .unreachable(line) : .lost(line)
+  }
+
+  /// Whether `error` may pass by itself: the server down or restarting, the network out.
+  static func isTransient(_ error: any Error) -> Bool {
+    if let error = error as? NIOConnectionError {
+      return !error.connectionErrors.isEmpty && error.connectionErrors.allSatisfy { isTransient($0.error) }
+    }
+    if let error = error as? ChannelError, case .connectTimeout = error { return true }
+    if let io = error as? IOError {
+      return [ECONNREFUSED, ETIMEDOUT, EHOSTUNREACH, ENETUNREACH, ECONNRESET, EPIPE].contains(io.errnoCode)
+    }
+    return false
+  }
+
   /// The line for a connection the server closed before the WebSocket upgrade.
   static func closedDuringHandshake(_ endpoint: RemoteEndpoint) -> String {
     "\(endpoint.name) closed the connection during the handshake" + plainOrTLS(endpoint)

@@ -17,6 +17,9 @@ enum RemoteConnection {
     case closed(CloseCode, String)
     /// The connection failed or dropped without a code worth keeping.
     case lost(String?)
+    /// The server could not be reached or did not complete the handshake (refused, timed
+    /// out, unreachable, reset): trying again later may work.
+    case unreachable(String)
   }
 
   /// The largest message the server sends (one frame).
@@ -165,7 +168,7 @@ enum RemoteConnection {
           channel.eventLoop.scheduleTask(in: RemoteConnection.handshakeDeadline) {
             guard !handshake.done else { return }
             ended.succeed(
-              .lost(
+              .unreachable(
                 ConnectionFailure.noAnswer(
                   endpoint, within: RemoteConnection.handshakeDeadline.nanoseconds / 1_000_000_000)))
             channel.close(promise: nil)
@@ -177,7 +180,7 @@ enum RemoteConnection {
             }
           }
         case .failure(let error):
-          ended.succeed(.lost(ConnectionFailure.describe(error, connecting: endpoint, caOption: caOption)))
+          ended.succeed(ConnectionFailure.outcome(of: error, connecting: endpoint, caOption: caOption))
         }
       }
     return ended.promise.futureResult
@@ -292,7 +295,7 @@ private final class UpgradeRequester: ChannelInboundHandler, RemovableChannelHan
   }
 
   func errorCaught(context: ChannelHandlerContext, error: Error) {
-    ended.succeed(.lost(ConnectionFailure.describe(error, connecting: endpoint, caOption: caOption)))
+    ended.succeed(ConnectionFailure.outcome(of: error, connecting: endpoint, caOption: caOption))
     context.close(promise: nil)
   }
 }

@@ -376,6 +376,9 @@ final class Answer: @unchecked Sendable {
         closeCode: code)
     case .lost(let why):
       throw LiveError("cannot reach \(ConnectionFailure.peer(endpoint))" + (why.map { ": \($0)" } ?? ""))
+    case .unreachable(let why):
+      // "Try again": an attach may wait for the server to come.
+      throw LiveError("cannot reach \(ConnectionFailure.peer(endpoint)): \(why)", closeCode: .hostStopping)
     case nil:
       throw LiveError("cannot reach \(ConnectionFailure.peer(endpoint))")
     }

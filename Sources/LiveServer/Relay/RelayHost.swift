@@ -193,6 +193,7 @@ public final class RelayHost: RelayLinkKeeper, @unchecked Sendable {
     case .closed(let code, let reason):
       return "closed \(code.rawValue)" + (reason.isEmpty ? "" : " (\(reason))")
     case .lost(let why): return "lost" + (why.map { ": \($0)" } ?? "")
+    case .unreachable(let why): return "unreachable: \(why)"
     }
   }
 

@@ -96,6 +96,7 @@ final class RelayProxies: @unchecked Sendable {
       }
       switch outcome {
       case .lost(let why)?: failure = why ?? "the connection failed"
+      case .unreachable(let why)?: failure = why
       case .closed(let code, let reason)?: failure = "\(reason) (\(code.rawValue))"
       case nil: failure = "the connection failed"
       }

@@ -304,3 +304,34 @@ extension LiveSessionTests {
     XCTAssertNotEqual(player.display("#{pane_title}"), "recorded-title")
   }
 }
+
+extension LiveSessionTests {
+  /// Item 2: `reel attach` to a server that is not up yet says why once, waits with the title
+  /// saying so, and attaches when the server comes; the user's title comes back at the end.
+  func testAttachWaitsForAServerThatIsNotUpYet() throws {
+    var port = 0
+    try withPortInUse { port = $0 }
+    let token = try reel(["token", "create", "--label", "early", "--create"]).stdout
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    let pane = try remoteAttachPane(port: port, token: token, "early -c 'bash --norc --noprofile'", cols: 200)
+    let before = "reel: cannot reach reel serve at 127.0.0.1:\(port): nothing listens on 127.0.0.1:\(port)"
+    XCTAssertTrue(
+      waitForScreen(pane, containing: "trying again until it answers (Ctrl-C gives up)"), pane.screen())
+    XCTAssertTrue(pane.screen().contains(before), pane.screen())
+    XCTAssertTrue(
+      pane.wait {
+        pane.display("#{pane_title}").hasPrefix("reel: connecting to 127.0.0.1:\(port) — attempt ")
+      },
+      pane.display("#{pane_title}"))
+    let (serve, bound, _) = try startListening(
+      "serve", ["--listen", "127.0.0.1:\(port)"], name: "serve-late")
+    defer { serve.terminate() }
+    XCTAssertEqual(bound, port)
+    // (The server's environment: bash's own prompt.)
+    XCTAssertTrue(waitForScreen(pane, containing: "bash-", seconds: 30), pane.screen())
+    try assertPaneMatchesSession(pane, "early", "attached once the server came")
+    pane.send("C-]", "d")
+    XCTAssertTrue(waitForScreen(pane, containing: "reel-exit=0"), pane.screen())
+    XCTAssertFalse(pane.display("#{pane_title}").hasPrefix("reel:"), pane.display("#{pane_title}"))
+  }
+}

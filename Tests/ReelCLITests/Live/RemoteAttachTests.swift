@@ -32,7 +32,9 @@ extension LiveSessionTests {
         else { return false }
         port = Int(text[range.upperBound...].prefix { $0.isNumber }) ?? 0
         return port > 0
-      }, "reel \(command) did not start")
+      },
+      "reel \(command) did not start (\(process.isRunning ? "still running" : "exited \(process.terminationStatus)")); its log:\n"
+        + ((try? String(contentsOf: log, encoding: .utf8)) ?? ""))
     return (process, port, log)
   }
 

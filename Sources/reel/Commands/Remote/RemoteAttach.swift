@@ -1,5 +1,6 @@
 import ArgumentParser
 import CLISupport
+import Capture
 import Foundation
 import Live
 import LiveProtocol
@@ -29,13 +30,48 @@ enum RemoteAttach {
     request.environment = nil
     request.directory = nil
     request.terminal = nil
-    let link = RemoteLink(endpoint: endpoint, credentials: credentials)
-    let (descriptor, _) = try link.open(request)
+    let (link, descriptor) = try openWaiting(request) {
+      RemoteLink(endpoint: endpoint, credentials: credentials)
+    }
     var terminal = AttachedTerminal(
       client: LiveClient(descriptor: descriptor), name: name, readOnly: readOnly, tail: tail,
       detachKey: detachKey, render: request.screen != nil)
     let outcome = try terminal.run()
     return (outcome, terminal.notices, link)
+  }
+
+  /// Opens a link `make` makes, with `request`. While the server cannot be reached (refused,
+  /// no answer, the network out) and a terminal watches, it tries again — the reason said
+  /// once, the terminal's title saying it meanwhile — until the server answers or Ctrl-C.
+  static func openWaiting(_ request: LiveRequest, make: () -> RemoteLink) throws -> (RemoteLink, Int32) {
+    var attempt = 0
+    var titled = false
+    defer { if titled { Output.print("\u{1B}[23;2t") } }
+    while true {
+      let link = make()
+      do {
+        return (link, try link.open(request).0)
+      } catch let error as LiveError where error.closeCode == .hostStopping && isatty(1) == 1 {
+        attempt += 1
+        if attempt == 1 {
+          Output.print("reel: \(error.message); trying again until it answers (Ctrl-C gives up)\n", to: 2)
+          TerminationRequest.install()
+          Output.print("\u{1B}[22;2t")
+          titled = true
+        }
+        let delay = RemoteLink.delay(attempt: attempt)
+        Output.print(
+          "\u{1B}]2;reel: connecting to \(link.endpoint.name) — attempt \(attempt), next in \(String(format: "%.1f", delay)) s\u{07}"
+        )
+        let until = Date().addingTimeInterval(delay)
+        while Date() < until {
+          if let signal = TerminationRequest.signal {
+            throw CLIError("gave up reaching \(link.endpoint.name)", exitCode: 128 + signal)
+          }
+          usleep(50_000)
+        }
+      }
+    }
   }
 
   /// The session an address that names none means (a room's link as printed, a server's
