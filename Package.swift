@@ -133,7 +133,7 @@ let package = Package(
       dependencies: ["ReelBase", "TerminalEmulator", "CCacheHints", "CCellStores"],
       exclude: [
         "Conformance/libvterm-accepted.txt", "Conformance/alacritty-accepted.txt",
-        "Conformance/xterm-screens.txt",
+        "Conformance/xterm-screens.txt", "Conformance/esctest2-differences.txt",
       ]
     ),
     // Shared test helpers (XCTest base classes); not part of any product.

@@ -51,6 +51,15 @@ public struct Terminal: Sendable {
       scrollbackLimit: Terminal.effectiveScrollback(scrollback, cols: size.cols))
   }
 
+  /// Whether `CSI 20 t` / `CSI 21 t` are answered with the icon name and the window title.
+  /// Off by default, as in xterm (its allowWindowOps): a title that output from elsewhere
+  /// set (a file `cat`ed, a remote host's banner) would come back to the program as typed
+  /// input. An embedder that trusts its program may turn it on.
+  public var reportsTitles: Bool {
+    get { state.reportsTitles }
+    set { state.reportsTitles = newValue }
+  }
+
   public var cols: Int { state.cols }
   public var rows: Int { state.rows }
   public var scrollbackLimit: Int { state.scrollbackLimit }

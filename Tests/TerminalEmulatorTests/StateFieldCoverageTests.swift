@@ -74,6 +74,9 @@ import Testing
     "defersHistoryReflow":
       "how a resize does its work (DeferredReflowTests: readers see the same either way)",
     "widths": "the constant width table",
+    "reportsTitles": "configuration by the embedder (xterm's allowWindowOps), not content",
+    "titleStack":
+      "XTPUSHTITLE's saved titles: not yet in snapshots or repaints (issue 53), so a hand-over or a reattach forgets what was pushed; the titles themselves are kept",
     "compactsHistory":
       "how the scrollback is stored (DeferredReflowTests: readers see the same either way)",
   ]

@@ -79,7 +79,7 @@ enum ModeTable {
     ModeEntry(7, .flag(.autowrap), softReset: .setsOn, initiallySet: true),  // DECAWM
     ModeEntry(12, .flag(.cursorBlink)),  // att610
     ModeEntry(25, .flag(.cursorVisible), softReset: .setsOn, initiallySet: true),  // DECTCEM
-    ModeEntry(45, .flag(.reverseWrap)),  // reverse wraparound
+    ModeEntry(45, .flag(.reverseWrap), softReset: .resetsOff),  // reverse wraparound (DECSTR resets it, as xterm)
     ModeEntry(66, .flag(.applicationKeypad), softReset: .resetsOff, repaint: .ownSequence),  // DECNKM
     ModeEntry(69, .flag(.leftRightMargins), softReset: .resetsOff, repaint: .ownSequence),  // DECLRMM
     ModeEntry(9, .mouseTracking(.x10), repaint: .whenSelected),

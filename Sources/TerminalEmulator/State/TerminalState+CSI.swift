@@ -28,6 +28,8 @@ extension TerminalState {
     let p1 = seq.param(0, default: 1)
     switch seq.final {
     case UInt8(ascii: "@"):
+      // Outside the left/right margins ICH does nothing (xterm).
+      if cursorOutsideColumnMargins { break }
       insertBlanks(p1, at: cursor.col, right: rightEdge)
       cursor.pendingWrap = false
     case UInt8(ascii: "A"): cursorUp(p1)
@@ -53,6 +55,7 @@ extension TerminalState {
     case UInt8(ascii: "L"): insertLines(p1)
     case UInt8(ascii: "M"): deleteLines(p1)
     case UInt8(ascii: "P"):
+      if cursorOutsideColumnMargins { break }
       deleteCells(p1)
       cursor.pendingWrap = false
     case UInt8(ascii: "S"): if seq.count <= 1 { scrollRegionUp(min(p1, rows)) }
@@ -83,10 +86,47 @@ extension TerminalState {
     case UInt8(ascii: "s"):
       if modes.contains(.leftRightMargins) { setLeftRightMargins(seq) } else { saveCursor() }
     case UInt8(ascii: "t"):
-      if seq.raw(0) == 18 { appendReply("\u{1B}[8;\(rows);\(cols)t") }
+      switch seq.raw(0) {
+      case 18: appendReply("\u{1B}[8;\(rows);\(cols)t")
+      case 20 where reportsTitles: appendReply("\u{1B}]L\(iconName)\u{1B}\\")
+      case 21 where reportsTitles: appendReply("\u{1B}]l\(title)\u{1B}\\")
+      case 22: pushTitles(seq.raw(1))
+      case 23: popTitles(seq.raw(1))
+      default: break
+      }
     case UInt8(ascii: "u"): if seq.count == 0 { restoreCursor() }
     default: break
     }
+  }
+
+  /// DECRQCRA (`CSI Pid ; Pp ; Pt ; Pl ; Pb ; Pr * y`): the 16-bit sum of the characters in a
+  /// rectangle of the active screen, as `DCS Pid ! ~ XXXX ST` — xterm's calculation with
+  /// `checksumExtension: 23` (patch 334 on): each cell's character, an empty cell counting as a
+  /// space, no attributes, not negated. Coordinates are 1-based, relative to the margins'
+  /// origin under DECOM, and clipped to the screen; an empty rectangle sums to 0.
+  func rectangleChecksum(_ seq: ControlSequence) -> String {
+    let id = seq.raw(0)
+    let origin = modes.contains(.origin)
+    let rowBase = origin ? marginTop : 0
+    let colBase = origin && modes.contains(.leftRightMargins) ? marginLeft : 0
+    let top = rowBase + seq.param(2, default: 1) - 1
+    let left = colBase + seq.param(3, default: 1) - 1
+    let bottom = min(rows - 1, seq.raw(4) == 0 ? rows - 1 : rowBase + seq.raw(4) - 1)
+    let right = min(cols - 1, seq.raw(5) == 0 ? cols - 1 : colBase + seq.raw(5) - 1)
+    var sum: UInt32 = 0
+    if top <= bottom && left <= right {
+      for row in max(0, top)...bottom {
+        for col in max(0, left)...right {
+          let cell = screen[row, col]
+          if cell.isSpacer { continue }
+          let scalar: UInt32 =
+            cell.isBlank ? 0x20 : cell.isCluster ? (clusters[cell.payload].first ?? 0x20) : cell.payload
+          sum = (sum &+ scalar) & 0xFFFF
+        }
+      }
+    }
+    let hex = String(sum, radix: 16, uppercase: true)
+    return "\u{1B}P\(id)!~" + String(repeating: "0", count: 4 - hex.count) + hex + "\u{1B}\\"
   }
 
   /// Cursor position as reported by CPR: 1-based, relative to the origin when DECOM is set.
@@ -123,6 +163,8 @@ extension TerminalState {
       let mode = seq.raw(0)
       let state = modeState(mode, isPrivate: false).map { $0 ? 1 : 2 } ?? 0
       appendReply("\u{1B}[\(mode);\(state)$y")
+    case (0, UInt8(ascii: "*"), UInt8(ascii: "y")):
+      appendReply(rectangleChecksum(seq))
     case (UInt8(ascii: "?"), UInt8(ascii: "$"), UInt8(ascii: "p")):
       let mode = seq.raw(0)
       let state = modeState(mode, isPrivate: true).map { $0 ? 1 : 2 } ?? 0

@@ -78,6 +78,58 @@ extension TerminalState {
     cursor.col = col
   }
 
+  /// DECBI (`ESC 6`): one column left; at the left margin (inside the margins) the region's
+  /// contents shift right instead, a blank column coming in at the margin.
+  mutating func backIndex() {
+    cursor.pendingWrap = false
+    let left = modes.contains(.leftRightMargins) ? marginLeft : 0
+    if cursor.col == left && !cursorOutsideColumnMargins {
+      if cursor.row >= marginTop && cursor.row <= marginBottom {
+        shiftColumns(left: false, 1, from: regionLeft)
+      }
+    } else if cursor.col > 0 {
+      cursor.col -= 1
+    }
+  }
+
+  /// DECFI (`ESC 9`): one column right; at the right margin (inside the margins) the region's
+  /// contents shift left instead, a blank column coming in at the margin; at the page's right
+  /// edge otherwise, nothing.
+  mutating func forwardIndex() {
+    cursor.pendingWrap = false
+    let right = modes.contains(.leftRightMargins) ? marginRight : cols - 1
+    if cursor.col == right && !cursorOutsideColumnMargins {
+      if cursor.row >= marginTop && cursor.row <= marginBottom {
+        shiftColumns(left: true, 1, from: regionLeft)
+      }
+    } else if cursor.col < cols - 1 {
+      cursor.col += 1
+    }
+  }
+
+  /// XTPUSHTITLE (`CSI 22 ; Ps t`): the icon name (Ps 1), the window title (2) or both (0),
+  /// pushed on a stack of at most ten (xterm's), the oldest dropped.
+  mutating func pushTitles(_ which: Int) {
+    guard which <= 2 else { return }
+    titleStack.append(
+      SavedTitles(icon: which == 2 ? nil : iconName, title: which == 1 ? nil : title))
+    if titleStack.count > TerminalState.maxTitleStack { titleStack.removeFirst() }
+  }
+
+  /// XTPOPTITLE (`CSI 23 ; Ps t`): the last pushed entry comes off the stack and restores what
+  /// it holds of what Ps asks for (icon 1, title 2, both 0).
+  mutating func popTitles(_ which: Int) {
+    guard which <= 2, let saved = titleStack.popLast() else { return }
+    if which != 2, let icon = saved.icon {
+      iconName = icon
+      if recordsEvents { record(.iconName(icon)) }
+    }
+    if which != 1, let saved = saved.title {
+      title = saved
+      if recordsEvents { record(.title(saved)) }
+    }
+  }
+
   /// ESC sequences (no CSI).
   mutating func escapeDispatch(_ intermediates: Intermediates, _ final: UInt8) {
     if intermediates.count == 0 {
@@ -92,6 +144,8 @@ extension TerminalState {
       case UInt8(ascii: "O"): charsets.singleShift = 3
       case UInt8(ascii: "n"): charsets.gl = 2
       case UInt8(ascii: "o"): charsets.gl = 3
+      case UInt8(ascii: "6"): backIndex()
+      case UInt8(ascii: "9"): forwardIndex()
       case UInt8(ascii: "7"): saveCursor()
       case UInt8(ascii: "8"): restoreCursor()
       case UInt8(ascii: "="): modes.insert(.applicationKeypad)

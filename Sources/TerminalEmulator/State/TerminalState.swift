@@ -31,6 +31,12 @@ struct TerminalState: Sendable {
   var tabStops: [Bool]
   var title = ""
   var iconName = ""
+  /// XTPUSHTITLE's stack (not kept in snapshots: a repaint cannot rebuild it).
+  var titleStack: [SavedTitles] = []
+  static let maxTitleStack = 10
+  /// Whether `CSI 20 t` and `CSI 21 t` report the icon name and title (off by default, as
+  /// xterm's allowWindowOps: a title someone else set would come back as typed input).
+  var reportsTitles = false
   var workingDirectory = ""
   var styles = StyleTable()
   var clusters = ClusterTable()
@@ -183,9 +189,17 @@ struct TerminalState: Sendable {
 
   // MARK: - Line feed and scrolling
 
-  /// IND / LF: move down, scrolling the region when at its bottom margin.
+  /// Whether left/right margins are on and the cursor is outside them: IND, RI and their
+  /// kin then only move (xterm's xtermIndex/RevIndex), ICH and DCH do nothing.
+  var cursorOutsideColumnMargins: Bool {
+    modes.contains(.leftRightMargins) && (cursor.col < marginLeft || cursor.col > marginRight)
+  }
+
+  /// IND / LF: move down, scrolling the region when at its bottom margin (not from outside
+  /// the left/right margins: there it only moves, and stops at the bottom margin).
   mutating func index() {
     cursor.pendingWrap = false
+    if cursor.row == marginBottom && cursorOutsideColumnMargins { return }
     if cursor.row == marginBottom {
       if marginTop == 0 && marginBottom == rows &- 1 && fullWidthRegion {
         // Output running off the bottom of the screen: the common scroll, inlined.
@@ -198,9 +212,11 @@ struct TerminalState: Sendable {
     }
   }
 
-  /// RI: move up, scrolling the region down when at its top margin.
+  /// RI: move up, scrolling the region down when at its top margin (not from outside the
+  /// left/right margins: there it only moves, and stops at the top margin).
   mutating func reverseIndex() {
     cursor.pendingWrap = false
+    if cursor.row == marginTop && cursorOutsideColumnMargins { return }
     if cursor.row == marginTop {
       scrollRegionDown(1)
     } else if cursor.row > 0 {
@@ -261,8 +277,9 @@ struct TerminalState: Sendable {
   mutating func fullReset() {
     let old = primary
     let outgoing = (replies, bellCount, recordsEvents, clipboardEvents, events)
-    let (defers, compacts) = (defersHistoryReflow, compactsHistory)
+    let (defers, compacts, reports) = (defersHistoryReflow, compactsHistory, reportsTitles)
     self = TerminalState(cols: cols, rows: rows, scrollbackLimit: scrollbackLimit)
+    reportsTitles = reports
     screen.continueLineIDs(after: old)
     (replies, bellCount, recordsEvents, clipboardEvents, events) = outgoing
     defersHistoryReflow = defers
