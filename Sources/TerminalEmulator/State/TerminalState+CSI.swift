@@ -99,6 +99,10 @@ extension TerminalState {
     }
   }
 
+  /// ECMA-48 modes a VT terminal has fixed off, which DECRQM reports as "permanently reset"
+  /// (4), as xterm does: GATM, SRTM, VEM, HEM, PUM, FEAM, FETM, MATM, TTM, SATM, TSM, EBM.
+  static let permanentlyResetANSIModes: Set<Int> = [1, 5, 7, 10, 11, 13, 14, 15, 16, 17, 18, 19]
+
   /// DECRQCRA (`CSI Pid ; Pp ; Pt ; Pl ; Pb ; Pr * y`): the 16-bit sum of the characters in a
   /// rectangle of the active screen, as `DCS Pid ! ~ XXXX ST` — xterm's calculation with
   /// `checksumExtension: 23` (patch 334 on): each cell's character, an empty cell counting as a
@@ -106,17 +110,10 @@ extension TerminalState {
   /// origin under DECOM, and clipped to the screen; an empty rectangle sums to 0.
   func rectangleChecksum(_ seq: ControlSequence) -> String {
     let id = seq.raw(0)
-    let origin = modes.contains(.origin)
-    let rowBase = origin ? marginTop : 0
-    let colBase = origin && modes.contains(.leftRightMargins) ? marginLeft : 0
-    let top = rowBase + seq.param(2, default: 1) - 1
-    let left = colBase + seq.param(3, default: 1) - 1
-    let bottom = min(rows - 1, seq.raw(4) == 0 ? rows - 1 : rowBase + seq.raw(4) - 1)
-    let right = min(cols - 1, seq.raw(5) == 0 ? cols - 1 : colBase + seq.raw(5) - 1)
     var sum: UInt32 = 0
-    if top <= bottom && left <= right {
-      for row in max(0, top)...bottom {
-        for col in max(0, left)...right {
+    if let r = rectangle(seq, at: 2) {
+      for row in r.top...r.bottom {
+        for col in r.left...r.right {
           let cell = screen[row, col]
           if cell.isSpacer { continue }
           let scalar: UInt32 =
@@ -161,8 +158,14 @@ extension TerminalState {
       setPen(pen)
     case (0, UInt8(ascii: "$"), UInt8(ascii: "p")):
       let mode = seq.raw(0)
-      let state = modeState(mode, isPrivate: false).map { $0 ? 1 : 2 } ?? 0
+      let state =
+        modeState(mode, isPrivate: false).map { $0 ? 1 : 2 }
+        ?? (TerminalState.permanentlyResetANSIModes.contains(mode) ? 4 : 0)
       appendReply("\u{1B}[\(mode);\(state)$y")
+    case (0, UInt8(ascii: "$"), UInt8(ascii: "x")): fillRectangle(seq)
+    case (0, UInt8(ascii: "$"), UInt8(ascii: "z")): eraseRectangle(seq, selective: false)
+    case (0, UInt8(ascii: "$"), UInt8(ascii: "{")): eraseRectangle(seq, selective: true)
+    case (0, UInt8(ascii: "$"), UInt8(ascii: "v")): copyRectangle(seq)
     case (0, UInt8(ascii: "*"), UInt8(ascii: "y")):
       appendReply(rectangleChecksum(seq))
     case (UInt8(ascii: "?"), UInt8(ascii: "$"), UInt8(ascii: "p")):

@@ -21,9 +21,16 @@ extension LiveSessionTests {
 
   /// The pid of session `name`'s program, from `reel ls --json`.
   func sessionPid(_ name: String) throws -> Int32 {
-    let listing =
-      try JSONSerialization.jsonObject(with: Data(reel(["ls", "--json"]).stdout.utf8)) as? [[String: Any]]
-    return try XCTUnwrap((listing?.first { $0["name"] as? String == name }?["pid"] as? NSNumber)?.int32Value)
+    try XCTUnwrap(runningSessionPid(name), "no session \(name)")
+  }
+
+  /// The pid of session `name`'s program, or nil while there is none (for polling: records no
+  /// failure).
+  func runningSessionPid(_ name: String) -> Int32? {
+    guard let run = try? ReelCLI.run(["ls", "--json"], environment: environment), run.status == 0,
+      let listing = try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]]
+    else { return nil }
+    return (listing.first { $0["name"] as? String == name }?["pid"] as? NSNumber)?.int32Value
   }
 
   func testAProgramStartedByServeHoldsOnlyItsTerminalWhileServeHasListenersClientsRelaysAndRecordings()
@@ -47,7 +54,7 @@ extension LiveSessionTests {
     let probeLocal = try attachPane("probe-local -c cat")
     for name in ["probe-remote", "probe-local"] {
       var pid: Int32 = 0
-      XCTAssertTrue(eventually(seconds: 30) { (try? self.sessionPid(name)).map { pid = $0 } != nil })
+      XCTAssertTrue(eventually(seconds: 30) { self.runningSessionPid(name).map { pid = $0 } != nil })
       XCTAssertEqual(try openDescriptors(pid), [0, 1, 2], "\(name) holds: \(describeDescriptors(pid))")
     }
     // The host serve asked to listen does hold them (the probe is not vacuous); the program
@@ -57,7 +64,8 @@ extension LiveSessionTests {
     let keeper = try XCTUnwrap(keeperPid())
     XCTAssertFalse(describeDescriptors(keeper).contains("eventpoll"), describeDescriptors(keeper))
     XCTAssertEqual(
-      describeDescriptors(keeper).components(separatedBy: "/dev/ptmx").count - 1, 4, describeDescriptors(keeper))
+      describeDescriptors(keeper).components(separatedBy: "/dev/ptmx").count - 1, 4,
+      describeDescriptors(keeper))
     for pane in [remote, local, probeRemote, probeLocal] { pane.send("C-]", "d") }
   }
 
@@ -72,7 +80,7 @@ extension LiveSessionTests {
     XCTAssertTrue(waitForScreen(first, containing: "$"), first.screen())
     let probe = try attachPane("probe -c cat")
     var pid: Int32 = 0
-    XCTAssertTrue(eventually(seconds: 30) { (try? self.sessionPid("probe")).map { pid = $0 } != nil })
+    XCTAssertTrue(eventually(seconds: 30) { self.runningSessionPid("probe").map { pid = $0 } != nil })
     XCTAssertEqual(try openDescriptors(pid), [0, 1, 2], "the program holds: \(describeDescriptors(pid))")
     // The host that started it holds its socket, lock, log and a client's connection.
     let host = try XCTUnwrap(hostPid())
