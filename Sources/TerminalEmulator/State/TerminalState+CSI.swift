@@ -186,9 +186,22 @@ extension TerminalState {
     case UInt8(ascii: "J"): eraseInDisplay(seq.raw(0), selective: true)
     case UInt8(ascii: "K"): eraseInLine(seq.raw(0), selective: true)
     case UInt8(ascii: "n"):
-      if seq.raw(0) == 6 {
+      switch seq.raw(0) {
+      case 6:
         let (r, c) = reportedPosition()
         appendReply("\u{1B}[?\(r);\(c);1R")
+      // DEC status reports, with the fixed answers of a terminal that has none of the
+      // hardware they ask about (as xterm answers them).
+      case 15: appendReply("\u{1B}[?13n")  // printer: none
+      case 25: appendReply("\u{1B}[?21n")  // user-defined keys: locked (there are none to set)
+      case 26: appendReply("\u{1B}[?27;1n")  // keyboard: North American
+      case 55: appendReply("\u{1B}[?53n")  // locator: none
+      case 56: appendReply("\u{1B}[?57;0n")  // locator type: unknown
+      case 62: appendReply("\u{1B}[0*{")  // macro space: none
+      case 63: appendReply("\u{1B}P\(seq.raw(1))!~0000\u{1B}\\")  // memory checksum
+      case 75: appendReply("\u{1B}[?70n")  // data integrity: no errors
+      case 85: appendReply("\u{1B}[?83n")  // not configured for multiple sessions
+      default: break
       }
     default: break
     }
