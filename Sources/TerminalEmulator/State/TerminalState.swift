@@ -199,12 +199,12 @@ struct TerminalState: Sendable {
   /// the left/right margins: there it only moves, and stops at the bottom margin).
   mutating func index() {
     cursor.pendingWrap = false
-    if cursor.row == marginBottom && cursorOutsideColumnMargins { return }
     if cursor.row == marginBottom {
       if marginTop == 0 && marginBottom == rows &- 1 && fullWidthRegion {
         // Output running off the bottom of the screen: the common scroll, inlined.
         screen.scrollScreenUpOne(fill: eraseCell(), toHistory: !isAlternateScreen)
-      } else {
+      } else if !cursorOutsideColumnMargins {
+        // (A full-width region has no outside: the check stays off the common path.)
         scrollRegionUp(1)
       }
     } else if cursor.row < rows - 1 {
