@@ -10,8 +10,8 @@ package enum HumanUnits {
       value /= 1024
       unit += 1
     }
-    let text = value < 10 ? String(Int((value * 10).rounded(.down))) : String(Int(value.rounded(.down)))
-    return (value < 10 ? String(text.dropLast()) + "." + String(text.suffix(1)) : text) + units[unit]
+    let tenths = Int(value * 10)  // rounded down, as the whole units are
+    return (value < 10 ? "\(tenths / 10).\(tenths % 10)" : "\(Int(value))") + units[unit]
   }
 
   /// 12s, 5m, 3h, 2d.

@@ -53,12 +53,10 @@ public final class ServedListener: HostListener {
       }
       server = remote
       boundPort = bound
-      let scheme = serve.tlsCertificate == nil ? "ws" : "wss"
-      let shownHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-      let address = "\(scheme)://\(shownHost):\(bound)"
+      let address = request.address(port: bound, scheme: serve.tlsCertificate == nil ? "ws" : "wss")
       lines.append("listening on \(address)")
       // The token never goes to the log: the link names where it goes.
-      let page = "\(scheme == "wss" ? "https" : "http")://\(shownHost):\(bound)"
+      let page = request.pageAddress(port: bound)
       lines.append("browser viewer at \(page)/ (log in once with \(page)/login#TOKEN)")
       summaries.append(address)
     }
@@ -115,5 +113,19 @@ public final class ServedListener: HostListener {
   public func stop() {
     room?.stop()
     server?.stop()
+  }
+}
+
+extension ListenRequest {
+  /// The page's address once the WebSocket server listens on `port`: `http(s)://HOST:PORT`.
+  public func pageAddress(port: Int) -> String {
+    address(port: port, scheme: tlsCertificate == nil ? "http" : "https")
+  }
+
+  /// `SCHEME://HOST:PORT` for the WebSocket server's host (an IPv6 address in brackets).
+  func address(port: Int, scheme: String) -> String {
+    let host = self.host ?? "127.0.0.1"
+    let shown = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    return "\(scheme)://\(shown):\(port)"
   }
 }

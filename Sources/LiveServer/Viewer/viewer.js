@@ -433,13 +433,7 @@
     const screen = $("screen");
     screen.style.flex = "";
     screen.style.height = "";
-    const probe = document.createElement("div");
-    probe.className = "line";
-    probe.textContent = "0";
-    probe.style.visibility = "hidden";
-    screen.append(probe);
-    const height = probe.getBoundingClientRect().height;
-    probe.remove();
+    const height = cellSize().height;
     const style = getComputedStyle(screen);
     const padding = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
     const available = screen.getBoundingClientRect().height;
@@ -516,8 +510,8 @@
     refreshList();
   }
 
-  function measure() {
-    // A line as the screen draws them: ten columns of it.
+  // One cell's width and height, from a line as the screen draws them: ten columns of it.
+  function cellSize() {
     const probe = document.createElement("div");
     probe.className = "line";
     const cells = document.createElement("span");
@@ -525,9 +519,13 @@
     probe.append(cells);
     probe.style.visibility = "hidden";
     $("screen").append(probe);
-    const width = cells.getBoundingClientRect().width / 10;
-    const height = probe.getBoundingClientRect().height;
+    const size = { width: cells.getBoundingClientRect().width / 10, height: probe.getBoundingClientRect().height };
     probe.remove();
+    return size;
+  }
+
+  function measure() {
+    const { width, height } = cellSize();
     const screen = $("screen");
     return {
       cols: Math.max(20, Math.floor((screen.clientWidth - 8) / width)),
@@ -961,14 +959,7 @@
 
   let measuredWidth = 0;
   function cellWidth() {
-    if (!measuredWidth) {
-      const probe = document.createElement("span");
-      probe.textContent = "0".repeat(10);
-      probe.style.visibility = "hidden";
-      $("screen").append(probe);
-      measuredWidth = probe.getBoundingClientRect().width / 10;
-      probe.remove();
-    }
+    if (!measuredWidth) measuredWidth = cellSize().width;
     return measuredWidth;
   }
 

@@ -3,12 +3,17 @@
 /// page; under DECOM they are relative to the margins' origin; they ignore the margins
 /// otherwise and are clipped to the page, as in xterm.
 extension TerminalState {
+  /// Where rectangle coordinates count from: the margins' top-left corner under DECOM, else
+  /// the page's.
+  var rectangleOrigin: (row: Int, col: Int) {
+    guard modes.contains(.origin) else { return (0, 0) }
+    return (marginTop, modes.contains(.leftRightMargins) ? marginLeft : 0)
+  }
+
   /// The rectangle parameters `index…index+3` of `seq` name, in 0-based screen cells, or nil
   /// when empty.
   func rectangle(_ seq: ControlSequence, at index: Int) -> (top: Int, left: Int, bottom: Int, right: Int)? {
-    let origin = modes.contains(.origin)
-    let rowBase = origin ? marginTop : 0
-    let colBase = origin && modes.contains(.leftRightMargins) ? marginLeft : 0
+    let (rowBase, colBase) = rectangleOrigin
     let top = max(0, rowBase + seq.param(index, default: 1) - 1)
     let left = max(0, colBase + seq.param(index + 1, default: 1) - 1)
     let bottom = min(rows - 1, seq.raw(index + 2) == 0 ? rows - 1 : rowBase + seq.raw(index + 2) - 1)
@@ -43,9 +48,7 @@ extension TerminalState {
   /// not kept, so the page numbers are ignored.
   mutating func copyRectangle(_ seq: ControlSequence) {
     guard let source = rectangle(seq, at: 0) else { return }
-    let origin = modes.contains(.origin)
-    let rowBase = origin ? marginTop : 0
-    let colBase = origin && modes.contains(.leftRightMargins) ? marginLeft : 0
+    let (rowBase, colBase) = rectangleOrigin
     let top = rowBase + seq.param(5, default: 1) - 1
     let left = colBase + seq.param(6, default: 1) - 1
     guard top < rows, left < cols else { return }

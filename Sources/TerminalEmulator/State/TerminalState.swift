@@ -31,7 +31,7 @@ struct TerminalState: Sendable {
   var tabStops: [Bool]
   var title = ""
   var iconName = ""
-  /// XTPUSHTITLE's stack (not kept in snapshots: a repaint cannot rebuild it).
+  /// XTPUSHTITLE's stack (not yet kept in snapshots or repaints: issue 53).
   var titleStack: [SavedTitles] = []
   static let maxTitleStack = 10
   /// Whether `CSI 20 t` and `CSI 21 t` report the icon name and title (off by default, as

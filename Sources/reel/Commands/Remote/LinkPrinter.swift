@@ -1,6 +1,5 @@
 import CLISupport
 import Foundation
-import LiveProtocol
 
 #if canImport(Glibc)
   import Glibc
@@ -28,14 +27,5 @@ enum LinkPrinter {
       "\(log): open a link in a browser, or in a terminal: reel attach LINK (the room's only session,"
         + " or it names them; …/r/ROOM/NAME#… attaches NAME; the part after # may go in $REEL_RELAY_SECRET instead)\n",
       to: 2)
-  }
-}
-
-extension ListenRequest {
-  /// The page's address once the WebSocket server listens on `port` (nil without one).
-  func pageAddress(port: Int?) -> String? {
-    guard let host, let port else { return nil }
-    let shown = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-    return "\(tlsCertificate == nil ? "http" : "https")://\(shown):\(port)"
   }
 }

@@ -26,7 +26,8 @@ struct RelayLinkCommand: ParsableCommand {
     try liveCommand {
       var request = LiveRequest(.links)
       if action == .rotate { request.rotate = true }
-      let links = try LiveClient.ask(request, in: SocketDirectory(), continuingWith: try reelExecutable()).links ?? []
+      let links =
+        try LiveClient.ask(request, in: SocketDirectory(), continuingWith: try reelExecutable()).links ?? []
       for link in links { Output.line(link) }
     }
   }

@@ -80,8 +80,9 @@ struct ServeCommand: ParsableCommand {
             + " it is not shown again; below it, the page's login link with it:\n", to: 2)
         Output.line(first)
         // Only on standard output, as the token: never in the log.
-        if let page = request.pageAddress(port: boundPort) {
-          LinkPrinter.print(["\(page)/login#\(first)"], scanLabel: "the login link")
+        if request.host != nil, let boundPort {
+          LinkPrinter.print(
+            ["\(request.pageAddress(port: boundPort))/login#\(first)"], scanLabel: "the login link")
         }
       }
     }
