@@ -207,7 +207,9 @@ public struct TerminalAttachment {
       let (bytes, acknowledgement) = try screen.draw(frame)
       self.screen = screen
       TerminalAttachment.writeOut(bytes)
-      try send(acknowledgement)
+      // The host may have sent its last screen and closed (the program exited): an ack that
+      // finds the connection gone is not an error — the read that follows says how it ended.
+      try? send(acknowledgement)
     case .notice:
       notices.append(String(decoding: frame.payload, as: UTF8.self))
     case .end:
