@@ -14,6 +14,7 @@ let package = Package(
     .library(name: "Live", targets: ["Live"]),
     .executable(name: "reel", targets: ["reel"]),
     .executable(name: "reel-launcher", targets: ["ReelLauncher"]),
+    .executable(name: "reel-bench", targets: ["ReelBench"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -120,12 +121,19 @@ let package = Package(
     .executableTarget(
       name: "reel",
       dependencies: [
-        "CLISupport", "Bench", "ReelBase", "TerminalEmulator", "Recording", "Playback", "Capture",
+        "CLISupport", "ReelBase", "TerminalEmulator", "Recording", "Playback", "Capture",
         "Reconnect",
         "LiveProtocol", "Live", "LiveServer", "RelayPostgres",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
+    // `reel-bench`, what `reel bench` runs: an executable of its own, so that reel does not
+    // link the bench.
+    .executableTarget(
+      name: "ReelBench",
+      dependencies: [
+        "Bench", "CLISupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
     // The `reel` install.sh puts on the PATH: attaches itself, execs the full reel otherwise.
     .executableTarget(name: "ReelLauncher", dependencies: ["LocalAttach"]),
     .testTarget(
@@ -160,7 +168,8 @@ let package = Package(
     .testTarget(
       name: "ReelCLITests",
       dependencies: [
-        "reel", "ReelBase", "Capture", "LiveProtocol", "Live", "Reconnect", "TerminalEmulator", "TestSupport",
+        "reel", "ReelBench", "ReelBase", "Capture", "LiveProtocol", "Live", "Reconnect", "TerminalEmulator",
+        "TestSupport",
         "CLISupport",
       ]),
   ],

@@ -8,7 +8,7 @@ extension BenchRun {
   /// catch-up after outages beside what the program printed meanwhile, and many read-only
   /// viewers beside none.
   func remoteSection() throws -> JSONValue {
-    let exe = try reelExecutable()
+    let exe = try BenchExecutables.reel()
     let figures = options.remoteFigures
     var fields: [(String, JSONValue)] = []
     if figures.contains("throughput") { fields += try throughputFigure(exe: exe) }

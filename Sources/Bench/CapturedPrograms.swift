@@ -45,7 +45,7 @@ enum CapturedPrograms {
 
   private static func capture(_ name: String) -> [UInt8]? {
     guard RecordingBench.wallTime(["/bin/sh", "-c", "command -v \(program(name))"]) != nil,
-      let exe = try? reelExecutable()
+      let exe = try? BenchExecutables.reel()
     else { return nil }
     let dir = NSTemporaryDirectory() + "reel-bench-capture-\(getpid())-\(name)"
     try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

@@ -77,7 +77,7 @@ enum LiveBench {
   ) {
     let (dir, directory) = try scratchHostDirectory("reel-live")
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let exe = try reelExecutable()
+    let exe = try BenchExecutables.reel()
     let launcher = LiveBench.launcher(beside: exe)
     let tmux = RecordingBench.which("tmux") ? TmuxServer(socket: "reel-bench-\(getpid())") : nil
     defer {

@@ -68,7 +68,7 @@ enum LiveMemoryBench {
     // A host of the bench's own, started by the first session.
     let (dir, directory) = try LiveBench.scratchHostDirectory("reel-memory")
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let exe = try reelExecutable()
+    let exe = try BenchExecutables.reel()
     var hostPID: Int32?
     defer { LiveBench.stopHostAndKeeper(directory) }
     _ = try LiveBench.createSession(

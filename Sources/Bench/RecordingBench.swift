@@ -89,7 +89,7 @@ enum RecordingBench {
     // adds the CR as a terminal would.
     let real = Workloads.make("real", size: sizeMiB << 20).filter { $0 != 0x0D }
     try Data(real).write(to: URL(fileURLWithPath: input))
-    let reel = try reelExecutable()
+    let reel = try BenchExecutables.reel()
     let reelFile = dir.appendingPathComponent("r.reel").path
     let command = "cat '\(input)'"
     var castFile = dir.appendingPathComponent("a.cast").path

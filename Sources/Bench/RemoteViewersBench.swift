@@ -16,7 +16,7 @@ import NIOCore
 /// with its keyboard holder attached locally, alone and with `count` read-only WebSocket
 /// viewers (each a real WebSocket client that reads and discards), interleaved round by
 /// round; and the host's resident memory per attached viewer. The viewers run in a process of
-/// their own at the lowest priority (`nice -n 19 reel bench-viewers`): viewers on other
+/// their own at the lowest priority (`nice -n 19 reel-bench viewers`): viewers on other
 /// machines cost the host no CPU of theirs, so here they get only what the host and the
 /// program leave; a viewer that cannot keep up falls behind and is repainted, as designed.
 package enum RemoteViewersBench {
@@ -61,7 +61,7 @@ package enum RemoteViewersBench {
         "throughput", command: cat.command, cols: 80, rows: 24, exe: exe, directory: sockets)
       let before = Measure.currentRSS(pid: host)
       let crowd = try Crowd(
-        exe: exe, port: served.port, token: served.token, session: "throughput", count: count)
+        port: served.port, token: served.token, session: "throughput", count: count)
       defer { crowd.stop() }
       let attached = Measure.currentRSS(pid: host)
       idle.append(Double(attached - before) / Double(count))
@@ -86,11 +86,12 @@ package enum RemoteViewersBench {
     private let process = Process()
     private let input = Pipe()
 
-    init(exe: String, port: Int, token: String, session: String, count: Int) throws {
+    init(port: Int, token: String, session: String, count: Int) throws {
       let output = Pipe()
       process.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
       process.arguments = [
-        "-n", "19", exe, "bench-viewers", "--port", "\(port)", "--session", session, "--count", "\(count)",
+        "-n", "19", try BenchExecutables.reelBench(), "viewers", "--port", "\(port)", "--session", session,
+        "--count", "\(count)",
       ]
       var environment = ProcessInfo.processInfo.environment
       environment["REEL_TOKEN"] = token
@@ -117,7 +118,7 @@ package enum RemoteViewersBench {
     }
   }
 
-  /// `reel bench-viewers`: `count` viewers of `session` on 127.0.0.1:`port`; says "attached"
+  /// `reel-bench viewers`: `count` viewers of `session` on 127.0.0.1:`port`; says "attached"
   /// on a line once all are, and ends when its standard input does.
   package static func runViewers(port: Int, token: String, session: String, count: Int) throws {
     let crowd = (0..<count).map { _ in Viewer(port: port, token: token, session: session) }

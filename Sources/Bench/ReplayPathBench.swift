@@ -23,7 +23,7 @@ enum ReplayPathBench {
     let dir = NSTemporaryDirectory() + "reel-bench-replay-\(getpid())"
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let exe = try reelExecutable()
+    let exe = try BenchExecutables.reel()
     var figures: [Figure] = []
     for name in workloads {
       BenchProgress.step("replay path: recording \(name)")
@@ -90,7 +90,7 @@ enum ReplayPathBench {
     let dir = NSTemporaryDirectory() + "reel-bench-seek-\(getpid())"
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let exe = try reelExecutable()
+    let exe = try BenchExecutables.reel()
     let data = dir + "/input.bin"
     let recording = dir + "/large.reel"
     BenchProgress.step("seek: writing \(sizeMiB) MiB of input")

@@ -237,7 +237,7 @@ extension BenchRun {
     let sessions = options.survivalSessions
     let rounds = 3
     BenchProgress.step("survival: \(sessions) sessions, \(rounds) upgrades, \(rounds) floods killed and stopped")
-    let f = try SurvivalBench.run(sessions: sessions, rounds: rounds, exe: try reelExecutable())
+    let f = try SurvivalBench.run(sessions: sessions, rounds: rounds, exe: try BenchExecutables.reel())
     let p50 = { (v: [Double]) in LiveBench.percentile(v, 0.5) }
     let upgrade = p50(f.upgradeMillis)
     let attach = p50(f.attachMillis)

@@ -23,7 +23,7 @@ struct Reel: ParsableCommand {
       ListCommand.self,
       DetachCommand.self, KillCommand.self, SendCommand.self, HistoryCommand.self, TailCommand.self,
       HostCommand.self, ServeCommand.self, RelayCommand.self, RelayLinkCommand.self, TokenCommand.self,
-      BenchViewersCommand.self, KeeperCommand.self, StatusCommand.self,
+      KeeperCommand.self, StatusCommand.self,
     ]
   )
 

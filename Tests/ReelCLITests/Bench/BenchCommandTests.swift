@@ -11,7 +11,8 @@ final class BenchCommandTests: XCTestCase {
     let r = try ReelCLI.run(
       [
         "bench", "--size", "1", "--workloads", "ascii,dense_cells", "--repeats", "1", "--json",
-        "--skip-reconnect", "--attaches", "4", "--memory-sessions", "3", "--survival-sessions", "2", "--seek-size",
+        "--skip-reconnect", "--attaches", "4", "--memory-sessions", "3", "--survival-sessions", "2",
+        "--seek-size",
         "2", "--resizes",
         "300",
         "--viewers", "5",
@@ -264,5 +265,44 @@ final class BenchCommandTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("\(name): \(program) is not installed"), "\(name)\n\(r.stderr)")
       }
     }
+  }
+
+  /// `reel bench` runs the `reel-bench` beside it; a reel alone (installed without the bench)
+  /// says what to build in one line, and `reel-bench` alone says it needs a reel beside it.
+  func testBenchIsAnExecutableOfItsOwnBesideReel() throws {
+    let dir = NSTemporaryDirectory() + "reel-alone-\(getpid())"
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let built = ReelCLI.executable.deletingLastPathComponent()
+    for name in ["reel", "reel-bench"] {
+      try FileManager.default.copyItem(
+        atPath: built.appendingPathComponent(name).path, toPath: dir + "/" + name)
+    }
+    // Both present: reel bench is reel-bench.
+    let both = try ReelCLI.run(
+      ["bench", "--size", "1", "--workloads", "ascii", "--save-workloads", dir + "/saved"],
+      executable: URL(fileURLWithPath: dir + "/reel"))
+    XCTAssertEqual(both.status, 0, both.stderr)
+    XCTAssertNotNil(FileManager.default.contents(atPath: dir + "/saved/ascii.bin"))
+    // The bench's sections that drive reel find no reel beside a lone reel-bench.
+    try FileManager.default.removeItem(atPath: dir + "/reel")
+    let benchAlone = try ReelCLI.run(
+      [
+        "--size", "1", "--workloads", "ascii", "--repeats", "1", "--skip-recording", "--skip-reconnect",
+        "--skip-replay", "--skip-resize", "--skip-remote",
+      ],
+      executable: URL(fileURLWithPath: dir + "/reel-bench"))
+    XCTAssertEqual(benchAlone.status, 1, benchAlone.stderr)
+    XCTAssertTrue(benchAlone.stderr.contains("reel-bench: no reel beside"), benchAlone.stderr)
+    // A reel without reel-bench.
+    try FileManager.default.copyItem(atPath: built.appendingPathComponent("reel").path, toPath: dir + "/reel")
+    try FileManager.default.removeItem(atPath: dir + "/reel-bench")
+    let reelAlone = try ReelCLI.run(
+      ["bench", "--size", "1"], executable: URL(fileURLWithPath: dir + "/reel"))
+    XCTAssertEqual(reelAlone.status, 1)
+    XCTAssertEqual(
+      reelAlone.stderr,
+      "reel: reel bench runs reel-bench, which is not built beside this reel (swift build -c release --product reel-bench)\n"
+    )
   }
 }

@@ -3,12 +3,12 @@ import Bench
 import CLISupport
 import Foundation
 
-/// `reel bench-viewers`: the read-only WebSocket viewers of `reel bench`'s remote section, in a
-/// process of their own so the bench can run them at the lowest priority. Not for users: hidden
-/// from help. The token comes from `$REEL_TOKEN` (never an argument).
-struct BenchViewersCommand: ParsableCommand {
+/// `reel-bench viewers`: the read-only WebSocket viewers of the remote section, in a process of
+/// their own so the bench can run them at the lowest priority. Not for users: hidden from
+/// help. The token comes from `$REEL_TOKEN` (never an argument).
+struct ViewersCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "bench-viewers", abstract: "Viewers for reel bench (internal).", shouldDisplay: false)
+    commandName: "viewers", abstract: "Viewers for reel bench (internal).", shouldDisplay: false)
 
   @Option var port: Int
   @Option var session: String
