@@ -4,6 +4,7 @@ import Live
 import LiveProtocol
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// `reel serve`'s WebSocket connections: which upgrades are refused before the handshake,
 /// which tokens are refused after it (with a close code a client understands), and a
@@ -18,7 +19,34 @@ extension RemoteServer {
   /// is refused (cross-site WebSocket hijacking), the subprotocol must be this version's, and
   /// the token (or login cookie) must be good — 401 otherwise, answered after the failed-attempt
   /// delay — so that a peer without one never gets a WebSocket that could buffer its messages.
-  func refusal(of head: HTTPRequestHead, from peer: String) -> LiveHTTPChannel.UpgradeRefusal? {
+  /// While the token file is the one last read, the credential is judged on the event loop;
+  /// otherwise after the file was read again on NIO's thread pool (a token just made or
+  /// revoked counts at once, and no lock or read ever holds up the loop).
+  func refusal(of head: HTTPRequestHead, on channel: any Channel) -> EventLoopFuture<
+    LiveHTTPChannel.UpgradeRefusal?
+  > {
+    let peer = RemoteServer.peer(channel)
+    if let refused = refusalBeforeAuthentication(of: head, from: peer) {
+      return channel.eventLoop.makeSucceededFuture(refused)
+    }
+    if tokenSnapshot.isCurrent {
+      return channel.eventLoop.makeSucceededFuture(judged(head, from: peer))
+    }
+    return NIOThreadPool.singleton.runIfActive(eventLoop: channel.eventLoop) { [tokenSnapshot] in
+      _ = try? tokenSnapshot.reloadIfChanged()
+    }.map { [self] in judged(head, from: peer) }
+  }
+
+  /// The refusal of `head`'s credential by the token snapshot, or nil.
+  private func judged(_ head: HTTPRequestHead, from peer: String) -> LiveHTTPChannel.UpgradeRefusal? {
+    guard case .failure(let refused) = authenticate(head.headers, from: peer) else { return nil }
+    return LiveHTTPChannel.UpgradeRefusal(status: .unauthorized, reason: refused.reason, delay: refused.delay)
+  }
+
+  /// Why an upgrade is refused whatever its credential, or nil.
+  private func refusalBeforeAuthentication(of head: HTTPRequestHead, from peer: String)
+    -> LiveHTTPChannel.UpgradeRefusal?
+  {
     let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
     guard path == "/ws" else { return .init(status: .notFound, reason: "no WebSocket at \(path)") }
     for origin in head.headers["Origin"]
@@ -31,9 +59,6 @@ extension RemoteServer {
       log("\(peer): refused: no \(RemoteServer.subprotocol) subprotocol offered")
       return .init(status: .badRequest, reason: "this server speaks \(RemoteServer.subprotocol)")
     }
-    if case .failure(let refused) = authenticate(head.headers, from: peer) {
-      return .init(status: .unauthorized, reason: refused.reason, delay: refused.delay)
-    }
     return nil
   }
 
@@ -44,19 +69,16 @@ extension RemoteServer {
     var delay: TimeInterval = 0
   }
 
-  /// The token record the request's bearer token (or login cookie) names; a valid one always
-  /// gets in, a failure is answered after `FailedAttempts`' delay.
-  func authenticate(_ headers: HTTPHeaders, from peer: String) -> Result<TokenRecord, Refusal> {
-    let records = (try? tokens.records()) ?? []
-    let record: TokenRecord?
-    switch RemoteServer.presentedCredential(
+  /// What `headers` present: a bearer token or a login cookie.
+  func credential(_ headers: HTTPHeaders) -> Credential? {
+    RemoteServer.presentedCredential(
       authorization: headers.first(name: "Authorization"), cookies: headers["Cookie"])
-    {
-    case .token(let token)?: record = TokenStore.match(token, in: records)
-    case .login(let id)?: record = TokenStore.matchLogin(id, in: records)
-    case nil: record = nil
-    }
-    guard let record else {
+  }
+
+  /// The token record the request's bearer token (or login cookie) names in the token
+  /// snapshot; a valid one always gets in, a failure is answered after `FailedAttempts`' delay.
+  func authenticate(_ headers: HTTPHeaders, from peer: String) -> Result<TokenRecord, Refusal> {
+    guard let record = TokenSnapshot.match(credential(headers), in: tokenSnapshot.records) else {
       log("\(peer): refused: bad or missing token")
       return .failure(
         Refusal(code: .notAllowed, reason: "authentication failed", delay: attempts.failed(peer)))
@@ -105,7 +127,7 @@ extension RemoteServer {
         endpoint, on: channel, code: refusal.code, reason: refusal.reason, afterMessage: true)
       return
     }
-    try? tokens.markUsed(hash: record.hash)
+    tokenSnapshot.noteUsed(hash: record.hash)
     guard connections.count < options.maxConnections else {
       log("\(peer) token \(record.label): refused: \(options.maxConnections) connections already")
       await RemoteServer.close(

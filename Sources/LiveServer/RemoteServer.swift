@@ -7,6 +7,7 @@ import Live
 import LiveProtocol
 import Logging
 import NIOCore
+import NIOPosix
 import NIOSSL
 import ServiceLifecycle
 
@@ -77,6 +78,8 @@ public final class RemoteServer: @unchecked Sendable {
 
   let inbox: LiveHost.Inbox
   let tokens: TokenStore
+  /// The tokens as last read, what connections are checked against on the event loop.
+  let tokenSnapshot: TokenSnapshot
   let options: ServeOptions
   let log: @Sendable (String) -> Void
   let grantDefaults: (environment: [String], directory: String?)
@@ -95,6 +98,7 @@ public final class RemoteServer: @unchecked Sendable {
   ) {
     self.inbox = inbox
     self.tokens = tokens
+    tokenSnapshot = TokenSnapshot(store: tokens)
     self.options = options
     self.grantDefaults = (environment, directory)
     self.log = { log(PeerText.escaped($0)) }
@@ -106,6 +110,11 @@ public final class RemoteServer: @unchecked Sendable {
   /// error when the address is refused or taken, or the certificate does not load.
   public func start() throws -> Int {
     if let refusal = options.refusal { throw LiveError(refusal) }
+    do {
+      try tokenSnapshot.reloadIfChanged()
+    } catch {
+      log("tokens: \(error); no token is accepted until the file is mended")
+    }
     let server = try serverBuilder()
     let (router, options) = (httpRouter(), self.options)
     let running = try RunningServer(label: "reel-serve") { logger, onRunning in
@@ -126,10 +135,12 @@ public final class RemoteServer: @unchecked Sendable {
     return running.port
   }
 
-  /// Stops listening and closes the WebSocket connections (the host tells its clients first).
+  /// Stops listening and closes the WebSocket connections (the host tells its clients first);
+  /// writes the tokens' last uses noted since the watcher last did.
   public func stop() {
     revocationWatch?.cancel()
     running?.stop()
+    try? tokenSnapshot.writeLastUses()
   }
 
   /// The plain HTTP side: the browser viewer's page, and the login exchange a browser needs
@@ -160,15 +171,19 @@ public final class RemoteServer: @unchecked Sendable {
       var request = request
       let body = try await request.collectBody(upTo: 512)
       let token = String(buffer: body).trimmingCharacters(in: .whitespacesAndNewlines)
-      guard let record = TokenStore.match(token, in: (try? tokens.records()) ?? []) else {
+      guard let record = await knownRecord(.token(token)) else {
         let delay = attempts.failed(peer)
         if delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
         log("\(peer): login refused: bad token")
         throw HTTPError(.unauthorized, message: "bad token")
       }
-      guard let id = try tokens.logIn(tokenHash: record.hash) else {
-        throw HTTPError(.unauthorized, message: "bad token")
+      // The login is a change of the file: made on the thread pool, and the snapshot read
+      // again there, so that the WebSocket that follows finds it.
+      let id = try await NIOThreadPool.singleton.runIfActive { [tokens, tokenSnapshot] in
+        defer { _ = try? tokenSnapshot.reloadIfChanged() }
+        return try tokens.logIn(tokenHash: record.hash)
       }
+      guard let id else { throw HTTPError(.unauthorized, message: "bad token") }
       log("\(peer) token \(record.label): logged in")
       let secure = isHTTPS(request)
       var headers = HTTPFields()
@@ -185,7 +200,7 @@ public final class RemoteServer: @unchecked Sendable {
       headers[.cacheControl] = "no-store"
       if case .login(let id)? = RemoteServer.presentedCredential(
         authorization: nil, cookies: request.headers[values: .cookie]),
-        TokenStore.matchLogin(id, in: (try? tokens.records()) ?? []) != nil
+        await knownRecord(.login(id)) != nil
       {
         return Response(status: .noContent, headers: headers)
       }
@@ -202,7 +217,11 @@ public final class RemoteServer: @unchecked Sendable {
       if case .login(let id)? = RemoteServer.presentedCredential(
         authorization: nil, cookies: request.headers[values: .cookie])
       {
-        if (try? tokens.logOut(id)) == true { log("\(context.remoteAddress): logged out") }
+        let ended = try? await NIOThreadPool.singleton.runIfActive { [tokens, tokenSnapshot] in
+          defer { _ = try? tokenSnapshot.reloadIfChanged() }
+          return try tokens.logOut(id)
+        }
+        if ended == true { log("\(context.remoteAddress): logged out") }
       }
       let secure = isHTTPS(request)
       var headers = HTTPFields()
@@ -212,6 +231,17 @@ public final class RemoteServer: @unchecked Sendable {
       return Response(status: .noContent, headers: headers)
     }
     return router
+  }
+
+  /// The record `credential` names in the token snapshot, the file read again first (on the
+  /// thread pool) when it changed since.
+  func knownRecord(_ credential: Credential) async -> TokenRecord? {
+    if !tokenSnapshot.isCurrent {
+      _ = try? await NIOThreadPool.singleton.runIfActive { [tokenSnapshot] in
+        try tokenSnapshot.reloadIfChanged()
+      }
+    }
+    return TokenSnapshot.match(credential, in: tokenSnapshot.records)
   }
 
   /// Whether the browser reached this page over https: TLS here, or (only under
@@ -261,7 +291,7 @@ public final class RemoteServer: @unchecked Sendable {
         pingInterval: .seconds(Int64(server.options.pingSeconds)),
         requestDeadline: .seconds(Int64(server.options.requestSeconds)),
         subprotocol: RemoteServer.subprotocol,
-        check: { head, channel in server.refusal(of: head, from: RemoteServer.peer(channel)) },
+        check: { head, channel in server.refusal(of: head, on: channel) },
         connected: { endpoint, head in await server.serve(endpoint, head: head) })
       let gated = GatedChannel(base: channel, gate: gate)
       guard let tls else { return gated }
@@ -280,16 +310,28 @@ public final class RemoteServer: @unchecked Sendable {
     return lower[range.upperBound...] == authority.lowercased()
   }
 
-  /// Every second, the token file again: connections whose token was revoked or expired end.
+  /// Every second, the token file again if it changed (on the thread pool): connections whose
+  /// token was revoked or expired end. Every `TokenSnapshot.lastUseSeconds`, the last uses.
   private func watchRevocations() async {
+    var lastUsesWritten = ContinuousClock.now
     while !Task.isCancelled {
       try? await Task.sleep(for: .seconds(1))
+      let snapshot = tokenSnapshot
+      let writeUses = ContinuousClock.now - lastUsesWritten >= .seconds(TokenSnapshot.lastUseSeconds)
+      if writeUses { lastUsesWritten = .now }
+      do {
+        try await NIOThreadPool.singleton.runIfActive {
+          if writeUses { try snapshot.writeLastUses() }
+          try snapshot.reloadIfChanged()
+        }
+      } catch {
+        log("tokens: \(error)")
+      }
+      // A revocation changes the file, an expiry does not: both are checked against the
+      // snapshot every second. By hash: a label re-created for a new token is another token.
       let live = connections.tokens
-      // Read again every second while anyone is connected: a revocation changes the file,
-      // an expiry does not. By hash: a label re-created for a new token is another token.
-      guard !live.isEmpty else { continue }
-      guard let records = try? tokens.records() else { continue }
-      let now = Date()
+      guard !live.isEmpty, snapshot.readable else { continue }
+      let (records, now) = (snapshot.records, Date())
       for (hash, label) in live {
         let record = records.first { $0.hash == hash }
         if record == nil || record!.isExpired(at: now) {

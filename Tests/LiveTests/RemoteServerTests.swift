@@ -202,7 +202,7 @@ extension RemoteServerTests {
   }
 
   /// GET `path`: the status and the headers.
-  private func get(_ path: String) throws -> (status: Int, headers: [String: String]) {
+  private func get(_ path: String, timeout: Double = 20) -> (status: Int, headers: [String: String]) {
     let done = DispatchSemaphore(value: 0)
     nonisolated(unsafe) var result: (Int, [String: String]) = (0, [:])
     URLSession.shared.dataTask(with: URL(string: "http://127.0.0.1:\(port)\(path)")!) { _, response, _ in
@@ -212,7 +212,7 @@ extension RemoteServerTests {
       result = (http?.statusCode ?? 0, headers)
       done.signal()
     }.resume()
-    XCTAssertEqual(done.wait(timeout: .now() + 20), .success)
+    XCTAssertEqual(done.wait(timeout: .now() + timeout), .success, "GET \(path): no answer")
     return result
   }
 
@@ -221,7 +221,7 @@ extension RemoteServerTests {
       ("/", "text/html"), ("/login", "text/html"), ("/viewer.js", "text/javascript"),
       ("/viewer.css", "text/css"),
     ] {
-      let (status, headers) = try get(path)
+      let (status, headers) = get(path)
       XCTAssertEqual(status, 200, path)
       XCTAssertTrue(headers["content-type"]?.hasPrefix(type) == true, "\(path): \(headers)")
       let policy = try XCTUnwrap(headers["content-security-policy"], path)
@@ -229,7 +229,30 @@ extension RemoteServerTests {
       XCTAssertFalse(policy.contains("unsafe"), policy)
       XCTAssertEqual(headers["x-content-type-options"], "nosniff")
     }
-    XCTAssertEqual(try get("/nothing-here").status, 404)
+    XCTAssertEqual(get("/nothing-here").status, 404)
+  }
+
+  /// The token file is touched off the event loop: while another process holds its lock (a
+  /// `reel token` mid-change, or one stopped in a debugger), a token the server knows still
+  /// attaches and the page is still served; the token's last use is written when it stops.
+  func testAHeldTokenFileLockHoldsUpNoConnection() throws {
+    let secret = try token("known")
+    let first = WebSocketTestClient(port: port, token: secret)
+    try first.request(LiveRequest(.list))
+    XCTAssertEqual(first.reply()?.ok, true)
+    XCTAssertNil(try tokens.records().first?.lastUsed, "uses are written in batches, not per connection")
+    let lock = open(running.root + "/state/tokens.json.lock", O_RDWR)
+    XCTAssertGreaterThanOrEqual(lock, 0)
+    XCTAssertEqual(flock(lock, LOCK_EX), 0)
+    let again = WebSocketTestClient(port: port, token: secret)
+    try again.request(LiveRequest(.list))
+    let reply = again.reply()
+    XCTAssertEqual(get("/", timeout: 5).status, 200, "the page waits for no lock")
+    flock(lock, LOCK_UN)
+    close(lock)
+    XCTAssertEqual(reply?.ok, true, "a known token waits for no lock")
+    server.stop()
+    XCTAssertNotNil(try tokens.records().first?.lastUsed, "the last use is written when the server stops")
   }
 
   func testBrowserLoginSetsAnHttpOnlyStrictCookieThatOpensTheWebSocket() throws {

@@ -137,7 +137,9 @@ public final class RelayServer: @unchecked Sendable {
         responder: responder, http1: .init(idleTimeout: .seconds(30)), maxFrame: 1 << 20,
         maxMessage: RelayServer.maxMessage, pingInterval: .seconds(Int64(relay.options.pingSeconds)),
         subprotocol: RelayServer.subprotocol,
-        check: { head, channel in relay.refusal(of: head, from: RemoteServer.peer(channel)) },
+        check: { head, channel in
+          channel.eventLoop.makeSucceededFuture(relay.refusal(of: head, from: RemoteServer.peer(channel)))
+        },
         connected: { endpoint, head in await relay.serve(endpoint, head: head) })
       let gated = GatedChannel(base: channel, gate: gate)
       guard let tls else { return gated }

@@ -205,13 +205,18 @@ public struct TokenStore: Sendable {
     return found
   }
 
-  /// Notes that the token whose hash is `hash` was used now (for `reel token ls`).
-  public func markUsed(hash: String, at now: Date = Date()) throws {
+  /// Notes when each token (by hash) was last used, in one change (for `reel token ls`);
+  /// tokens revoked meanwhile are skipped.
+  public func markUsed(_ uses: [String: Date]) throws {
     try withLock(exclusive: true) {
       var all = try read()
-      guard let i = all.firstIndex(where: { $0.hash == hash }) else { return }
-      all[i].lastUsed = now
-      try write(all)
+      var changed = false
+      for i in all.indices {
+        guard let used = uses[all[i].hash], used > (all[i].lastUsed ?? .distantPast) else { continue }
+        all[i].lastUsed = used
+        changed = true
+      }
+      if changed { try write(all) }
     }
   }
 

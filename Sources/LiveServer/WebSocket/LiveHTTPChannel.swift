@@ -29,9 +29,10 @@ struct LiveHTTPChannel: ServerChildChannel, HTTPChannelHandler {
   }
 
   /// Why an upgrade is refused — the HTTP status, a one-line body and how long to wait before
-  /// answering (a peer that keeps guessing tokens is slowed down) — or nil to accept it. A
-  /// refused upgrade never becomes a WebSocket: nothing of the peer's is buffered.
-  typealias Check = @Sendable (HTTPRequestHead, any Channel) -> UpgradeRefusal?
+  /// answering (a peer that keeps guessing tokens is slowed down) — or nil to accept it, on
+  /// the channel's event loop (a check that must read a file does it elsewhere and answers
+  /// later). A refused upgrade never becomes a WebSocket: nothing of the peer's is buffered.
+  typealias Check = @Sendable (HTTPRequestHead, any Channel) -> EventLoopFuture<UpgradeRefusal?>
 
   struct UpgradeRefusal: Sendable {
     var status: HTTPResponse.Status
@@ -65,11 +66,13 @@ struct LiveHTTPChannel: ServerChildChannel, HTTPChannelHandler {
       let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
         maxFrameSize: maxFrame,
         shouldUpgrade: { [check, subprotocol] channel, head in
-          if let refused = check(head, channel) {
-            refusal.value = refused
-            return channel.eventLoop.makeSucceededFuture(nil)
+          check(head, channel).hop(to: channel.eventLoop).map { refused in
+            if let refused {
+              refusal.value = refused
+              return nil
+            }
+            return HTTPHeaders([("Sec-WebSocket-Protocol", subprotocol)])
           }
-          return channel.eventLoop.makeSucceededFuture(HTTPHeaders([("Sec-WebSocket-Protocol", subprotocol)]))
         },
         upgradePipelineHandler: { [maxMessage, pingInterval] channel, head in
           channel.eventLoop.makeCompletedFuture {

@@ -41,7 +41,8 @@ final class RunningServer: @unchecked Sendable {
     if let io = error as? IOError {
       switch io.errnoCode {
       case EADDRINUSE:
-        return "the address is in use (another program, or another reel serve, listens there; choose another port with --listen)"
+        return
+          "the address is in use (another program, or another reel serve, listens there; choose another port with --listen)"
       case EADDRNOTAVAIL: return "this machine has no such address"
       case EACCES: return "not allowed to listen there (ports below 1024 need privileges)"
       default: return String(cString: strerror(io.errnoCode))
@@ -54,7 +55,8 @@ final class RunningServer: @unchecked Sendable {
   func stop() {
     let group = self.group
     Task { await group.triggerGracefulShutdown() }
-    _ = finished.wait(timeout: .now() + 10)
+    // Signalled again once seen: stopping a stopped server returns at once.
+    if finished.wait(timeout: .now() + 10) == .success { finished.signal() }
   }
 
   /// The TLS configuration from a PEM certificate chain and key, or nil without them.
