@@ -19,6 +19,7 @@ extension BenchRun {
     }
     if figures.contains("catch-up") { fields.append(("catchUp", try catchUpFigures(exe: exe))) }
     if figures.contains("viewers") { fields.append(("viewers", try viewersFigure(exe: exe))) }
+    if figures.contains("idle") { fields.append(("idleConnections", try idleFigure(exe: exe))) }
     if figures.contains("screen") { fields.append(("screenMode", try screenFigures(exe: exe))) }
     if figures.contains("browser") { fields.append(("browser", try browserFigure(exe: exe))) }
     if figures.contains("relay") { fields.append(("relay", try relayFigure(exe: exe))) }
@@ -166,6 +167,50 @@ extension BenchRun {
       ("watchedHostCPUSeconds", .double((v.watchedHostCPU * 1000).rounded() / 1000)),
       ("idleBytesPerViewer", .int(Int(v.idleBytesPerViewer))),
       ("streamedBytesPerViewer", .int(Int(v.streamedBytesPerViewer))), ("rounds", .int(v.rounds)),
+    ])
+  }
+
+  private func idleFigure(exe: String) throws -> JSONValue {
+    let count = options.idleConnections
+    BenchProgress.step("remote: keys through reel attach ws:// beside \(count) idle connections and none")
+    let f = try RemoteIdleBench.run(idle: count, exe: exe)
+    let p50 = { (values: [Double]) in LiveBench.percentile(values, 0.5) }
+    let p95 = { (values: [Double]) in LiveBench.percentile(values, 0.95) }
+    if !json {
+      BenchProgress.line(
+        "remote idle connections: keys typed one at a time into `cat`, alone and with \(f.idle) read-only ws://"
+          + " connections attached to a silent session, \(f.rounds) interleaved rounds; host CPU per key")
+      for row in f.rows {
+        BenchProgress.line("  \(row.client)")
+        BenchProgress.line(
+          String(
+            format: "    no idle connections (baseline) p50 %6.2f ms  p95 %6.2f ms  host %6.1f µs/key",
+            p50(row.aloneMillis), p95(row.aloneMillis), row.aloneHostMicrosPerKey))
+        BenchProgress.line(
+          String(
+            format: "    %5d idle connections        p50 %6.2f ms  p95 %6.2f ms  host %6.1f µs/key  (%.2fx)",
+            f.idle, p50(row.crowdMillis), p95(row.crowdMillis), row.crowdHostMicrosPerKey,
+            row.crowdHostMicrosPerKey / max(row.aloneHostMicrosPerKey, 0.001)))
+      }
+    }
+    let rounded = { (value: Double) in JSONValue.double((value * 100).rounded() / 100) }
+    return .object([
+      ("idle", .int(f.idle)), ("rounds", .int(f.rounds)),
+      (
+        "clients",
+        .array(
+          f.rows.map { row in
+            .object([
+              ("client", .string(row.client)), ("keys", .int(row.aloneMillis.count)),
+              ("aloneMillisP50", rounded(p50(row.aloneMillis))),
+              ("aloneMillisP95", rounded(p95(row.aloneMillis))),
+              ("idleMillisP50", rounded(p50(row.crowdMillis))),
+              ("idleMillisP95", rounded(p95(row.crowdMillis))),
+              ("aloneHostMicrosPerKey", rounded(row.aloneHostMicrosPerKey)),
+              ("idleHostMicrosPerKey", rounded(row.crowdHostMicrosPerKey)),
+            ])
+          })
+      ),
     ])
   }
 

@@ -125,7 +125,10 @@ enum RemoteBench {
     // per address are for strangers.
     let (process, port, _) = try startListening(
       exe: exe, command: "serve",
-      extra: ["--max-connections-per-address", "4096", "--max-handshakes-per-address", "1024"] + extra,
+      extra: [
+        "--max-connections", "8192", "--max-connections-per-address", "8192", "--max-handshakes-per-address",
+        "1024",
+      ] + extra,
       dir: dir,
       name: "serve", environment: environment)
     return (process, port)

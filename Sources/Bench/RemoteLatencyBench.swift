@@ -157,8 +157,11 @@ enum RemoteLatencyBench {
 
   /// Starts `arguments` in a PTY, waits until a first key echoes, then types `keys` more one
   /// at a time (a line of them, then Enter), timing each until it shows.
+  /// `typing` is called once the client shows the first key, before the timed keys (the
+  /// idle-connections figure reads the host's CPU time there).
   static func typeAndTime(
-    _ arguments: [String], environment: [String: String], keys: Int, random: inout SplitMix64
+    _ arguments: [String], environment: [String: String], keys: Int, random: inout SplitMix64,
+    typing: () -> Void = {}
   ) throws -> [Double] {
     let pty = try PseudoTerminal(size: WindowSize(cols: 80, rows: 24))
     // Raw from the start: no key is echoed by this PTY itself before the client takes it over.
@@ -224,6 +227,7 @@ enum RemoteLatencyBench {
       }
     }
     var times: [Double] = []
+    typing()
     for _ in 0..<keys {
       if line.count >= 30 {
         // Enter: cat prints the line back under it; then a fresh line.

@@ -117,7 +117,7 @@ public struct LiveSessionSummary: Codable, Sendable, Equatable {
   public var pid: Int32
   public var cols: Int
   public var rows: Int
-  /// Attached clients (keyboard holder and read-only readOnlyClients).
+  /// Attached clients (the keyboard holder and read-only clients).
   public var clients: Int
   /// Creation time, ISO 8601.
   public var created: String
@@ -229,6 +229,7 @@ public struct ListenRequest: Codable, Sendable, Equatable {
   public var tlsCertificate: String? = nil
   public var tlsKey: String? = nil
   public var behindProxy = false
+  public var maxConnections: Int? = nil
   public var maxConnectionsPerAddress: Int? = nil
   public var maxHandshakesPerAddress: Int? = nil
   /// The relay room: its relays (empty: none), CA file and what its links grant.

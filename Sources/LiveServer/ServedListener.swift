@@ -39,6 +39,7 @@ public final class ServedListener: HostListener {
       serve.tlsCertificate = request.tlsCertificate
       serve.tlsKey = request.tlsKey
       serve.behindProxy = request.behindProxy
+      if let limit = request.maxConnections { serve.maxConnections = limit }
       if let limit = request.maxConnectionsPerAddress { serve.maxConnectionsPerAddress = limit }
       if let limit = request.maxHandshakesPerAddress { serve.maxPendingHandshakesPerAddress = limit }
       if let refusal = serve.refusal { throw LiveError(refusal) }

@@ -97,6 +97,11 @@ struct BenchCommand: ParsableCommand {
   var viewers = 100
 
   @Option(
+    name: .customLong("idle-connections"),
+    help: "Idle WebSocket connections beside a typing client in the remote section's idle figure.")
+  var idleConnections = 1000
+
+  @Option(
     name: .customLong("outage-seconds"),
     help:
       "The longest outage in the remote section's catch-up figures, and how long the screen-mode viewer watches heavy output (seconds)."
@@ -106,7 +111,7 @@ struct BenchCommand: ParsableCommand {
   @Option(
     name: .customLong("remote-figures"),
     help:
-      "Comma-separated figures of the remote section (throughput, latency, catch-up, viewers, screen, browser, relay)."
+      "Comma-separated figures of the remote section (throughput, latency, catch-up, viewers, idle, screen, browser, relay)."
   )
   var remoteFigures = BenchOptions.remoteFigureNames.joined(separator: ",")
 
@@ -162,6 +167,10 @@ struct BenchCommand: ParsableCommand {
     guard survivalSessions >= 0 else { throw CLIError("--survival-sessions cannot be negative") }
     options.survivalSessions = survivalSessions
     options.viewers = viewers
+    guard idleConnections >= 1 && idleConnections <= 5000 else {
+      throw CLIError("--idle-connections must be 1...5000")
+    }
+    options.idleConnections = idleConnections
     options.outageSeconds = outageSeconds
     options.remoteFigures = figures
     guard relayRooms >= 1 && relayRooms <= 10_000 else { throw CLIError("--relay-rooms must be 1...10000") }

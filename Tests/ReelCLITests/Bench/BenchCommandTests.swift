@@ -15,7 +15,7 @@ final class BenchCommandTests: XCTestCase {
         "--seek-size",
         "2", "--resizes",
         "300",
-        "--viewers", "5",
+        "--viewers", "5", "--idle-connections", "20",
         "--outage-seconds", "3", "--relay-rooms", "50",
       ], environment: environment)
     XCTAssertEqual(r.status, 0, r.stderr)
@@ -136,6 +136,18 @@ final class BenchCommandTests: XCTestCase {
     for key in ["aloneSeconds", "watchedSeconds", "slowdown", "aloneHostCPUSeconds", "watchedHostCPUSeconds"]
     {
       XCTAssertGreaterThan(viewers[key] as? Double ?? 0, 0, key)
+    }
+    // Keys beside idle connections: every key timed both ways, with the host's CPU per key.
+    let idle = try XCTUnwrap(remote["idleConnections"] as? [String: Any])
+    XCTAssertEqual(idle["idle"] as? Int, 20)
+    let idleClients = try XCTUnwrap(idle["clients"] as? [[String: Any]])
+    XCTAssertEqual(
+      idleClients.map { $0["client"] as? String }, ["reel attach ws://", "reel attach --render ws://"])
+    for row in idleClients {
+      XCTAssertEqual(row["keys"] as? Int, 500)
+      for key in ["aloneMillisP50", "idleMillisP50", "aloneHostMicrosPerKey", "idleHostMicrosPerKey"] {
+        XCTAssertGreaterThan(row[key] as? Double ?? 0, 0, key)
+      }
     }
     // Screen mode: far fewer bytes than the output, and a catch-up of one screen's lines.
     let screen = try XCTUnwrap(remote["screenMode"] as? [String: Any])

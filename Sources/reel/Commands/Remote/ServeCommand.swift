@@ -38,6 +38,9 @@ struct ServeCommand: ParsableCommand {
   @Option(help: "Most sessions at once, for a host this starts (-1: unlimited).")
   var maxSessions = -1
 
+  @Option(help: "Most WebSocket connections at once (past it an upgrade is answered 503).")
+  var maxConnections = ServeOptions().maxConnections
+
   @Option(help: "Most connections from one address (not behind a proxy).")
   var maxConnectionsPerAddress = ServeOptions().maxConnectionsPerAddress
 
@@ -62,6 +65,10 @@ struct ServeCommand: ParsableCommand {
       request.tlsCertificate = tls.certificate.map(ServeCommand.absolute)
       request.tlsKey = tls.key.map(ServeCommand.absolute)
       request.behindProxy = tls.behindProxy
+      guard (1...100_000).contains(maxConnections) else {
+        throw CLIError("--max-connections must be 1...100000")
+      }
+      request.maxConnections = maxConnections
       request.maxConnectionsPerAddress = maxConnectionsPerAddress
       request.maxHandshakesPerAddress = maxHandshakesPerAddress
       relayRoom.fill(&request)
