@@ -135,6 +135,31 @@ final class LiveHostTests: XCTestCase {
 
   // MARK: - Helpers
 
+  /// The host serves the connections that woke it, not every one (tmux's server loop touches
+  /// only ready clients): a client's keys leave a hundred idle connections untouched.
+  func testAWakeUpServesTheConnectionThatAskedNotTheIdleOnes() throws {
+    let owner = running.connect()
+    try owner.request(attach("quiet", ["/bin/cat"]))
+    XCTAssertEqual(try owner.reply()?.ok, true)
+    var watch = attach("quiet", ["/bin/cat"])
+    watch.readOnly = true
+    let idle = (0..<100).map { _ in running.connect() }
+    for c in idle { try c.request(watch) }
+    for c in idle { XCTAssertEqual(try c.reply()?.ok, true) }
+    let typist = running.connect()
+    try typist.request(attach("typed", ["/bin/cat"]))
+    XCTAssertEqual(try typist.reply()?.ok, true)
+    let asked = idle.map(\.framesAsked)
+    var line = ""
+    for key in "abcdefghijklmnopqrst" {
+      line.append(key)
+      typist.send(Frame(.input, Array(String(key).utf8)))
+      XCTAssertNotNil(typist.wait { frames, _ in Screen(frames).lines.first == line ? true : nil }, line)
+    }
+    let served = zip(idle.map(\.framesAsked), asked).map { $0 - $1 }
+    XCTAssertEqual(served.reduce(0, +), 0, "idle connections served for another's keys: \(served)")
+  }
+
   private func attach(_ name: String, _ command: [String]) -> LiveRequest {
     var request = LiveRequest(.attach, names: [name])
     request.command = command

@@ -17,6 +17,7 @@ final class MemoryTransport: LiveTransport, @unchecked Sendable {
   private var finishing = false
   private var paused = false
   private var refusals = 0
+  private var asked = 0
 
   init(inbox: LiveHost.Inbox, paused: Bool = false) {
     self.inbox = inbox
@@ -42,6 +43,7 @@ final class MemoryTransport: LiveTransport, @unchecked Sendable {
 
   func nextFrame() throws -> Frame? {
     try condition.withLock {
+      asked += 1
       let frame = try incoming.next()
       if let frame { unreadBytes -= frame.encodedCount }
       return frame
@@ -60,10 +62,6 @@ final class MemoryTransport: LiveTransport, @unchecked Sendable {
   func close() { condition.withLock { closeLocked() } }
 
   func flushBeforeStopping() { condition.withLock { if !paused { deliver() } } }
-
-  func pollRequest(wantsInput: Bool) -> pollfd? { nil }
-
-  func serviceReady(_ revents: Int16) {}
 
   /// Moves every queued frame to `delivered` (the client read them). Locked.
   private func deliver() {
@@ -94,7 +92,7 @@ final class MemoryTransport: LiveTransport, @unchecked Sendable {
       incoming.append(bytes)
       unreadBytes += bytes.count
     }
-    inbox.wake()
+    inbox.wake(self)
   }
 
   func request(_ request: LiveRequest) throws { send(try Frame(.request, json: request)) }
@@ -102,7 +100,7 @@ final class MemoryTransport: LiveTransport, @unchecked Sendable {
   /// The client leaves without a word.
   func hangUp() {
     close()
-    inbox.wake()
+    inbox.wake(self)
   }
 
   /// The client starts reading again: everything queued is delivered, the host told.
@@ -111,11 +109,13 @@ final class MemoryTransport: LiveTransport, @unchecked Sendable {
       paused = false
       deliver()
     }
-    inbox.wake()
+    inbox.wake(self)
   }
 
   /// Bytes the client sent that the host has not taken as frames yet.
   var unread: Int { condition.withLock { unreadBytes } }
+  /// Times the host asked for the client's next frame: each time it served this connection.
+  var framesAsked: Int { condition.withLock { asked } }
   /// Times a frame did not fit the queue.
   var overflows: Int { condition.withLock { refusals } }
   var frames: [Frame] { condition.withLock { delivered } }

@@ -97,7 +97,8 @@ extension LiveHost {
   /// `status`.
   func status(for c: LiveConnection) -> HostStatus {
     let keeperText = try? String(contentsOfFile: directory.keeperLockPath, encoding: .utf8)
-    let keeperPid = keeper == nil ? nil : keeperText.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    let keeperPid =
+      keeper == nil ? nil : keeperText.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     var lines = listeners.sorted { $0.key < $1.key }.map { $0.value.listener.summary }
     if let room = relayLinks, !listeners.values.contains(where: { $0.listener.relayRoom === room }) {
       lines.append("relay room \(RelayRoomName.of(room.links.first ?? "")) (kept by the host itself)")

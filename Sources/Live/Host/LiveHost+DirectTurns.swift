@@ -14,11 +14,10 @@ extension LiveHost {
     var wake = false
     defer {
       turn.unlock()
-      if wake { inbox.wake() }
+      if wake { inbox.wake(transport) }
     }
-    guard let c = connections.values.first(where: { $0.transport === transport }), c.session != nil else {
-      return false
-    }
+    guard let c = connectionIDs[ObjectIdentifier(transport)].flatMap({ connections[$0] }), c.session != nil
+    else { return false }
     takeFrames(from: c)
     wake = c.closed || c.closing || c.session.flatMap { sessions[$0] }.map(needsHostTurn) ?? true
     return true
@@ -46,7 +45,11 @@ extension LiveHost {
     for id in session.readOnlyClients.union(session.keyboardHolder.map { [$0] } ?? []) {
       guard let c = connections[id] else { continue }
       if c.closed || c.screenFeed.map({ $0.dirty && $0.mayUpdate }) == true { return true }
-      if c.hasQueuedOutput && c.transport.pollRequest(wantsInput: false) != nil { return true }
+      if c.hasQueuedOutput, let polled = c.transport as? any PolledTransport,
+        polled.pollRequest(wantsInput: false) != nil
+      {
+        return true
+      }
     }
     return false
   }

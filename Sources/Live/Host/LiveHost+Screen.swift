@@ -8,6 +8,7 @@ extension LiveHost {
   /// Starts screen mode for `c`, attached to `session` (after the reply): its first update.
   func startScreenFeed(_ c: LiveConnection, _ request: ScreenRequest, on session: LiveSession) {
     c.screenFeed = ScreenFeed(held: request.held, bells: session.mirror.shadow.bellCount)
+    screenConnections.insert(c.id)
     sendScreenUpdate(to: c, of: session, force: true)
   }
 
@@ -31,7 +32,8 @@ extension LiveHost {
   func screenUpdatesDue() -> UInt64? {
     let now = LiveSession.now()
     var wait: UInt64? = nil
-    for c in connections.values {
+    for id in screenConnections {
+      guard let c = connections[id] else { continue }
       if c.screenFeed?.pendingLines != nil, let name = c.session, let s = sessions[name],
         let retry = answerLines(to: c, of: s)
       {

@@ -44,6 +44,12 @@ public final class LiveHost {
   private var lockFD: Int32 = -1
   var sessions: [String: LiveSession] = [:]
   var connections: [Int: LiveConnection] = [:]
+  /// Each connection's id by its transport's identity: whom an inbox wake-up names.
+  var connectionIDs: [ObjectIdentifier: Int] = [:]
+  /// The connections whose transport this loop polls (the Unix socket's), by id.
+  private var polled: [Int: any PolledTransport] = [:]
+  /// The connections in screen mode: the ones whose updates fall due on ticks.
+  var screenConnections: Set<Int> = []
   private var nextConnectionID = 1
   private var everHadSession = false
   private let started = LiveSession.now()
@@ -205,11 +211,17 @@ public final class LiveHost {
     }
     guard !programs.isEmpty else { return }
     var parts = ["\(exact) as handed over"]
-    if !rebuilt.isEmpty { parts.append("rebuilt after a crash, nothing lost: \(rebuilt.sorted().joined(separator: ", "))") }
-    if !lossy.isEmpty {
-      parts.append("rebuilt after a crash from the recording alone (its last output lost): \(lossy.sorted().joined(separator: ", "))")
+    if !rebuilt.isEmpty {
+      parts.append("rebuilt after a crash, nothing lost: \(rebuilt.sorted().joined(separator: ", "))")
     }
-    log("continuing \(sessions.count) session\(sessions.count == 1 ? "" : "s") (\(parts.joined(separator: "; ")))")
+    if !lossy.isEmpty {
+      parts.append(
+        "rebuilt after a crash from the recording alone (its last output lost): \(lossy.sorted().joined(separator: ", "))"
+      )
+    }
+    log(
+      "continuing \(sessions.count) session\(sessions.count == 1 ? "" : "s") (\(parts.joined(separator: "; ")))"
+    )
   }
 
   func log(_ line: String) {
@@ -294,10 +306,10 @@ public final class LiveHost {
       fds.append(pollfd(fd: session.terminal.controller, events: Int16(POLLOUT), revents: 0))
       owners.append(.sessionInput(name))
     }
-    for (id, connection) in connections {
-      guard let request = connection.transport.pollRequest(wantsInput: !inputBlocked(connection)) else {
-        continue
-      }
+    for (id, transport) in polled {
+      guard let connection = connections[id],
+        let request = transport.pollRequest(wantsInput: !inputBlocked(connection))
+      else { continue }
       fds.append(request)
       owners.append(.connection(id))
     }
@@ -320,8 +332,8 @@ public final class LiveHost {
         // Keys a blocked keyboard holder sent meanwhile are taken now.
         if let id = s.keyboardHolder, let c = connections[id], !inputBlocked(c) { takeFrames(from: c) }
       case .connection(let id):
-        guard let c = connections[id] else { continue }
-        c.transport.serviceReady(pfd.revents)
+        guard let c = connections[id], let transport = polled[id] else { continue }
+        transport.serviceReady(pfd.revents)
         serve(c)
       }
     }
@@ -336,23 +348,27 @@ public final class LiveHost {
     if c.closed { drop(c) }
   }
 
-  /// New connections from other threads' listeners, and a turn for every transport that is
-  /// not polled (its thread woke the host: something arrived, drained or closed).
+  /// New connections from other threads' listeners, and a turn for each transport whose
+  /// thread woke the host (something arrived, drained or closed) — only those: an idle
+  /// connection costs a key or an acknowledgement nothing.
   private func takeInbox() {
-    let (arrivals, _) = inbox.take()
-    for arrival in arrivals {
-      add(arrival.transport, grant: arrival.grant)
-    }
-    for c in Array(connections.values) where c.transport.pollRequest(wantsInput: true) == nil {
-      serve(c)
+    let (arrivals, ready, _) = inbox.take()
+    var due = arrivals.map { add($0.transport, grant: $0.grant) }
+    due += ready.compactMap { connectionIDs[$0] }
+    for id in due {
+      if let c = connections[id] { serve(c) }
     }
   }
 
-  private func add(_ transport: any LiveTransport, grant: LiveGrant) {
+  @discardableResult
+  private func add(_ transport: any LiveTransport, grant: LiveGrant) -> Int {
     let id = nextConnectionID
     nextConnectionID += 1
     connections[id] = LiveConnection(
       id: id, transport: transport, grant: grant)
+    connectionIDs[ObjectIdentifier(transport)] = id
+    if let transport = transport as? any PolledTransport { polled[id] = transport }
+    return id
   }
 
   private var socketIdentity: (dev: UInt64, ino: UInt64)? = nil
@@ -599,6 +615,9 @@ public final class LiveHost {
       c.transport.close()
     }
     connections = [:]
+    connectionIDs = [:]
+    polled = [:]
+    screenConnections = []
     if listener >= 0 { unlink(directory.socketPath) }
   }
 
@@ -632,6 +651,9 @@ public final class LiveHost {
       c.transport.close()
     }
     connections = [:]
+    connectionIDs = [:]
+    polled = [:]
+    screenConnections = []
     sessions = [:]
     // The next host may take the lock now.
     if lockFD >= 0 {
@@ -643,6 +665,9 @@ public final class LiveHost {
   func drop(_ connection: LiveConnection) {
     guard connections[connection.id] != nil else { return }
     connections[connection.id] = nil
+    connectionIDs[ObjectIdentifier(connection.transport)] = nil
+    polled[connection.id] = nil
+    screenConnections.remove(connection.id)
     connection.transport.close()
     stopListener(for: connection.id)
     for session in sessions.values {

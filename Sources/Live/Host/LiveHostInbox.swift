@@ -13,6 +13,8 @@ extension LiveHost {
   /// are not polled (a frame arrived, a queue drained, a peer left), a request to stop. Its
   /// pipe is one of the descriptors the host's `poll` waits on, as each session's
   /// `OutputPump` is: the host never polls another thread's sockets and never blocks on it.
+  /// A transport's wake-up names it: the host serves the transports that asked, not every
+  /// connection (tmux's server loop touches only ready clients).
   public final class Inbox: @unchecked Sendable {
     struct Arrival {
       let transport: any LiveTransport
@@ -21,6 +23,8 @@ extension LiveHost {
 
     private let lock = NSLock()
     private var arrivals: [Arrival] = []
+    /// The transports that woke the host since it last looked.
+    private var ready: Set<ObjectIdentifier> = []
     private var stopReason: String? = nil
     private let pipeEnds: [Int32]
     /// The host this inbox belongs to (set once, before any other thread has the inbox).
@@ -40,8 +44,16 @@ extension LiveHost {
       wake()
     }
 
-    /// Makes the host look at its transports that are not polled. From any thread; cheap
-    /// when the host is already awake (one byte in a pipe that may be full).
+    /// Makes the host serve `transport` (a frame arrived, its queue drained, its peer left).
+    /// From any thread; cheap when the host is already awake (one byte in a pipe that may be
+    /// full).
+    public func wake(_ transport: any LiveTransport) {
+      lock.withLock { _ = ready.insert(ObjectIdentifier(transport)) }
+      wake()
+    }
+
+    /// Makes the host take a turn of its loop without serving any connection (a listener's
+    /// log line, a direct turn that left it work: ticks and input are looked at every turn).
     public func wake() {
       var byte: UInt8 = 1
       _ = write(pipeEnds[1], &byte, 1)
@@ -62,13 +74,16 @@ extension LiveHost {
       wake()
     }
 
-    /// Empties the pipe and hands over what arrived.
-    func take() -> (arrivals: [Arrival], stopReason: String?) {
+    /// Empties the pipe and hands over what arrived and which transports asked.
+    func take() -> (arrivals: [Arrival], ready: Set<ObjectIdentifier>, stopReason: String?) {
       var drain = [UInt8](repeating: 0, count: 256)
       while read(pipeEnds[0], &drain, drain.count) > 0 {}
       return lock.withLock {
-        defer { arrivals.removeAll() }
-        return (arrivals, stopReason)
+        defer {
+          arrivals.removeAll()
+          ready.removeAll(keepingCapacity: true)
+        }
+        return (arrivals, ready, stopReason)
       }
     }
 

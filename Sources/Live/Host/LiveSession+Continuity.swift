@@ -50,7 +50,8 @@ struct SessionDescription: Codable {
   var text: String { String(decoding: (try? JSONEncoder().encode(self)) ?? Data(), as: UTF8.self) }
 
   init?(text: String?) {
-    guard let text, let value = try? JSONDecoder().decode(SessionDescription.self, from: Data(text.utf8)) else {
+    guard let text, let value = try? JSONDecoder().decode(SessionDescription.self, from: Data(text.utf8))
+    else {
       return nil
     }
     self = value
@@ -159,7 +160,8 @@ extension LiveSession {
         continuation = .lossy
       }
       mirror = SessionMirror(
-        shadow: shadow, recent: RecentOutput(capacity: recentOutputBytes, restoring: [], endOffset: recorded + skipped))
+        shadow: shadow,
+        recent: RecentOutput(capacity: recentOutputBytes, restoring: [], endOffset: recorded + skipped))
       if !replay.isEmpty {
         mirror.receive(replay)
         _ = mirror.takeQueryReplies()  // answered by the host that read them, or never
@@ -186,7 +188,8 @@ extension LiveSession {
   }
 
   /// Reads a state `handOverState` wrote; throws on anything else (a damaged or foreign one).
-  static func restore(_ state: [UInt8]) throws -> (mirror: SessionMirror, skipped: Int, pendingInput: [UInt8]) {
+  static func restore(_ state: [UInt8]) throws -> (mirror: SessionMirror, skipped: Int, pendingInput: [UInt8])
+  {
     guard state.starts(with: stateMagic) else { throw BinaryFormatError("not a session state") }
     var r = BinaryReader(state, offset: stateMagic.count)
     let end = try r.varint()
@@ -201,7 +204,8 @@ extension LiveSession {
     shadow.setScrollbackLimit(Terminal.defaultScrollback)
     return (
       SessionMirror(
-        shadow: shadow, recent: RecentOutput(capacity: recentOutputBytes, restoring: recent, endOffset: Int(end))),
+        shadow: shadow,
+        recent: RecentOutput(capacity: recentOutputBytes, restoring: recent, endOffset: Int(end))),
       Int(skipped), pending
     )
   }

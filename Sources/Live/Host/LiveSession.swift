@@ -77,7 +77,8 @@ final class LiveSession {
     let program: SessionProgram
     var journal: OutputJournal? = nil
     if let keeper, !keeper.lost {
-      let spawned = try keeper.spawn(arguments: command, environment: env, directory: directory, size: windowSize)
+      let spawned = try keeper.spawn(
+        arguments: command, environment: env, directory: directory, size: windowSize)
       pty = spawned.terminal
       program = SessionProgram(pid: spawned.pid)
       // What the pump reads is in the journal at once, and the keeper holds it too.
@@ -85,10 +86,12 @@ final class LiveSession {
       if let journal { try? keeper.keepJournal(pid: spawned.pid, journal) }
     } else {
       pty = try PseudoTerminal(size: windowSize)
-      program = SessionProgram(own: try ChildProcess(arguments: command, environment: env, terminal: pty, directory: directory))
+      program = SessionProgram(
+        own: try ChildProcess(arguments: command, environment: env, terminal: pty, directory: directory))
     }
     let created = Date()
-    let mirror = SessionMirror(cols: clamped.cols, rows: clamped.rows, recentBytes: LiveSession.recentOutputBytes)
+    let mirror = SessionMirror(
+      cols: clamped.cols, rows: clamped.rows, recentBytes: LiveSession.recentOutputBytes)
     try self.init(
       name: name, command: command, terminal: pty, program: program, mirror: mirror, created: created,
       ringBytes: ringBytes, killGrace: killGrace, journal: journal, onOutput: onOutput)
@@ -101,7 +104,8 @@ final class LiveSession {
       startTime: created.timeIntervalSince1970)
     startRecording(at: path, root: recordingRoot) {
       try ReelRingWriter(
-        directory: path, capacity: ringBytes, info: info, keyframes: EmulatorKeyframes.self, suppliesKeyframes: true,
+        directory: path, capacity: ringBytes, info: info, keyframes: EmulatorKeyframes.self,
+        suppliesKeyframes: true,
         segmentMicros: LiveSession.segmentMicros)
     }
   }
@@ -256,7 +260,8 @@ final class LiveSession {
   var summary: LiveSessionSummary {
     LiveSessionSummary(
       name: name, command: command, pid: program.pid, cols: mirror.shadow.cols, rows: mirror.shadow.rows,
-      clients: clients, created: ISO8601DateFormatter().string(from: created), outputBytes: outputBytes - skippedOffsets,
+      clients: clients, created: ISO8601DateFormatter().string(from: created),
+      outputBytes: outputBytes - skippedOffsets,
       recording: recordingPath, recordingError: recordingError)
   }
 }

@@ -43,7 +43,9 @@ final class OutputJournal: @unchecked Sendable {
   /// A new journal whose first byte will be output byte `offset`.
   init(startingAt offset: Int) throws {
     let fd = reel_memory_file(nil, 0)
-    guard fd >= 0 else { throw LiveError("cannot create an output journal: \(String(cString: strerror(errno)))") }
+    guard fd >= 0 else {
+      throw LiveError("cannot create an output journal: \(String(cString: strerror(errno)))")
+    }
     let total = OutputJournal.headerBytes + OutputJournal.dataBytes
     guard ftruncate(fd, off_t(total)) == 0 else {
       close(fd)
@@ -75,7 +77,8 @@ final class OutputJournal: @unchecked Sendable {
     // A damaged header (offsets past Int's range, backwards) is not a journal.
     let end = Int(truncatingIfNeeded: reel_load_acquire_u64(base + 8))
     let first = Int(truncatingIfNeeded: base.load(fromByteOffset: 16, as: UInt64.self))
-    guard base.load(fromByteOffset: 0, as: UInt64.self) == OutputJournal.magic, first >= 0, first <= end else {
+    guard base.load(fromByteOffset: 0, as: UInt64.self) == OutputJournal.magic, first >= 0, first <= end
+    else {
       munmap(base, total)
       close(fd)
       return nil
@@ -126,7 +129,8 @@ final class OutputJournal: @unchecked Sendable {
     out.withUnsafeMutableBytes { target in
       while written < target.count {
         let run = min(target.count - written, size - position)
-        (target.baseAddress! + written).copyMemory(from: base + OutputJournal.headerBytes + position, byteCount: run)
+        (target.baseAddress! + written).copyMemory(
+          from: base + OutputJournal.headerBytes + position, byteCount: run)
         written += run
         position = (position + run) % size
       }

@@ -46,7 +46,10 @@ final class OutputPump: @unchecked Sendable {
   /// program keeper.
   let journal: OutputJournal?
 
-  init(fd: Int32, journal: OutputJournal? = nil, onOutput: @escaping @Sendable (OutputPump) -> Bool = { _ in false })
+  init(
+    fd: Int32, journal: OutputJournal? = nil,
+    onOutput: @escaping @Sendable (OutputPump) -> Bool = { _ in false }
+  )
     throws
   {
     self.fd = fd

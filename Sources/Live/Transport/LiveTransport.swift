@@ -10,7 +10,7 @@ import LiveProtocol
 /// (`UnixSocketTransport`), a WebSocket, a test's in-memory pair. The host calls every method
 /// with its turn held — from its own thread, or from a thread doing a small piece of its work
 /// directly (`LiveHost+DirectTurns`) — so never two at once. A transport driven by threads of
-/// its own (an event loop) keeps its state behind a lock and calls `LiveHost.Inbox.wake()`
+/// its own (an event loop) keeps its state behind a lock and calls `LiveHost.Inbox.wake(self)`
 /// when a frame arrived, its queue drained or its peer went away (or `Inbox.serveNow` for keys,
 /// without holding its lock).
 ///
@@ -36,11 +36,6 @@ public protocol LiveTransport: AnyObject {
   func close()
   /// Writes what is queued, waiting a bounded time for the peer (the host is stopping).
   func flushBeforeStopping()
-  /// The descriptor the host's `poll` waits on for this transport, with the events wanted
-  /// (`POLLIN` only while `wantsInput`), or nil for a transport that wakes the host itself.
-  func pollRequest(wantsInput: Bool) -> pollfd?
-  /// `poll` reported `revents` on the descriptor of `pollRequest`: read and write what is ready.
-  func serviceReady(_ revents: Int16)
   /// The largest frame (header included) the transport carries: what the host repaints for
   /// this client is fitted to it (fewer history lines). A relay caps its messages.
   var maxFrameBytes: Int { get }
@@ -48,4 +43,15 @@ public protocol LiveTransport: AnyObject {
 
 extension LiveTransport {
   public var maxFrameBytes: Int { Int.max }
+}
+
+/// A transport whose descriptor the host's own `poll` waits on (the local Unix socket); every
+/// other transport is driven by a thread of its own and wakes the host naming itself
+/// (`LiveHost.Inbox.wake(_:)`).
+public protocol PolledTransport: LiveTransport {
+  /// The descriptor to wait on, with the events wanted (`POLLIN` only while `wantsInput`), or
+  /// nil when there is nothing to wait for (closed).
+  func pollRequest(wantsInput: Bool) -> pollfd?
+  /// `poll` reported `revents` on the descriptor of `pollRequest`: read and write what is ready.
+  func serviceReady(_ revents: Int16)
 }

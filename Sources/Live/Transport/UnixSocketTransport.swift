@@ -8,7 +8,7 @@ import LiveProtocol
 
 /// A client on the host's Unix socket: a non-blocking stream socket the host's `poll` waits
 /// on, frames read from it as they complete and written as the socket takes them.
-final class UnixSocketTransport: LiveTransport {
+final class UnixSocketTransport: PolledTransport {
   let fd: Int32
   private var reader = FrameReader()
   private var queue = FrameQueue()

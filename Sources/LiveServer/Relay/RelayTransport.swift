@@ -61,7 +61,7 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
         incoming.append(frame)
       }
       host.admit(self, secretIndex: accepted.secret)
-      host.inbox.wake()
+      host.inbox.wake(self)
       return
     }
     let frame = condition.withLock { () -> Frame? in
@@ -74,18 +74,18 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
     }
     guard let frame else {
       condition.withLock { failure = LiveError("a sealed message that does not open") }
-      host.inbox.wake()
+      host.inbox.wake(self)
       return
     }
     // The viewer's frames the host has not taken: one WebSocket carries every viewer, so a
     // viewer that sends faster than its session takes is closed, not read more slowly.
     if condition.withLock({ incomingBytes > RelayTransport.incomingLimit }) {
       condition.withLock { failure = LiveError("sent more than the host could take", closeCode: .overloaded) }
-      host.inbox.wake()
+      host.inbox.wake(self)
       return
     }
     if frame.type == .input && host.inbox.serveNow(self) { return }
-    host.inbox.wake()
+    host.inbox.wake(self)
   }
 
   /// The relay closed the channel or the connection.
@@ -94,7 +94,7 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
       closed = true
       condition.broadcast()
     }
-    host.inbox.wake()
+    host.inbox.wake(self)
   }
 
   /// A viewer that breaks the handshake: its channel is closed.
@@ -144,7 +144,7 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
           return true
         }
         // The host repaints a viewer that fell behind once its queue drained.
-        if drained { self.host.inbox.wake() }
+        if drained { self.host.inbox.wake(self) }
       }
       socket.send(ByteBuffer(bytes: sealed), promise: written)
     }
@@ -199,8 +199,4 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
       guard condition.wait(until: deadline) else { return }
     }
   }
-
-  func pollRequest(wantsInput: Bool) -> pollfd? { nil }
-
-  func serviceReady(_ revents: Int16) {}
 }

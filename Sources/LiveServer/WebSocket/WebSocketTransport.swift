@@ -131,7 +131,7 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
       finishing = true
     }
     close()
-    inbox.wake()
+    inbox.wake(self)
   }
 
   func flushBeforeStopping() {
@@ -142,10 +142,6 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
       guard condition.wait(until: deadline) else { return }
     }
   }
-
-  func pollRequest(wantsInput: Bool) -> pollfd? { nil }
-
-  func serviceReady(_ revents: Int16) {}
 
   /// Remembers how the host's last word ends the WebSocket; an attach reply's payload. Locked.
   private func noteLastWord(_ frame: Frame) -> AttachPayload? {
@@ -202,7 +198,7 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
     if pause { try? endpoint.channel.syncOptions?.setOption(.autoRead, value: false) }
     // A key goes to the program from here when the host is idle (no thread switch).
     if frame.type == .input && inbox.serveNow(self) { return }
-    inbox.wake()
+    inbox.wake(self)
   }
 
   private func resumeReading() {
@@ -217,13 +213,13 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
       if ending == nil { ending = how }
       condition.broadcast()
     }
-    inbox.wake()
+    inbox.wake(self)
   }
 
   /// The client broke the protocol: the host refuses it (and closes) when it pulls next.
   private func fail(_ message: String) {
     condition.withLock { failure = LiveError(message) }
-    inbox.wake()
+    inbox.wake(self)
   }
 
   /// Has the event loop write what the host queued (once for many frames queued meanwhile).
@@ -297,6 +293,6 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
       return true
     }
     // The host repaints a client that fell behind once its queue drained.
-    if drained || failed { inbox.wake() }
+    if drained || failed { inbox.wake(self) }
   }
 }
