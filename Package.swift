@@ -108,7 +108,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]),
     // What the command-line tools share: one-line errors, output, `-` as a file, seconds.
-    .target(name: "CLISupport", dependencies: ["Recording", "CQREncode"]),
+    .target(name: "CLISupport", dependencies: ["Recording", "CQREncode", "LocalAttach"]),
     // `reel bench`: workloads, sections, peers; the command only parses its options.
     .target(
       name: "Bench",
@@ -169,7 +169,8 @@ let package = Package(
     .testTarget(
       name: "ReelCLITests",
       dependencies: [
-        "reel", "ReelBench", "ReelBase", "Capture", "LiveProtocol", "Live", "Reconnect", "TerminalEmulator",
+        "reel", "ReelBench", "ReelBase", "Capture", "LocalAttach", "LiveProtocol", "Live", "Reconnect",
+        "TerminalEmulator",
         "TestSupport",
         "CLISupport",
       ]),

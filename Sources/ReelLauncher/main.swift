@@ -15,10 +15,7 @@ import LocalAttach
 /// executable (a build directory).
 func fullReel() -> String? {
   if let path = getenv("REEL_FULL_EXECUTABLE").map({ String(cString: $0) }), !path.isEmpty { return path }
-  var buffer = [CChar](repeating: 0, count: 4096)
-  let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-  guard n > 0 else { return nil }
-  let me = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  guard let me = ExecutablePath.current() else { return nil }
   let directory = String(me[..<(me.lastIndex(of: "/") ?? me.startIndex)])
   var mine = stat()
   guard stat(me, &mine) == 0 else { return nil }
