@@ -156,8 +156,10 @@ final class LiveHostTests: XCTestCase {
       typist.send(Frame(.input, Array(String(key).utf8)))
       XCTAssertNotNil(typist.wait { frames, _ in Screen(frames).lines.first == line ? true : nil }, line)
     }
+    // At most once more each (a wake-up of its own that came as its request was being served);
+    // served for every key (20 times) before.
     let served = zip(idle.map(\.framesAsked), asked).map { $0 - $1 }
-    XCTAssertEqual(served.reduce(0, +), 0, "idle connections served for another's keys: \(served)")
+    XCTAssertLessThanOrEqual(served.max() ?? 0, 1, "idle connections served for another's keys: \(served)")
   }
 
   private func attach(_ name: String, _ command: [String]) -> LiveRequest {

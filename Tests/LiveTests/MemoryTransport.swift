@@ -52,7 +52,7 @@ final class MemoryTransport: LiveTransport, @unchecked Sendable {
 
   var isClosed: Bool { condition.withLock { closed } }
 
-  func finish() {
+  func finish(code: CloseCode, reason: String?) {
     condition.withLock {
       finishing = true
       if outgoing.isEmpty { closeLocked() }

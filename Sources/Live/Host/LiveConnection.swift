@@ -51,9 +51,10 @@ final class LiveConnection {
     if let frame = try? Frame(.reply, json: reply) { send(frame) }
   }
 
-  /// Closes once everything queued is written.
-  func closeWhenFlushed() {
+  /// Closes once everything queued is written, with `code` (and `reason`) where the
+  /// transport has close codes.
+  func closeWhenFlushed(code: CloseCode = .normal, reason: String? = nil) {
     closing = true
-    transport.finish()
+    transport.finish(code: code, reason: reason)
   }
 }

@@ -23,10 +23,10 @@ extension LiveHost {
       }
     } catch let error as LiveError {
       c.reply(.refused(error.message, code: error.closeCode))
-      c.closeWhenFlushed()
+      c.closeWhenFlushed(code: error.closeCode, reason: error.message)
     } catch {
       c.reply(.refused("\(error)"))
-      c.closeWhenFlushed()
+      c.closeWhenFlushed(code: .badRequest, reason: "\(error)")
     }
     catchUp(c)
   }
@@ -250,6 +250,7 @@ extension LiveHost {
       c.send(repaint(of: session, scrollbackLines: request.scrollbackLines ?? 1000, fittingIn: c))
     }
     c.drawsOnTerminal = reply.payload != AttachPayload.none && reply.payload != .screen
+    if let payload = reply.payload { c.transport.attached(with: payload) }
     if let problem = session.recordingProblem {
       c.send(Frame(.notice, Array("reel: \(problem)".utf8)))
     }
@@ -288,7 +289,7 @@ extension LiveConnection {
     if let frame = try? Frame(.end, json: end) { send(frame) }
     streaming = false
     session = nil
-    closeWhenFlushed()
+    closeWhenFlushed(code: CloseCode(end.reason))
   }
 
 }

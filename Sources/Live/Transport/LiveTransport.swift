@@ -30,8 +30,10 @@ public protocol LiveTransport: AnyObject {
   func nextFrame() throws -> Frame?
   /// The peer is gone, a write failed, or the transport closed after `finish()`.
   var isClosed: Bool { get }
-  /// Closes once everything queued is written (the host has nothing more to say).
-  func finish()
+  /// Closes once everything queued is written (the host has nothing more to say), with
+  /// `code` and a short `reason` where the carrier has a close code (a WebSocket's tells the
+  /// client whether to come back); the host says it, no transport reads it from frames.
+  func finish(code: CloseCode, reason: String?)
   /// Closes now; what is queued is dropped.
   func close()
   /// Writes what is queued, waiting a bounded time for the peer (the host is stopping).
@@ -39,10 +41,15 @@ public protocol LiveTransport: AnyObject {
   /// The largest frame (header included) the transport carries: what the host repaints for
   /// this client is fitted to it (fewer history lines). A relay caps its messages.
   var maxFrameBytes: Int { get }
+  /// The host attached this client, bringing its screen up to date by `payload`.
+  func attached(with payload: AttachPayload)
 }
 
 extension LiveTransport {
   public var maxFrameBytes: Int { Int.max }
+  /// The host attached this client, bringing its screen up to date by `payload` (for a
+  /// server's log line; nothing by default).
+  public func attached(with payload: AttachPayload) {}
 }
 
 /// A transport whose descriptor the host's own `poll` waits on (the local Unix socket); every

@@ -33,7 +33,8 @@ final class UnixSocketTransport: PolledTransport {
 
   func nextFrame() throws -> Frame? { try reader.next() }
 
-  func finish() {
+  /// A Unix socket has no close code: the end frame said it.
+  func finish(code: CloseCode, reason: String?) {
     closeAfterFlush = true
     if queue.isEmpty { close() }
   }

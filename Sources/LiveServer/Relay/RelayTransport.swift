@@ -123,10 +123,6 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
         overflowed = true
         return nil
       }
-      if frame.type == .end, let end = try? frame.decode(LiveEnd.self) { closeCode = CloseCode(end.reason) }
-      if frame.type == .reply, let reply = try? frame.decode(LiveReply.self), !reply.ok {
-        closeCode = reply.code ?? .badRequest
-      }
       inFlight += frame.encodedCount
       return RelayMessage(.data, channel: channel, sealer!.seal(frame.encoded)).encoded
     }
@@ -174,11 +170,12 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
 
   var isClosed: Bool { condition.withLock { closed } }
 
-  func finish() {
+  func finish(code: CloseCode, reason: String?) {
     let code = condition.withLock { () -> CloseCode? in
       guard !closed, !finishing else { return nil }
       finishing = true
-      return closeCode
+      closeCode = code
+      return code
     }
     guard let code else { return }
     // After what was queued: the event loop runs tasks in order.
@@ -189,7 +186,7 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
     relayClosed()
   }
 
-  func close() { finish() }
+  func close() { finish(code: condition.withLock { closeCode }, reason: nil) }
 
   func flushBeforeStopping() {
     let deadline = Date(timeIntervalSinceNow: 2)

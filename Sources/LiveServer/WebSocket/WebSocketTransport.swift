@@ -73,18 +73,17 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
   // MARK: - The host's side
 
   func enqueue(_ frame: Frame, limit: Int) -> Bool {
-    var attached: AttachPayload? = nil
     let taken = condition.withLock { () -> Bool in
       guard !closed else { return false }
-      attached = noteLastWord(frame)
       let taken = outgoing.append(frame, limit: limit)
       if !taken { overflowed = true }
       return taken
     }
     scheduleDrain()
-    if let attached { onAttached(attached) }
     return taken
   }
+
+  func attached(with payload: AttachPayload) { onAttached(payload) }
 
   var queuedBytes: Int { condition.withLock { outgoing.count + inFlight } }
 
@@ -113,8 +112,13 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
 
   var isClosed: Bool { condition.withLock { closed } }
 
-  func finish() {
-    condition.withLock { finishing = true }
+  func finish(code: CloseCode, reason: String?) {
+    condition.withLock {
+      guard !finishing else { return }
+      finishing = true
+      closeCode = code
+      closeReason = reason.map { String($0.utf8.prefix(120)) ?? "" }
+    }
     scheduleDrain()
   }
 
@@ -141,24 +145,6 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
     while !closed && (!outgoing.isEmpty || inFlight > 0) {
       guard condition.wait(until: deadline) else { return }
     }
-  }
-
-  /// Remembers how the host's last word ends the WebSocket; an attach reply's payload. Locked.
-  private func noteLastWord(_ frame: Frame) -> AttachPayload? {
-    switch frame.type {
-    case .end:
-      if let end = try? frame.decode(LiveEnd.self) { closeCode = CloseCode(end.reason) }
-    case .reply:
-      guard let reply = try? frame.decode(LiveReply.self) else { break }
-      if !reply.ok {
-        closeCode = reply.code ?? .badRequest
-        closeReason = reply.error.map { String($0.utf8.prefix(120)) ?? "" }
-      }
-      return reply.payload
-    default:
-      break
-    }
-    return nil
   }
 
   // MARK: - The event loop's side
