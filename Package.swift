@@ -11,10 +11,12 @@ let package = Package(
     .library(name: "Playback", targets: ["Playback"]),
     .library(name: "Reconnect", targets: ["Reconnect"]),
     .library(name: "LiveProtocol", targets: ["LiveProtocol"]),
+    .library(name: "LiveRemote", targets: ["LiveRemote"]),
     .library(name: "Live", targets: ["Live"]),
     .executable(name: "reel", targets: ["reel"]),
     .executable(name: "reel-launcher", targets: ["ReelLauncher"]),
     .executable(name: "reel-bench", targets: ["ReelBench"]),
+    .executable(name: "remote-example", targets: ["RemoteExample"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -72,12 +74,25 @@ let package = Package(
         "CPTY", "Capture", "LiveProtocol", "LocalAttach", "Recording", "Playback", "Reconnect",
         "TerminalEmulator",
       ]),
-    // `reel serve`: the live host on the network (WebSocket, tokens, TLS) and the network
-    // client's connection.
+    // The network client an app embeds: a WebSocket to `reel serve` or through a relay's room
+    // (TLS, the relay's end-to-end sealing), reconnecting with backoff; no host, no PTYs, no
+    // HTTP server.
+    .target(
+      name: "LiveRemote",
+      dependencies: [
+        "LiveProtocol", "TerminalEmulator",
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOWebSocket", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+      ]),
+    // `reel serve`: the live host on the network (WebSocket, tokens, TLS), and `reel relay`.
     .target(
       name: "LiveServer",
       dependencies: [
-        "Live", "LiveProtocol", "TerminalEmulator",
+        "Live", "LiveProtocol", "LiveRemote", "TerminalEmulator",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -103,7 +118,7 @@ let package = Package(
     .target(
       name: "RelayPostgres",
       dependencies: [
-        "LiveServer", "LiveProtocol",
+        "LiveServer", "LiveProtocol", "LiveRemote",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -114,7 +129,7 @@ let package = Package(
       name: "Bench",
       dependencies: [
         "CLISupport", "ReelBase", "TerminalEmulator", "Recording", "Playback", "Capture", "Reconnect",
-        "LiveProtocol", "Live", "LiveServer",
+        "LiveProtocol", "Live", "LiveServer", "LiveRemote",
         .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Logging", package: "swift-log"),
@@ -124,7 +139,7 @@ let package = Package(
       dependencies: [
         "CLISupport", "ReelBase", "TerminalEmulator", "Recording", "Playback", "Capture",
         "Reconnect",
-        "LiveProtocol", "Live", "LiveServer", "RelayPostgres",
+        "LiveProtocol", "Live", "LiveServer", "LiveRemote", "RelayPostgres",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -135,6 +150,10 @@ let package = Package(
       dependencies: [
         "Bench", "CLISupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
+    // What an app embeds to reach a session over the network, and only that: LiveRemote (with
+    // LiveProtocol and TerminalEmulator, which it brings).
+    .executableTarget(
+      name: "RemoteExample", dependencies: ["LiveRemote", "LiveProtocol", "TerminalEmulator"]),
     // The `reel` install.sh puts on the PATH: attaches itself, execs the full reel otherwise.
     .executableTarget(name: "ReelLauncher", dependencies: ["LocalAttach"]),
     .testTarget(
@@ -158,7 +177,7 @@ let package = Package(
     .testTarget(
       name: "LiveTests",
       dependencies: [
-        "ReelBase", "LiveProtocol", "Live", "LiveServer", "TerminalEmulator",
+        "ReelBase", "LiveProtocol", "Live", "LiveServer", "LiveRemote", "TerminalEmulator",
         .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOWebSocket", package: "swift-nio"),
@@ -169,7 +188,8 @@ let package = Package(
     .testTarget(
       name: "ReelCLITests",
       dependencies: [
-        "reel", "ReelBench", "ReelBase", "Capture", "LocalAttach", "LiveProtocol", "Live", "Reconnect",
+        "reel", "ReelBench", "RemoteExample", "ReelBase", "Capture", "LocalAttach", "LiveProtocol", "Live",
+        "Reconnect",
         "TerminalEmulator",
         "TestSupport",
         "CLISupport",

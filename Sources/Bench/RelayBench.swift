@@ -4,6 +4,7 @@ import HTTPTypes
 import HummingbirdWSClient
 import Live
 import LiveProtocol
+import LiveRemote
 import LiveServer
 import Logging
 import ReelBase
@@ -160,7 +161,7 @@ enum RelayBench {
         let secret = RelaySecret()
         var headers = HTTPFields()
         headers[HTTPField.Name("X-Reel-Verifier")!] = secret.verifier
-        headers[.secWebSocketProtocol] = RelayServer.subprotocol
+        headers[.secWebSocketProtocol] = WebSocketSubprotocol.relay
         let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20, additionalHeaders: headers)
         tasks.append(
           Task {

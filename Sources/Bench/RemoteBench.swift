@@ -2,6 +2,7 @@ import CLISupport
 import Foundation
 import Live
 import LiveProtocol
+import LiveRemote
 import LiveServer
 
 #if canImport(Glibc)

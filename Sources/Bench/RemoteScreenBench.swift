@@ -4,6 +4,7 @@ import HTTPTypes
 import HummingbirdWSClient
 import Live
 import LiveProtocol
+import LiveRemote
 import LiveServer
 import Logging
 import NIOCore
@@ -125,7 +126,7 @@ enum RemoteScreenBench {
     private func attachment(seconds: Double) async throws -> Watched {
       var headers = HTTPFields()
       headers[.authorization] = "Bearer \(token)"
-      headers[.secWebSocketProtocol] = RemoteServer.subprotocol
+      headers[.secWebSocketProtocol] = WebSocketSubprotocol.live
       var logger = Logger(label: "bench-screen")
       logger.logLevel = .critical
       var request = LiveRequest(.attach, names: ["steady"])

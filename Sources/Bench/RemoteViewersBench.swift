@@ -151,7 +151,7 @@ package enum RemoteViewersBench {
     init(port: Int, token: String, session: String) {
       var headers = HTTPFields()
       headers[.authorization] = "Bearer \(token)"
-      headers[.secWebSocketProtocol] = RemoteServer.subprotocol
+      headers[.secWebSocketProtocol] = WebSocketSubprotocol.live
       let configuration = WebSocketClientConfiguration(maxFrameSize: 8 << 20, additionalHeaders: headers)
       var logger = Logger(label: "bench-viewer")
       logger.logLevel = .critical

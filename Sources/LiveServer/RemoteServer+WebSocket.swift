@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Live
 import LiveProtocol
+import LiveRemote
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -55,9 +56,9 @@ extension RemoteServer {
       return .init(status: .forbidden, reason: "foreign origin")
     }
     let offered = LiveHTTPChannel.offeredProtocols(head)
-    guard offered.contains(RemoteServer.subprotocol) else {
-      log("\(peer): refused: no \(RemoteServer.subprotocol) subprotocol offered")
-      return .init(status: .badRequest, reason: "this server speaks \(RemoteServer.subprotocol)")
+    guard offered.contains(WebSocketSubprotocol.live) else {
+      log("\(peer): refused: no \(WebSocketSubprotocol.live) subprotocol offered")
+      return .init(status: .badRequest, reason: "this server speaks \(WebSocketSubprotocol.live)")
     }
     return nil
   }

@@ -5,6 +5,7 @@ import HummingbirdCore
 import HummingbirdTLS
 import Live
 import LiveProtocol
+import LiveRemote
 import Logging
 import NIOCore
 import NIOPosix
@@ -14,7 +15,7 @@ import ServiceLifecycle
 /// Where and how `reel serve` listens.
 public struct ServeOptions: Sendable {
   /// 127.0.0.1:7340 unless told otherwise (7340: free of ttyd's 7681 and the usual 8080s).
-  public static let defaultPort = 7340
+  public static let defaultPort = DefaultPort.serve
   public var host = "127.0.0.1"
   public var port = ServeOptions.defaultPort
   public var tlsCertificate: String? = nil
@@ -73,8 +74,6 @@ public struct ServeOptions: Sendable {
 /// record says what it may do; the host enforces that on every frame. Runs on SwiftNIO's
 /// threads beside the host's loop and hands each connection to the host's inbox.
 public final class RemoteServer: @unchecked Sendable {
-  /// The WebSocket subprotocol: the live protocol's version.
-  public static let subprotocol = "reel.v\(FrameFormat.version)"
 
   let inbox: LiveHost.Inbox
   let tokens: TokenStore
@@ -290,7 +289,7 @@ public final class RemoteServer: @unchecked Sendable {
         maxMessage: WebSocketTransport.maxIncomingMessage,
         pingInterval: .seconds(Int64(server.options.pingSeconds)),
         requestDeadline: .seconds(Int64(server.options.requestSeconds)),
-        subprotocol: RemoteServer.subprotocol,
+        subprotocol: WebSocketSubprotocol.live,
         check: { head, channel in server.refusal(of: head, on: channel) },
         connected: { endpoint, head in await server.serve(endpoint, head: head) })
       let gated = GatedChannel(base: channel, gate: gate)

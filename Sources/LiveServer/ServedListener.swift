@@ -1,6 +1,7 @@
 import Foundation
 import Live
 import LiveProtocol
+import LiveRemote
 
 /// What `reel serve` asks the host for (`ListenRequest`), run inside the host: a WebSocket
 /// server (`RemoteServer`) and/or a relay room (`RelayHost`), for as long as the `reel serve`

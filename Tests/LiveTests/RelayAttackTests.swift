@@ -3,6 +3,7 @@ import LiveProtocol
 import NIOPosix
 import XCTest
 
+@testable import LiveRemote
 @testable import LiveServer
 
 #if canImport(Glibc)
@@ -39,7 +40,7 @@ final class RelayAttackTests: RelayTestCase {
       let peer = try RawWebSocketPeer(port: port)
       let secret = RelaySecret()
       let status = try peer.upgrade(
-        path: "/r/\(secret.roomName)/host", subprotocol: RelayServer.subprotocol,
+        path: "/r/\(secret.roomName)/host", subprotocol: WebSocketSubprotocol.relay,
         headers: ["X-Reel-Verifier: \(secret.verifier)"])
       XCTAssertEqual(status, 101)
       // A relay that stopped reading (it closed, and waits for the close's answer) is not
@@ -85,7 +86,7 @@ final class RelayAttackTests: RelayTestCase {
     let secret = RelaySecret()
     XCTAssertEqual(
       try other.upgrade(
-        path: "/r/\(secret.roomName)/host", subprotocol: RelayServer.subprotocol,
+        path: "/r/\(secret.roomName)/host", subprotocol: WebSocketSubprotocol.relay,
         headers: ["X-Reel-Verifier: \(secret.verifier)"]),
       101)
     assertARoomStillWorks()

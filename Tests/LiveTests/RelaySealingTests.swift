@@ -1,6 +1,7 @@
 import LiveProtocol
 import Testing
 
+@testable import LiveRemote
 @testable import LiveServer
 
 /// End-to-end sealing through the relay: what opens, and everything a relay or a network

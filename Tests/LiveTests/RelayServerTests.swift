@@ -8,6 +8,7 @@ import NIOPosix
 import NIOWebSocket
 import XCTest
 
+@testable import LiveRemote
 @testable import LiveServer
 
 /// `reel relay` on loopback with real WebSocket peers: rooms, who gets in, who replaces whom,
@@ -192,8 +193,8 @@ final class RelayServerTests: RelayTestCase {
   func testOnlyRoomPathsAndTheRelaysSubprotocolUpgrade() throws {
     try start()
     for (path, subprotocol) in [
-      ("/ws", RelayServer.subprotocol), ("/r/lab/other", RelayServer.subprotocol),
-      ("/r/a%20b/view", RelayServer.subprotocol),
+      ("/ws", WebSocketSubprotocol.relay), ("/r/lab/other", WebSocketSubprotocol.relay),
+      ("/r/a%20b/view", WebSocketSubprotocol.relay),
       ("/r/lab/view", "reel.v2"),
     ] {
       let peer = RelayPeer(port: port, path: path, verifier: RelaySecret().verifier, subprotocol: subprotocol)
@@ -225,7 +226,7 @@ final class RelayPeer: @unchecked Sendable {
 
   init(
     port: Int, path: String, verifier: String?, readOnly: String? = nil,
-    subprotocol: String = RelayServer.subprotocol
+    subprotocol: String = WebSocketSubprotocol.relay
   ) {
     let (outgoing, feed) = AsyncStream.makeStream(of: [UInt8]?.self)
     self.feed = feed

@@ -3,6 +3,7 @@ import NIOEmbedded
 import NIOWebSocket
 import XCTest
 
+@testable import LiveRemote
 @testable import LiveServer
 
 /// `WebSocketEndpoint` on NIO's embedded channel: the frames it writes, and what it makes of

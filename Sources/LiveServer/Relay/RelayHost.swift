@@ -1,6 +1,7 @@
 import Foundation
 import Live
 import LiveProtocol
+import LiveRemote
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -140,7 +141,7 @@ public final class RelayHost: RelayLinkKeeper, @unchecked Sendable {
       var headers = HTTPHeaders()
       headers.add(name: "X-Reel-Verifier", value: keys.secret.verifier)
       headers.add(name: "X-Reel-Read-Only-Verifier", value: keys.readOnlySecret.verifier)
-      headers.add(name: "Sec-WebSocket-Protocol", value: RelayServer.subprotocol)
+      headers.add(name: "Sec-WebSocket-Protocol", value: WebSocketSubprotocol.relay)
       let tls: NIOSSLContext?
       do {
         tls = try credentials.tlsConfiguration(for: relay).map { try NIOSSLContext(configuration: $0) }

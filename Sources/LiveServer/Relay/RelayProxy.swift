@@ -1,5 +1,6 @@
 import Foundation
 import LiveProtocol
+import LiveRemote
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -38,7 +39,7 @@ final class RelayProxies: @unchecked Sendable {
     }
     var headers = HTTPHeaders()
     headers.add(name: "X-Reel-Verifier", value: verifier)
-    headers.add(name: "Sec-WebSocket-Protocol", value: RelayServer.subprotocol)
+    headers.add(name: "Sec-WebSocket-Protocol", value: WebSocketSubprotocol.relay)
     headers.add(name: RelayProxies.hopHeader, value: "1")
     let key = ObjectIdentifier(viewer)
     lock.withLock { open[room, default: [:]][key] = viewer }

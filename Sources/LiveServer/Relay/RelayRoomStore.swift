@@ -1,6 +1,7 @@
 import Foundation
 import Live
 import LiveProtocol
+import LiveRemote
 
 /// The host's relay room kept in the state directory (`relay-room`, mode 0600): its two secrets,
 /// so that the room — its name, its host key, its links — is the host's, not one process's:

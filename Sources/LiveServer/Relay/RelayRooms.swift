@@ -1,5 +1,6 @@
 import Foundation
 import LiveProtocol
+import LiveRemote
 import NIOCore
 
 /// What the relay keeps of its rooms (docs/protocol.md#relay): a room is created by its

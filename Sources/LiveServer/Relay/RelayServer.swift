@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import LiveProtocol
+import LiveRemote
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -14,7 +15,7 @@ import ServiceLifecycle
 /// Where and how `reel relay` listens, and what it allows.
 public struct RelayOptions: Sendable {
   /// 127.0.0.1:7341 unless told otherwise (beside `reel serve`'s 7340).
-  public static let defaultPort = 7341
+  public static let defaultPort = DefaultPort.relay
   public var host = "127.0.0.1"
   public var port = RelayOptions.defaultPort
   public var tlsCertificate: String? = nil
@@ -92,8 +93,6 @@ public struct RelayOptions: Sendable {
 /// room lives where its host connected, and a viewer reaching another node is piped there
 /// (`RelayProxies`).
 public final class RelayServer: @unchecked Sendable {
-  /// v2: the host signs its handshake, messages are padded (v1 peers are refused at the upgrade).
-  public static let subprotocol = "reel-relay.v2"
   /// The largest live-protocol frame a relay carries, either way (header included): what a
   /// client may send a host (`reel serve` takes 4 MiB too); a host fits its repaints to it.
   public static let maxFrame = 4 << 20
@@ -136,7 +135,7 @@ public final class RelayServer: @unchecked Sendable {
       let channel = LiveHTTPChannel(
         responder: responder, http1: .init(idleTimeout: .seconds(30)), maxFrame: 1 << 20,
         maxMessage: RelayServer.maxMessage, pingInterval: .seconds(Int64(relay.options.pingSeconds)),
-        subprotocol: RelayServer.subprotocol,
+        subprotocol: WebSocketSubprotocol.relay,
         check: { head, channel in
           channel.eventLoop.makeSucceededFuture(relay.refusal(of: head, from: RemoteServer.peer(channel)))
         },
@@ -250,9 +249,9 @@ public final class RelayServer: @unchecked Sendable {
       return .init(status: .notFound, reason: "no room at \(head.uri.prefix(80))")
     }
     let offered = LiveHTTPChannel.offeredProtocols(head)
-    guard offered.contains(RelayServer.subprotocol) else {
-      log("\(peer): refused: no \(RelayServer.subprotocol) subprotocol offered")
-      return .init(status: .badRequest, reason: "this relay speaks \(RelayServer.subprotocol)")
+    guard offered.contains(WebSocketSubprotocol.relay) else {
+      log("\(peer): refused: no \(WebSocketSubprotocol.relay) subprotocol offered")
+      return .init(status: .badRequest, reason: "this relay speaks \(WebSocketSubprotocol.relay)")
     }
     return nil
   }

@@ -1,6 +1,7 @@
 import Foundation
 import Live
 import LiveProtocol
+import LiveRemote
 import NIOCore
 
 /// One viewer through a relay's room, as a client of the host: the handshake of salts, then

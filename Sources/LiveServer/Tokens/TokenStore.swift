@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Live
 import LiveProtocol
+import LiveRemote
 
 #if canImport(Glibc)
   import Glibc

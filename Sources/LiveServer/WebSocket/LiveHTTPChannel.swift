@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdCore
 import LiveProtocol
+import LiveRemote
 import Logging
 import NIOCore
 import NIOHTTP1

@@ -1,5 +1,6 @@
 import Foundation
 import LiveProtocol
+import LiveRemote
 import Logging
 import NIOCore
 import NIOSSL

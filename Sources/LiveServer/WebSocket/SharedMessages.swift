@@ -1,5 +1,6 @@
 import Foundation
 import LiveProtocol
+import LiveRemote
 import NIOCore
 
 /// The encoded message of the frame most recently sent to a session's clients, shared by all

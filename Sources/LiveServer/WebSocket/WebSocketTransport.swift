@@ -1,6 +1,7 @@
 import Foundation
 import Live
 import LiveProtocol
+import LiveRemote
 import NIOCore
 import NIOWebSocket
 

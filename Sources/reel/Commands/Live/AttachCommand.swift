@@ -4,6 +4,7 @@ import Capture
 import Foundation
 import Live
 import LiveProtocol
+import LiveRemote
 import LiveServer
 
 #if canImport(Glibc)

@@ -3,6 +3,7 @@ import CLISupport
 import Foundation
 import Live
 import LiveProtocol
+import LiveRemote
 import LiveServer
 import Recording
 import TerminalEmulator

@@ -3,6 +3,7 @@ import CLISupport
 import Capture
 import Foundation
 import LiveProtocol
+import LiveRemote
 import LiveServer
 import RelayPostgres
 

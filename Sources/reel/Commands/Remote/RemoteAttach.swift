@@ -4,6 +4,7 @@ import Capture
 import Foundation
 import Live
 import LiveProtocol
+import LiveRemote
 import LiveServer
 
 /// The network forms of `attach`, `tail` and `ls`: the same terminal loop and listing, over a

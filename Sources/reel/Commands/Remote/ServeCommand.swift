@@ -3,6 +3,7 @@ import CLISupport
 import Foundation
 import Live
 import LiveProtocol
+import LiveRemote
 import LiveServer
 
 /// `reel serve`: the user's sessions on the network. It asks the host (started when none

@@ -42,7 +42,7 @@ public struct RemoteEndpoint: Sendable, Equatable {
     var authority = rest[..<slash]
     let path = rest[slash...].drop { $0 == "/" }
     session = path.isEmpty ? nil : String(path)
-    port = ServeOptions.defaultPort
+    port = DefaultPort.serve
     let parts = path.split(separator: "/", omittingEmptySubsequences: false)
     if parts.first == "r" {
       guard parts.count == 2 || parts.count == 3, !parts[1].isEmpty else {
@@ -50,7 +50,7 @@ public struct RemoteEndpoint: Sendable, Equatable {
       }
       relayRoom = String(parts[1])
       session = parts.count == 3 && !parts[2].isEmpty ? String(parts[2]) : nil
-      port = RelayOptions.defaultPort
+      port = DefaultPort.relay
     } else if relaySecret != nil {
       throw LiveError("\(text): only a relay's room (…/r/ROOM) takes a secret after #")
     }
@@ -72,7 +72,7 @@ public struct RemoteEndpoint: Sendable, Equatable {
     guard !host.isEmpty else { throw LiveError("\(text): no host") }
     // No silent default: the token (or a room's secret) goes only where the user said.
     guard hasPort else {
-      let example = relayRoom != nil ? RelayOptions.defaultPort : ServeOptions.defaultPort
+      let example = relayRoom != nil ? DefaultPort.relay : DefaultPort.serve
       let shown = host.contains(":") ? "[\(host)]" : host
       throw LiveError(
         "\(text): the address needs its port, as the server printed it (like \(secure ? "wss" : "ws")://\(shown):\(example)/…)"
@@ -131,7 +131,7 @@ public struct RemoteCredentials: Sendable {
     throw LiveError("a network address needs a token: set REEL_TOKEN or give --token-file")
   }
 
-  func tlsConfiguration(for endpoint: RemoteEndpoint) throws -> TLSConfiguration? {
+  package func tlsConfiguration(for endpoint: RemoteEndpoint) throws -> TLSConfiguration? {
     guard endpoint.secure else { return nil }
     var tls = TLSConfiguration.makeClientConfiguration()
     if let caFile {

@@ -335,14 +335,14 @@ public final class RemoteLink: @unchecked Sendable {
 }
 
 /// What one connection saw, read after it ended (its handler runs before).
-final class Round: @unchecked Sendable {
+package final class Round: @unchecked Sendable {
   var reply: LiveReply? = nil
   var replied = false
   var ended = false
 }
 
 /// The first reply of a link, handed from its task to the thread that waits for it.
-final class Answer: @unchecked Sendable {
+package final class Answer: @unchecked Sendable {
   private let condition = NSCondition()
   private var given = false
   private var reply: LiveReply? = nil

@@ -6,13 +6,15 @@ import NIOPosix
 import NIOSSL
 import NIOWebSocket
 
-/// One WebSocket connection from the network client to `reel serve`, on one event loop: TCP,
-/// TLS for `wss://` (swift-nio-ssl), the upgrade with NIO's own client upgrader, then frames
-/// through a `WebSocketEndpoint` — each frame the server sends is handed on from the thread
-/// that read it, with no task or stream between (a keystroke's echo crosses this twice).
-enum RemoteConnection {
+/// One WebSocket connection from a network client to `reel serve` or through a relay's room,
+/// on one event loop: TCP, TLS for `wss://` (swift-nio-ssl), the upgrade with NIO's own client
+/// upgrader, the relay's sealed handshake, then frames through a `WebSocketEndpoint` — each
+/// frame the server sends is handed on from the thread that read it, with no task or stream
+/// between (a keystroke's echo crosses this twice). What an app embeds to talk the live
+/// protocol (docs/protocol.md): `run` with a `LiveRequest`, then frames both ways.
+public enum RemoteConnection {
   /// How a connection ended.
-  enum Outcome: Sendable {
+  public enum Outcome: Sendable, Equatable {
     /// The server closed the WebSocket with this code.
     case closed(CloseCode, String)
     /// The connection failed or dropped without a code worth keeping.
@@ -29,9 +31,9 @@ enum RemoteConnection {
   /// `take` on `loop` (true closes the connection normally); `connected` gets the socket
   /// once upgraded (on `loop`). Through a relay's room, frames are sealed end to end after a
   /// handshake of salts (docs/protocol.md#relay). The future says how it ended; it never fails.
-  static func run(
+  public static func run(
     _ endpoint: RemoteEndpoint, credentials: RemoteCredentials, request: LiveRequest, on loop: EventLoop,
-    pingInterval: TimeAmount,
+    pingInterval: TimeAmount = .seconds(20),
     connected: @escaping (RemoteSocket) -> Void = { _ in },
     take: @escaping (Frame, RemoteSocket) -> Bool
   ) -> EventLoopFuture<Outcome> {
@@ -59,10 +61,10 @@ enum RemoteConnection {
     var headers = HTTPHeaders()
     if let relaySecret {
       headers.add(name: "X-Reel-Verifier", value: relaySecret.verifier)
-      headers.add(name: "Sec-WebSocket-Protocol", value: RelayServer.subprotocol)
+      headers.add(name: "Sec-WebSocket-Protocol", value: WebSocketSubprotocol.relay)
     } else {
       headers.add(name: "Authorization", value: "Bearer \(credentials.token)")
-      headers.add(name: "Sec-WebSocket-Protocol", value: RemoteServer.subprotocol)
+      headers.add(name: "Sec-WebSocket-Protocol", value: WebSocketSubprotocol.live)
     }
     let connection = UnsafeTransfer((connected, take))
     return open(
@@ -116,7 +118,7 @@ enum RemoteConnection {
   /// One WebSocket connection to `endpoint`'s host at `path` with `headers` (and `Host`):
   /// TCP, TLS when `tls`, the upgrade; `upgraded` starts the socket's events on `loop`, handing
   /// its end to the second argument. The future says how it ended; it never fails.
-  static func open(
+  package static func open(
     _ endpoint: RemoteEndpoint, path: String, headers: HTTPHeaders, tls: NIOSSLContext?, on loop: EventLoop,
     pingInterval: TimeAmount, maxMessage: Int, caOption: String = "--ca-file",
     upgraded: @escaping (WebSocketEndpoint, @escaping (WebSocketEndpoint.Ending) -> Void) -> Void
@@ -209,16 +211,18 @@ enum RemoteConnection {
 
 /// A connection's sending end as the network client uses it: frames, sealed when it goes
 /// through a relay's room (on the event loop).
-final class RemoteSocket: @unchecked Sendable {
+public final class RemoteSocket: @unchecked Sendable {
   let endpoint: WebSocketEndpoint
   var sealer: RelaySealer? = nil
   var opener: RelayOpener? = nil
 
   init(_ endpoint: WebSocketEndpoint) { self.endpoint = endpoint }
 
-  var channel: Channel { endpoint.channel }
+  /// The connection's channel (its event loop is where `take` runs and sends belong).
+  public var channel: Channel { endpoint.channel }
 
-  func send(_ frame: Frame) {
+  /// Sends `frame` (sealed through a relay's room), on the connection's event loop.
+  public func send(_ frame: Frame) {
     let bytes = frame.encoded
     endpoint.send(ByteBuffer(bytes: sealer != nil ? sealer!.seal(bytes) : bytes))
   }
@@ -228,11 +232,27 @@ final class RemoteSocket: @unchecked Sendable {
     return try opener!.open(sealed)
   }
 
-  func close(code: Int, reason: String?) { endpoint.close(code: code, reason: reason) }
+  /// Closes the WebSocket with `code` (1000: done), on the connection's event loop.
+  public func close(code: Int, reason: String?) { endpoint.close(code: code, reason: reason) }
+}
+
+extension RemoteConnection {
+  /// `run` on one of NIO's shared event loops, awaited (an app's task): `take` and
+  /// `connected` run on that loop; the result says how the connection ended.
+  public static func run(
+    _ endpoint: RemoteEndpoint, credentials: RemoteCredentials, request: LiveRequest,
+    connected: @escaping @Sendable (RemoteSocket) -> Void = { _ in },
+    take: @escaping @Sendable (Frame, RemoteSocket) -> Bool
+  ) async -> Outcome {
+    let loop = MultiThreadedEventLoopGroup.singleton.next()
+    let ended = run(
+      endpoint, credentials: credentials, request: request, on: loop, connected: connected, take: take)
+    return (try? await ended.get()) ?? .lost(nil)
+  }
 }
 
 /// The viewer's side of a relay handshake: its salt sent, the host's awaited.
-final class RelayHandshake: @unchecked Sendable {
+package final class RelayHandshake: @unchecked Sendable {
   let secret: RelaySecret
   let room: String
   let viewerSalt = RelayChannelKeys.makeSalt()
@@ -302,11 +322,11 @@ private final class UpgradeRequester: ChannelInboundHandler, RemovableChannelHan
 
 /// A connection's outcome, given once (the first word wins; on the event loop).
 /// Whether a connection's upgrade completed (touched on its event loop only).
-final class HandshakeDone: @unchecked Sendable {
+package final class HandshakeDone: @unchecked Sendable {
   var done = false
 }
 
-final class Ended: @unchecked Sendable {
+package final class Ended: @unchecked Sendable {
   let promise: EventLoopPromise<RemoteConnection.Outcome>
   private var given = false
 
@@ -320,7 +340,7 @@ final class Ended: @unchecked Sendable {
 }
 
 /// A value handed to a closure NIO calls on the same event loop it was made for.
-struct UnsafeTransfer<Value>: @unchecked Sendable {
+package struct UnsafeTransfer<Value>: @unchecked Sendable {
   let value: Value
   init(_ value: Value) { self.value = value }
 }

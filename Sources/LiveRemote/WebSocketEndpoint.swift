@@ -13,12 +13,12 @@ import NIOWebSocket
 ///
 /// Contract: every method is called on the channel's event loop (`send` and `close` from
 /// elsewhere go through `eventLoop.execute`); `events` is set before the handler is added.
-final class WebSocketEndpoint: ChannelInboundHandler, @unchecked Sendable {
-  typealias InboundIn = WebSocketFrame
-  typealias OutboundOut = WebSocketFrame
+package final class WebSocketEndpoint: ChannelInboundHandler, @unchecked Sendable {
+  package typealias InboundIn = WebSocketFrame
+  package typealias OutboundOut = WebSocketFrame
 
   /// How a connection ended.
-  enum Ending: Sendable {
+  package enum Ending: Sendable {
     /// A close frame with this code and reason (from the peer, or one this side sent).
     case closed(code: Int, reason: String)
     /// The connection dropped, timed out or broke the protocol.
@@ -26,7 +26,7 @@ final class WebSocketEndpoint: ChannelInboundHandler, @unchecked Sendable {
   }
 
   /// What the connection's user hears, on the event loop.
-  struct Events {
+  package struct Events {
     /// A whole binary message.
     var message: (ByteBuffer) -> Void = { _ in }
     /// A whole text message, already checked to be UTF-8 (reel speaks binary only).
@@ -35,6 +35,16 @@ final class WebSocketEndpoint: ChannelInboundHandler, @unchecked Sendable {
     var writable: () -> Void = {}
     /// Called once, when the channel closed.
     var ended: (Ending) -> Void = { _ in }
+
+    package init(
+      message: @escaping (ByteBuffer) -> Void = { _ in }, text: @escaping () -> Void = {},
+      writable: @escaping () -> Void = {}, ended: @escaping (Ending) -> Void = { _ in }
+    ) {
+      self.message = message
+      self.text = text
+      self.writable = writable
+      self.ended = ended
+    }
   }
 
   /// The largest whole message, fragments joined.
@@ -55,9 +65,9 @@ final class WebSocketEndpoint: ChannelInboundHandler, @unchecked Sendable {
   private var finished = false
 
   /// The connection (its methods may be called from any thread).
-  let channel: Channel
+  package let channel: Channel
 
-  init(
+  package init(
     channel: Channel, isClient: Bool, maxMessage: Int, pingInterval: TimeAmount,
     closeWait: TimeAmount = .seconds(2)
   ) {
@@ -69,7 +79,7 @@ final class WebSocketEndpoint: ChannelInboundHandler, @unchecked Sendable {
   }
 
   /// The handlers a connection's pipeline gets after the upgrade: the aggregator, then this.
-  func handlers() -> [any ChannelHandler] {
+  package func handlers() -> [any ChannelHandler] {
     [
       NIOWebSocketFrameAggregator(
         minNonFinalFragmentSize: 1, maxAccumulatedFrameCount: 4096, maxAccumulatedFrameSize: maxMessage),
@@ -79,7 +89,7 @@ final class WebSocketEndpoint: ChannelInboundHandler, @unchecked Sendable {
 
   /// Starts handing messages to `events` (on the event loop): the ones read since the upgrade
   /// first; if the connection already ended, says so.
-  func start(_ events: Events) {
+  package func start(_ events: Events) {
     self.events = events
     started = true
     for frame in early { deliver(frame) }
@@ -91,7 +101,7 @@ final class WebSocketEndpoint: ChannelInboundHandler, @unchecked Sendable {
   // MARK: - Sending (on the event loop)
 
   /// Writes one binary message; flushes when `flush` (a run of messages flushes once).
-  func send(_ buffer: ByteBuffer, flush: Bool = true, promise: EventLoopPromise<Void>? = nil) {
+  package func send(_ buffer: ByteBuffer, flush: Bool = true, promise: EventLoopPromise<Void>? = nil) {
     guard let context, !sentClose else {
       promise?.fail(ChannelError.ioOnClosedChannel)
       return
@@ -124,13 +134,13 @@ final class WebSocketEndpoint: ChannelInboundHandler, @unchecked Sendable {
   static let fragmentSize = 256 << 10
 
   /// Bytes of messages sent and not yet taken by the socket (on the event loop).
-  private(set) var backlog = 0
+  package private(set) var backlog = 0
 
-  func flush() { context?.flush() }
+  package func flush() { context?.flush() }
 
   /// Sends a close frame with `code` and `reason` (cut to fit a control frame) and closes the
   /// channel when the peer answers, or after `closeWait`.
-  func close(code: Int, reason: String?) {
+  package func close(code: Int, reason: String?) {
     guard let context, !sentClose else { return }
     sentClose = true
     var data = context.channel.allocator.buffer(capacity: 2 + (reason?.utf8.count ?? 0))
@@ -145,7 +155,7 @@ final class WebSocketEndpoint: ChannelInboundHandler, @unchecked Sendable {
 
   // MARK: - The pipeline's side
 
-  func handlerAdded(context: ChannelHandlerContext) {
+  package func handlerAdded(context: ChannelHandlerContext) {
     self.context = context
     let interval = pingInterval
     pinger = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) {
@@ -154,12 +164,12 @@ final class WebSocketEndpoint: ChannelInboundHandler, @unchecked Sendable {
     if !context.channel.isActive && ending == nil { ending = .lost("connection closed") }
   }
 
-  func handlerRemoved(context: ChannelHandlerContext) {
+  package func handlerRemoved(context: ChannelHandlerContext) {
     pinger?.cancel()
     self.context = nil
   }
 
-  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     let frame = unwrapInboundIn(data)
     heardSincePing = true
     guard started || !(frame.opcode == .binary || frame.opcode == .text) else {
@@ -222,18 +232,18 @@ final class WebSocketEndpoint: ChannelInboundHandler, @unchecked Sendable {
     }
   }
 
-  func channelWritabilityChanged(context: ChannelHandlerContext) {
+  package func channelWritabilityChanged(context: ChannelHandlerContext) {
     if context.channel.isWritable { events.writable() }
     context.fireChannelWritabilityChanged()
   }
 
-  func channelInactive(context: ChannelHandlerContext) {
+  package func channelInactive(context: ChannelHandlerContext) {
     if ending == nil { ending = .lost("connection closed") }
     if started, let ending { finish(ending) }
     context.fireChannelInactive()
   }
 
-  func errorCaught(context: ChannelHandlerContext, error: Error) {
+  package func errorCaught(context: ChannelHandlerContext, error: Error) {
     // The frame decoder's errors were answered by NIO's protocol error handler (1002, 1009);
     // the aggregator's are answered here.
     if let error = error as? NIOWebSocketFrameAggregator.Error {

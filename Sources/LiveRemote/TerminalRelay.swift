@@ -9,7 +9,7 @@ import NIOPosix
 /// terminal loop from the thread that read it — no task, no stream, no thread switch between
 /// (measured: `reel bench`'s latency figure). A terminal slower than the network makes the
 /// relay unwritable, and the link stops reading the network until it drains.
-final class TerminalRelay: @unchecked Sendable {
+package final class TerminalRelay: @unchecked Sendable {
   /// What the relay hears, on its event loop.
   struct Events {
     /// A frame the terminal loop wrote.

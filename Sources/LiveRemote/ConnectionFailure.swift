@@ -12,7 +12,7 @@ import NIOSSL
 /// Why a network client could not connect, in the user's words: one line naming the address
 /// and, where there is one, the fix — never a library's type names, error stacks or paths
 /// (`handshakeFailed(NIOSSL.BoringSSLError…)`, `connection reset (error set)…`).
-enum ConnectionFailure {
+package enum ConnectionFailure {
   /// The line for `error`, met connecting to `endpoint`; `caOption` is the option that names
   /// the CA to trust (a relay node's is `--peer-ca-file`).
   static func describe(
