@@ -95,7 +95,7 @@ enum RelayBench {
       for (index, client) in clients.enumerated() {
         try RemoteBench.throughRemote(
           command: cat.command, exe: exe, directory: served.sockets,
-          endpoint: try RemoteEndpoint("\(client.address)/throughput"), credentials: credentials)
+          endpoint: try RemoteAddress("\(client.address)/throughput"), credentials: credentials)
         throughput[index].seconds.append(try cat.elapsed())
       }
     }

@@ -31,7 +31,7 @@ enum RemoteBench {
     let cat = try TimedCat(mib: mib, in: served.dir)
     var local: [Double] = []
     var remote: [Double] = []
-    let endpoint = try RemoteEndpoint("ws://127.0.0.1:\(served.port)/throughput")
+    let endpoint = try RemoteAddress("ws://127.0.0.1:\(served.port)/throughput")
     for round in 0..<rounds {
       _ = try LiveBench.throughSession(
         round: round, command: cat.command, exe: exe, directory: served.sockets)
@@ -173,7 +173,7 @@ enum RemoteBench {
   /// One round with the client on the WebSocket: a fresh session, `RemoteLink` attached, its
   /// terminal side read and discarded until the end marker.
   static func throughRemote(
-    command: String, exe: String, directory: SocketDirectory, endpoint: RemoteEndpoint,
+    command: String, exe: String, directory: SocketDirectory, endpoint: RemoteAddress,
     credentials: RemoteCredentials
   ) throws {
     try LiveBench.startSession(

@@ -35,7 +35,7 @@ enum RemoteCatchUpBench {
       "steady", command: "while :; do cat '\(file)'; sleep 0.05; done", cols: 80, rows: 24, exe: exe,
       directory: sockets)
     defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["steady"]), in: sockets) }
-    let endpoint = try RemoteEndpoint("ws://127.0.0.1:\(port)/steady")
+    let endpoint = try RemoteAddress("ws://127.0.0.1:\(port)/steady")
     let credentials = RemoteCredentials(token: token)
 
     var figures: [Figure] = []
@@ -67,7 +67,7 @@ enum RemoteCatchUpBench {
   /// Attaches read-only (resuming from `resumeFrom` when given), applies the catch-up frame to
   /// `screen`, follows the output for `seconds` more, and detaches.
   private static func watch(
-    _ endpoint: RemoteEndpoint, _ credentials: RemoteCredentials, resumeFrom: Int?, screen: inout Terminal,
+    _ endpoint: RemoteAddress, _ credentials: RemoteCredentials, resumeFrom: Int?, screen: inout Terminal,
     seconds: Double
   ) throws -> Watched {
     let link = RemoteLink(endpoint: endpoint, credentials: credentials)

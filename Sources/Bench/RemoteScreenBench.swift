@@ -69,7 +69,7 @@ enum RemoteScreenBench {
   /// Bytes a byte-mode read-only viewer (drawing: paced) is sent in `seconds`.
   private static func byteModeBytes(port: Int, token: String, seconds: Double) throws -> Int {
     let link = RemoteLink(
-      endpoint: try RemoteEndpoint("ws://127.0.0.1:\(port)/steady"),
+      endpoint: try RemoteAddress("ws://127.0.0.1:\(port)/steady"),
       credentials: RemoteCredentials(token: token))
     var request = LiveRequest(.attach, names: ["steady"])
     request.readOnly = true

@@ -16,7 +16,7 @@ package enum ConnectionFailure {
   /// The line for `error`, met connecting to `endpoint`; `caOption` is the option that names
   /// the CA to trust (a relay node's is `--peer-ca-file`).
   static func describe(
-    _ error: any Error, connecting endpoint: RemoteEndpoint, caOption: String = "--ca-file"
+    _ error: any Error, connecting endpoint: RemoteAddress, caOption: String = "--ca-file"
   ) -> String {
     if let error = error as? NIOConnectionError {
       if let first = error.connectionErrors.first {
@@ -57,7 +57,7 @@ package enum ConnectionFailure {
   }
 
   /// The line for a peer that took the connection and did not complete the handshake in time.
-  static func noAnswer(_ endpoint: RemoteEndpoint, within seconds: Int64) -> String {
+  static func noAnswer(_ endpoint: RemoteAddress, within seconds: Int64) -> String {
     endpoint.secure
       ? "no TLS answer within \(seconds) s of connecting (is this a ws:// server?)"
       : "no answer within \(seconds) s of connecting (is this a reel server?)"
@@ -66,7 +66,7 @@ package enum ConnectionFailure {
   /// How a connection that failed with `error` ended: unreachable (worth trying again) when
   /// nothing answered or the connection was refused, reset or timed out; else lost.
   static func outcome(
-    of error: any Error, connecting endpoint: RemoteEndpoint, caOption: String = "--ca-file"
+    of error: any Error, connecting endpoint: RemoteAddress, caOption: String = "--ca-file"
   ) -> RemoteConnection.Outcome {
     let line = describe(error, connecting: endpoint, caOption: caOption)
     return isTransient(error) ? .unreachable(line) : .lost(line)
@@ -85,18 +85,18 @@ package enum ConnectionFailure {
   }
 
   /// The line for a connection the server closed before the WebSocket upgrade.
-  static func closedDuringHandshake(_ endpoint: RemoteEndpoint) -> String {
+  static func closedDuringHandshake(_ endpoint: RemoteAddress) -> String {
     "\(endpoint.name) closed the connection during the handshake" + plainOrTLS(endpoint)
   }
 
   /// The hint for a plain client at a TLS server (which drops what it cannot read), or the
   /// other way round.
-  private static func plainOrTLS(_ endpoint: RemoteEndpoint) -> String {
+  private static func plainOrTLS(_ endpoint: RemoteAddress) -> String {
     endpoint.secure ? " (is this a ws:// server?)" : " (is this a wss:// server?)"
   }
 
   /// What is reached: a relay or a `reel serve`.
-  static func peer(_ endpoint: RemoteEndpoint) -> String {
+  static func peer(_ endpoint: RemoteAddress) -> String {
     endpoint.relayRoom != nil ? "the relay at \(endpoint.name)" : "reel serve at \(endpoint.name)"
   }
 }

@@ -32,7 +32,7 @@ public enum RemoteConnection {
   /// once upgraded (on `loop`). Through a relay's room, frames are sealed end to end after a
   /// handshake of salts (docs/protocol.md#relay). The future says how it ended; it never fails.
   public static func run(
-    _ endpoint: RemoteEndpoint, credentials: RemoteCredentials, request: LiveRequest, on loop: EventLoop,
+    _ endpoint: RemoteAddress, credentials: RemoteCredentials, request: LiveRequest, on loop: EventLoop,
     pingInterval: TimeAmount = .seconds(20),
     connected: @escaping (RemoteSocket) -> Void = { _ in },
     take: @escaping (Frame, RemoteSocket) -> Bool
@@ -119,7 +119,7 @@ public enum RemoteConnection {
   /// TCP, TLS when `tls`, the upgrade; `upgraded` starts the socket's events on `loop`, handing
   /// its end to the second argument. The future says how it ended; it never fails.
   package static func open(
-    _ endpoint: RemoteEndpoint, path: String, headers: HTTPHeaders, tls: NIOSSLContext?, on loop: EventLoop,
+    _ endpoint: RemoteAddress, path: String, headers: HTTPHeaders, tls: NIOSSLContext?, on loop: EventLoop,
     pingInterval: TimeAmount, maxMessage: Int, caOption: String = "--ca-file",
     upgraded: @escaping (WebSocketEndpoint, @escaping (WebSocketEndpoint.Ending) -> Void) -> Void
   ) -> EventLoopFuture<Outcome> {
@@ -240,7 +240,7 @@ extension RemoteConnection {
   /// `run` on one of NIO's shared event loops, awaited (an app's task): `take` and
   /// `connected` run on that loop; the result says how the connection ended.
   public static func run(
-    _ endpoint: RemoteEndpoint, credentials: RemoteCredentials, request: LiveRequest,
+    _ endpoint: RemoteAddress, credentials: RemoteCredentials, request: LiveRequest,
     connected: @escaping @Sendable (RemoteSocket) -> Void = { _ in },
     take: @escaping @Sendable (Frame, RemoteSocket) -> Bool
   ) async -> Outcome {
@@ -283,11 +283,11 @@ private final class UpgradeRequester: ChannelInboundHandler, RemovableChannelHan
   typealias OutboundOut = HTTPClientRequestPart
 
   private let head: HTTPRequestHead
-  private let endpoint: RemoteEndpoint
+  private let endpoint: RemoteAddress
   private let caOption: String
   private let ended: Ended
 
-  init(head: HTTPRequestHead, endpoint: RemoteEndpoint, caOption: String, ended: Ended) {
+  init(head: HTTPRequestHead, endpoint: RemoteAddress, caOption: String, ended: Ended) {
     self.head = head
     self.endpoint = endpoint
     self.caOption = caOption

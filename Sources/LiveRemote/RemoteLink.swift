@@ -37,7 +37,7 @@ public final class RemoteLink: @unchecked Sendable {
   /// are not sent, and the title says how many.
   public static let maxQueuedKeys = 64 << 10
 
-  public let endpoint: RemoteEndpoint
+  public let endpoint: RemoteAddress
   public let credentials: RemoteCredentials
   /// The event loop both sockets run on.
   private let loop: EventLoop = MultiThreadedEventLoopGroup.singleton.next()
@@ -45,7 +45,7 @@ public final class RemoteLink: @unchecked Sendable {
   /// The connection frames go to, once the host accepted the request.
   private var socket: RemoteSocket? = nil
   /// The socket pair's end towards the terminal loop.
-  private var relay: TerminalRelay? = nil
+  private var bridge: SocketPairBridge? = nil
   /// The offset just past what the terminal was sent; where a reconnect resumes.
   private var offset: Int? = nil
   /// Screen mode: what the terminal's renderer holds; a reconnect names its lines, and the
@@ -69,7 +69,7 @@ public final class RemoteLink: @unchecked Sendable {
   public private(set) var resumes = 0
   public private(set) var repaints = 0
 
-  public init(endpoint: RemoteEndpoint, credentials: RemoteCredentials) {
+  public init(endpoint: RemoteAddress, credentials: RemoteCredentials) {
     self.endpoint = endpoint
     self.credentials = credentials
   }
@@ -101,16 +101,16 @@ public final class RemoteLink: @unchecked Sendable {
     for fd in pair { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
     let link = self
     do {
-      relay = try TerminalRelay(
+      bridge = try SocketPairBridge(
         descriptor: pair[1], on: loop,
-        events: TerminalRelay.Events(
+        events: SocketPairBridge.Events(
           frame: { link.fromTerminal($0) },
           writable: { link.terminalDrained() },
           closed: { link.terminalClosed() }))
     } catch {
       close(pair[0])
       close(pair[1])
-      throw LiveError("cannot relay to the terminal (\(error))")
+      throw LiveError("cannot bridge to the terminal (\(error))")
     }
     lastSize = request.cols.flatMap { cols in request.rows.map { LiveSize(cols: cols, rows: $0) } }
     mirror = Terminal(cols: request.cols ?? 80, rows: request.rows ?? 24)
@@ -235,7 +235,7 @@ public final class RemoteLink: @unchecked Sendable {
       toTerminal(frame)
     }
     // A terminal slower than the network: stop reading the network until it drains.
-    if let relay, !relay.isWritable { try? socket.channel.syncOptions?.setOption(.autoRead, value: false) }
+    if let bridge, !bridge.isWritable { try? socket.channel.syncOptions?.setOption(.autoRead, value: false) }
     return false
   }
 
@@ -329,9 +329,9 @@ public final class RemoteLink: @unchecked Sendable {
     if let title { toTerminal(Frame(.status, Array("\u{1B}]2;\(title)\u{07}".utf8))) }
   }
 
-  private func toTerminal(_ frame: Frame) { relay?.write(frame) }
+  private func toTerminal(_ frame: Frame) { bridge?.write(frame) }
 
-  private func closeTerminal() { relay?.close() }
+  private func closeTerminal() { bridge?.close() }
 }
 
 /// What one connection saw, read after it ended (its handler runs before).
@@ -358,7 +358,7 @@ package final class Answer: @unchecked Sendable {
     }
   }
 
-  func wait(endpoint: RemoteEndpoint) throws -> LiveReply {
+  func wait(endpoint: RemoteAddress) throws -> LiveReply {
     condition.lock()
     defer { condition.unlock() }
     while !given { condition.wait() }

@@ -4,7 +4,7 @@ import LiveProtocol
 import LiveRemote
 
 /// What `reel serve` asks the host for (`ListenRequest`), run inside the host: a WebSocket
-/// server (`RemoteServer`) and/or a relay room (`RelayHost`), for as long as the `reel serve`
+/// server (`RemoteServer`) and/or a relay room (`RelayRoomConnection`), for as long as the `reel serve`
 /// that asked stays connected. The reel executable hands `ServedListener.start` to the host
 /// as its `listenerFactory`.
 public final class ServedListener: HostListener {
@@ -12,10 +12,12 @@ public final class ServedListener: HostListener {
   public let summary: String
   public let port: Int?
   private let server: RemoteServer?
-  private let room: RelayHost?
-  public var relayRoom: (any RelayLinkKeeper)? { room }
+  private let room: RelayRoomConnection?
+  public var relayRoom: (any RelayRoomKeeper)? { room }
 
-  private init(lines: [String], summary: String, port: Int?, server: RemoteServer?, room: RelayHost?) {
+  private init(
+    lines: [String], summary: String, port: Int?, server: RemoteServer?, room: RelayRoomConnection?
+  ) {
     self.lines = lines
     self.port = port
     self.summary = summary
@@ -62,7 +64,7 @@ public final class ServedListener: HostListener {
       lines.append("browser viewer at \(page)/ (log in once with \(page)/login#TOKEN)")
       summaries.append(address)
     }
-    var room: RelayHost? = nil
+    var room: RelayRoomConnection? = nil
     if !request.relays.isEmpty {
       do {
         room = try startRoom(request, state: state, inbox: inbox, log: log)
@@ -89,9 +91,9 @@ public final class ServedListener: HostListener {
   private static func startRoom(
     _ request: ListenRequest, state: StateDirectory, inbox: LiveHost.Inbox,
     log: @escaping @Sendable (String) -> Void
-  ) throws -> RelayHost {
+  ) throws -> RelayRoomConnection {
     let endpoints = try request.relays.map { address in
-      let endpoint = try RemoteEndpoint(address)
+      let endpoint = try RemoteAddress(address)
       guard endpoint.relayRoom == nil && endpoint.session == nil else {
         throw LiveError("--relay takes the relay's address, wss://RELAY:PORT")
       }
@@ -102,7 +104,7 @@ public final class ServedListener: HostListener {
     if request.relayManage { capabilities.formUnion([.send, .manage]) }
     let store = RelayRoomStore(directory: state)
     let (secret, readOnlySecret) = try store.secrets()
-    let room = RelayHost(
+    let room = RelayRoomConnection(
       relays: endpoints, secret: secret, readOnlySecret: readOnlySecret, caFile: request.caFile,
       linkCapabilities: capabilities,
       linkSessions: request.relaySessions.isEmpty ? nil : Set(request.relaySessions), store: store,

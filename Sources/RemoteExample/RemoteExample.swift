@@ -24,7 +24,7 @@ struct RemoteExample {
       exit(1)
     }
     do {
-      let endpoint = try RemoteEndpoint(arguments[0])
+      let endpoint = try RemoteAddress(arguments[0])
       let credentials = RemoteCredentials(
         token: ProcessInfo.processInfo.environment["REEL_TOKEN"] ?? "", relaySecret: endpoint.relaySecret)
       var request = LiveRequest(.attach, names: [endpoint.session ?? "example"])

@@ -143,7 +143,7 @@ final class RelayAttackTests: RelayTestCase {
       port: port, path: "/r/\(secret.roomName)/host", verifier: secret.verifier, readOnly: readOnly.verifier)
     XCTAssertTrue(eventually { self.log.text.contains("host connected") }, log.text)
     let ended = RemoteConnection.run(
-      try RemoteEndpoint("ws://127.0.0.1:\(port)/r/\(secret.roomName)"),
+      try RemoteAddress("ws://127.0.0.1:\(port)/r/\(secret.roomName)"),
       credentials: RemoteCredentials(token: "", relaySecret: readOnly.naming(realKey)),
       request: LiveRequest(.list),
       on: MultiThreadedEventLoopGroup.singleton.next(), pingInterval: .seconds(10)

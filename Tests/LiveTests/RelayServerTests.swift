@@ -161,7 +161,7 @@ final class RelayServerTests: RelayTestCase {
     XCTAssertTrue(eventually { self.log.text.contains("room \(secret.roomName): host connected") })
     let key = RelayHostKey(secret: secret)
     let ended = RemoteConnection.run(
-      try RemoteEndpoint("ws://127.0.0.1:\(port)/r/\(secret.roomName)"),
+      try RemoteAddress("ws://127.0.0.1:\(port)/r/\(secret.roomName)"),
       credentials: RemoteCredentials(token: "", relaySecret: secret.naming(key)), request: LiveRequest(.list),
       on: MultiThreadedEventLoopGroup.singleton.next(), pingInterval: .seconds(10)
     ) { _, _ in false }

@@ -13,7 +13,7 @@ public protocol HostListener: AnyObject {
   /// The port its WebSocket server bound (nil: none).
   var port: Int? { get }
   /// Its relay room, when it keeps one (`reel relay-link` shows and rotates its links).
-  var relayRoom: (any RelayLinkKeeper)? { get }
+  var relayRoom: (any RelayRoomKeeper)? { get }
   func stop()
 }
 
@@ -59,7 +59,7 @@ extension LiveHost {
     guard let factory = listenerFactory else {
       throw LiveError("this host cannot listen on the network (it is embedded in another program)")
     }
-    if !request.relays.isEmpty, relayLinks != nil {
+    if !request.relays.isEmpty, relayRoom != nil {
       throw LiveError("this host already keeps a relay room (reel status shows it); stop that first")
     }
     let log = ListenerLog()
@@ -69,7 +69,7 @@ extension LiveHost {
       inbox.wake()
     }
     listeners[c.id] = RunningListener(listener: listener, log: log)
-    if let room = listener.relayRoom { relayLinks = room }
+    if let room = listener.relayRoom { relayRoom = room }
     c.listening = true
     var reply = LiveReply(ok: true)
     reply.lines = listener.lines
@@ -90,7 +90,7 @@ extension LiveHost {
   /// Stops the listener that ran for connection `id`, if one did.
   func stopListener(for id: Int) {
     guard let running = listeners.removeValue(forKey: id) else { return }
-    if let room = running.listener.relayRoom, let kept = relayLinks, room === kept { relayLinks = nil }
+    if let room = running.listener.relayRoom, let kept = relayRoom, room === kept { relayRoom = nil }
     running.listener.stop()
   }
 
@@ -100,7 +100,7 @@ extension LiveHost {
     let keeperPid =
       keeper == nil ? nil : keeperText.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     var lines = listeners.sorted { $0.key < $1.key }.map { $0.value.listener.summary }
-    if let room = relayLinks, !listeners.values.contains(where: { $0.listener.relayRoom === room }) {
+    if let room = relayRoom, !listeners.values.contains(where: { $0.listener.relayRoom === room }) {
       lines.append("relay room \(RelayRoomName.of(room.links.first ?? "")) (kept by the host itself)")
     }
     return HostStatus(

@@ -154,7 +154,7 @@ extension LiveHost {
       guard c.grant.isLocalUser else {
         throw LiveError("only the host's own user may see its relay room's links", closeCode: .notAllowed)
       }
-      guard let keeper = relayLinks else {
+      guard let keeper = relayRoom else {
         throw LiveError(
           "this host keeps no relay room (reel serve --relay wss://RELAY, or reel host --relay …)")
       }

@@ -85,7 +85,7 @@ public final class LiveHost {
   public let inbox: Inbox
   /// The host's relay room, when it keeps one (set before `run`): the local user's `links`
   /// request shows and rotates its links.
-  public var relayLinks: (any RelayLinkKeeper)? = nil
+  public var relayRoom: (any RelayRoomKeeper)? = nil
   /// Held by whichever thread is doing the host's work: its own thread except while it waits
   /// in `poll`, or a thread that found the host idle and did a small piece of work itself
   /// (`LiveHost+DirectTurns`). Every piece of the host's state is touched only under it.

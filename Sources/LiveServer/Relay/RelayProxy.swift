@@ -33,7 +33,7 @@ final class RelayProxies: @unchecked Sendable {
   /// node's log, or nil when the viewer was piped.
   func pipe(_ viewer: WebSocketEndpoint, room: String, verifier: String, to address: String) async -> String?
   {
-    guard let endpoint = try? RemoteEndpoint(address) else {
+    guard let endpoint = try? RemoteAddress(address) else {
       RelayRooms.close(viewer, .hostStopping, "the room's relay node has no usable address")
       return "not a usable address"
     }

@@ -7,13 +7,13 @@ import NIOCore
 /// One viewer through a relay's room, as a client of the host: the handshake of salts, then
 /// every frame opened on the way in and sealed on the way out (docs/protocol.md#relay), carried
 /// as `data` on the viewer's channel of the host's relay connection. The first frame decides
-/// the grant (`RelayHost.admit`); a frame that does not open closes the channel.
+/// the grant (`RelayRoomConnection.admit`); a frame that does not open closes the channel.
 final class RelayTransport: LiveTransport, @unchecked Sendable {
   /// Frames kept for the host at most, as a WebSocket client's.
   static let incomingLimit = 1 << 20
 
   let channel: UInt32
-  private unowned let host: RelayHost
+  private unowned let host: RelayRoomConnection
   private let socket: WebSocketEndpoint
   private let condition = NSCondition()
   private var hostSalt: [UInt8]? = nil
@@ -30,7 +30,7 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
   /// The queue refused a frame since it last drained: the host hears when it has.
   private var overflowed = false
 
-  init(host: RelayHost, socket: WebSocketEndpoint, channel: UInt32) {
+  init(host: RelayRoomConnection, socket: WebSocketEndpoint, channel: UInt32) {
     self.host = host
     self.socket = socket
     self.channel = channel

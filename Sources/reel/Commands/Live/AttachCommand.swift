@@ -78,7 +78,7 @@ struct AttachCommand: ParsableCommand {
   static let defaultDetachKey = "^]"
 
   func run() throws {
-    if RemoteEndpoint.isRemote(name) { return try runRemote() }
+    if RemoteAddress.isRemote(name) { return try runRemote() }
     try liveCommand {
       try SessionName.validate(name)
       try NestingGuard.check(showing: name, attaching: true, force: force)
@@ -257,7 +257,7 @@ struct HostCommand: ParsableCommand {
       let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
       let room = try relayRoom.keep(inbox: host.inbox, environment: environment, log: "reel host")
       defer { room?.stop() }
-      host.relayLinks = room
+      host.relayRoom = room
       try host.run()
     }
   }

@@ -215,7 +215,7 @@ struct TailCommand: ParsableCommand {
 
   func run() throws {
     try liveCommand {
-      if RemoteEndpoint.isRemote(name) {
+      if RemoteAddress.isRemote(name) {
         var request = LiveRequest(.tail)
         if isatty(1) == 1 {
           request.cols = 0

@@ -84,8 +84,7 @@ struct RelayCommand: ParsableCommand {
     if database == nil && (advertise != nil || peerCaFile != nil) {
       throw ValidationError("--advertise and --peer-ca-file go with --database")
     }
-    if let advertise, (try? RemoteEndpoint(advertise))?.session != nil || !RemoteEndpoint.isRemote(advertise)
-    {
+    if let advertise, (try? RemoteAddress(advertise))?.session != nil || !RemoteAddress.isRemote(advertise) {
       throw ValidationError("--advertise takes ws://HOST:PORT or wss://HOST:PORT")
     }
   }

@@ -18,7 +18,7 @@ enum RemoteAttach {
     caFile: String?
   ) throws -> (AttachedTerminal.Outcome, [String], RemoteLink) {
     TaskThreads.runOnEventLoops()
-    var endpoint = try RemoteEndpoint(address)
+    var endpoint = try RemoteAddress(address)
     let credentials = try credentials(for: endpoint, tokenFile: tokenFile, caFile: caFile)
     if endpoint.session == nil {
       endpoint.session = try onlySession(at: endpoint, credentials: credentials)
@@ -77,7 +77,7 @@ enum RemoteAttach {
 
   /// The session an address that names none means (a room's link as printed, a server's
   /// address): the only one there; with none or several, one line saying which to name.
-  static func onlySession(at endpoint: RemoteEndpoint, credentials: RemoteCredentials) throws -> String {
+  static func onlySession(at endpoint: RemoteAddress, credentials: RemoteCredentials) throws -> String {
     let names =
       try RemoteLink(endpoint: endpoint, credentials: credentials).ask(LiveRequest(.list)).sessions?
       .map(\.name) ?? []
@@ -97,7 +97,7 @@ enum RemoteAttach {
   /// `reel ls ws://HOST:PORT`.
   static func list(_ address: String, tokenFile: String?, caFile: String?) throws -> [LiveSessionSummary] {
     TaskThreads.runOnEventLoops()
-    let endpoint = try RemoteEndpoint(address)
+    let endpoint = try RemoteAddress(address)
     let link = RemoteLink(
       endpoint: endpoint, credentials: try credentials(for: endpoint, tokenFile: tokenFile, caFile: caFile))
     return try link.ask(LiveRequest(.list)).sessions ?? []
@@ -105,7 +105,7 @@ enum RemoteAttach {
 
   /// A `reel serve`'s token, or a relay room's secret: from the address's fragment, else
   /// `$REEL_RELAY_SECRET` (an address on the command line is seen by every user's `ps`).
-  static func credentials(for endpoint: RemoteEndpoint, tokenFile: String?, caFile: String?) throws
+  static func credentials(for endpoint: RemoteAddress, tokenFile: String?, caFile: String?) throws
     -> RemoteCredentials
   {
     guard endpoint.relayRoom != nil else {

@@ -219,10 +219,10 @@ struct RelayRoomOptions: ParsableArguments {
   /// Keeps the room for `inbox`'s sessions (nil without `--relay`) — the same room on every
   /// start (`RelayRoomStore`) — and prints its two links on standard output, each on a line of
   /// its own.
-  func keep(inbox: LiveHost.Inbox, environment: [String], log: String) throws -> RelayHost? {
+  func keep(inbox: LiveHost.Inbox, environment: [String], log: String) throws -> RelayRoomConnection? {
     guard !relay.isEmpty else { return nil }
     let endpoints = try relay.map { address in
-      let endpoint = try RemoteEndpoint(address)
+      let endpoint = try RemoteAddress(address)
       guard endpoint.relayRoom == nil && endpoint.session == nil else {
         throw CLIError("--relay takes the relay's address, wss://RELAY:PORT")
       }
@@ -234,7 +234,7 @@ struct RelayRoomOptions: ParsableArguments {
     // The room is the host's: its secrets are kept in the state directory and reused.
     let store = RelayRoomStore(directory: StateDirectory())
     let (secret, readOnlySecret) = try store.secrets()
-    let keeper = RelayHost(
+    let keeper = RelayRoomConnection(
       relays: endpoints, secret: secret, readOnlySecret: readOnlySecret, caFile: caFile,
       linkCapabilities: capabilities, linkSessions: relaySessions.isEmpty ? nil : Set(relaySessions),
       store: store, inbox: inbox, environment: environment,

@@ -6,7 +6,7 @@ import NIOSSL
 /// room of a relay, `ws[s]://RELAY:PORT/r/ROOM[/SESSION][#SECRET]` (or its page's link, the
 /// same with `http[s]://`). The port is required:
 /// a default would send the token to whatever listens there.
-public struct RemoteEndpoint: Sendable, Equatable {
+public struct RemoteAddress: Sendable, Equatable {
   public var secure: Bool
   public var host: String
   public var port: Int
@@ -29,7 +29,7 @@ public struct RemoteEndpoint: Sendable, Equatable {
   public init(_ text: String) throws {
     var rest: Substring
     var hasPort = true
-    guard let scheme = RemoteEndpoint.schemes.first(where: { text.hasPrefix($0.prefix) }) else {
+    guard let scheme = RemoteAddress.schemes.first(where: { text.hasPrefix($0.prefix) }) else {
       throw LiveError("\(text): not a ws://, wss://, http:// or https:// address")
     }
     secure = scheme.secure
@@ -58,13 +58,13 @@ public struct RemoteEndpoint: Sendable, Equatable {
       host = String(authority[authority.index(after: authority.startIndex)..<bracket])
       authority = authority[authority.index(after: bracket)...]
       if authority.hasPrefix(":") {
-        port = try RemoteEndpoint.port(authority.dropFirst(), in: text)
+        port = try RemoteAddress.port(authority.dropFirst(), in: text)
       } else {
         hasPort = false
       }
     } else if let colon = authority.lastIndex(of: ":") {
       host = String(authority[..<colon])
-      port = try RemoteEndpoint.port(authority[authority.index(after: colon)...], in: text)
+      port = try RemoteAddress.port(authority[authority.index(after: colon)...], in: text)
     } else {
       host = String(authority)
       hasPort = false
@@ -131,7 +131,7 @@ public struct RemoteCredentials: Sendable {
     throw LiveError("a network address needs a token: set REEL_TOKEN or give --token-file")
   }
 
-  package func tlsConfiguration(for endpoint: RemoteEndpoint) throws -> TLSConfiguration? {
+  package func tlsConfiguration(for endpoint: RemoteAddress) throws -> TLSConfiguration? {
     guard endpoint.secure else { return nil }
     var tls = TLSConfiguration.makeClientConfiguration()
     if let caFile {

@@ -8,13 +8,13 @@ import NIOPosix
 /// network from the same thread that read it, and a frame from the network is written to the
 /// terminal loop from the thread that read it — no task, no stream, no thread switch between
 /// (measured: `reel bench`'s latency figure). A terminal slower than the network makes the
-/// relay unwritable, and the link stops reading the network until it drains.
-package final class TerminalRelay: @unchecked Sendable {
-  /// What the relay hears, on its event loop.
+/// bridge unwritable, and the link stops reading the network until it drains.
+package final class SocketPairBridge: @unchecked Sendable {
+  /// What the bridge hears, on its event loop.
   struct Events {
     /// A frame the terminal loop wrote.
     var frame: (Frame) -> Void
-    /// The relay takes writes again after refusing them.
+    /// The bridge takes writes again after refusing them.
     var writable: () -> Void
     /// The terminal loop closed its end.
     var closed: () -> Void
@@ -23,12 +23,12 @@ package final class TerminalRelay: @unchecked Sendable {
   let channel: Channel
   var eventLoop: EventLoop { channel.eventLoop }
 
-  /// Takes `descriptor` (one end of a socket pair) over; it is closed with the relay.
+  /// Takes `descriptor` (one end of a socket pair) over; it is closed with the bridge.
   init(descriptor: Int32, on loop: EventLoop, events: Events) throws {
     channel = try NIOPipeBootstrap(group: loop)
       .channelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.addHandler(RelayHandler(events: events))
+          try channel.pipeline.syncOperations.addHandler(BridgeHandler(events: events))
         }
       }
       .takingOwnershipOfDescriptor(inputOutput: descriptor).wait()
@@ -47,13 +47,13 @@ package final class TerminalRelay: @unchecked Sendable {
 }
 
 /// Reads frames off the socket pair; says when it drains and when it closed.
-private final class RelayHandler: ChannelInboundHandler {
+private final class BridgeHandler: ChannelInboundHandler {
   typealias InboundIn = ByteBuffer
 
   private var reader = FrameReader()
-  private let events: TerminalRelay.Events
+  private let events: SocketPairBridge.Events
 
-  init(events: TerminalRelay.Events) { self.events = events }
+  init(events: SocketPairBridge.Events) { self.events = events }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     let buffer = unwrapInboundIn(data)

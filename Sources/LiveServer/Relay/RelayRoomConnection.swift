@@ -12,10 +12,10 @@ import NIOSSL
 /// connection that failed or ended. Each viewer the relay announces becomes a client of the host's inbox
 /// (`RelayTransport`) once its first sealed frame opened under the room's secret (interactive)
 /// or the read-only one (watch only): the host, not the relay, decides what a viewer may do.
-public final class RelayHost: RelayLinkKeeper, @unchecked Sendable {
+public final class RelayRoomConnection: RelayRoomKeeper, @unchecked Sendable {
   /// The relay the links name; `relays` the ones tried in turn.
-  public var relay: RemoteEndpoint { relays[0] }
-  public let relays: [RemoteEndpoint]
+  public var relay: RemoteAddress { relays[0] }
+  public let relays: [RemoteAddress]
   /// The room's secrets and what comes from them; new ones on `rotate`.
   struct Keys: Sendable {
     let secret: RelaySecret
@@ -57,7 +57,7 @@ public final class RelayHost: RelayLinkKeeper, @unchecked Sendable {
   /// `relays` are relay addresses (`wss://RELAY[:PORT]`, at least one); the secrets are new
   /// unless given.
   public init(
-    relays: [RemoteEndpoint], secret: RelaySecret = RelaySecret(),
+    relays: [RemoteAddress], secret: RelaySecret = RelaySecret(),
     readOnlySecret: RelaySecret = RelaySecret(), caFile: String? = nil,
     linkCapabilities: LiveCapabilities = .interactive, linkSessions: Set<String>? = nil,
     store: RelayRoomStore? = nil, inbox: LiveHost.Inbox,
@@ -80,7 +80,7 @@ public final class RelayHost: RelayLinkKeeper, @unchecked Sendable {
   public var readOnlyLink: String { links[1] }
 
   /// The page's links, `http(s)://RELAY:PORT/r/ROOM#SECRET.KEY`: a browser opens them as they
-  /// are, and `reel attach`/`ls` take them too (`RemoteEndpoint`).
+  /// are, and `reel attach`/`ls` take them too (`RemoteAddress`).
   public var links: [String] {
     let keys = lock.withLock { self.keys }
     return [keys.secret, keys.readOnlySecret].map {
@@ -184,7 +184,9 @@ public final class RelayHost: RelayLinkKeeper, @unchecked Sendable {
         try? await Task.sleep(for: .seconds(delay))
         continue
       }
-      log("relay \(relay.name): \(RelayHost.describe(outcome)); again in \(String(format: "%.1f", delay)) s")
+      log(
+        "relay \(relay.name): \(RelayRoomConnection.describe(outcome)); again in \(String(format: "%.1f", delay)) s"
+      )
       try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
     }
   }
