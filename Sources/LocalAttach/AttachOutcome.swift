@@ -51,11 +51,6 @@ public enum AttachOutcome: Equatable, Sendable {
     default: return nil
     }
   }
-
-  /// The bytes that give back a terminal whose session vanished mid-stream: its modes are
-  /// unknown, so every one a program commonly sets is turned off.
-  public static let terminalReset = Array(
-    "\u{1B}[?1049l\u{1B}[?1;1000;1002;1003;1004;1005;1006;1015;2004l\u{1B}[?25h\u{1B}>\u{1B}[r\u{1B}[0m".utf8)
 }
 
 /// Defaults `reel attach` and the quick attach share.

@@ -228,7 +228,7 @@ public struct TerminalAttachment {
   /// The host vanished mid-stream: the terminal's modes are unknown, so every one a program
   /// commonly sets is turned off.
   private func lost() -> AttachOutcome {
-    TerminalAttachment.writeOut(AttachOutcome.terminalReset)
+    TerminalAttachment.writeOut(Terminal.modesReset)
     return .connectionLost
   }
 

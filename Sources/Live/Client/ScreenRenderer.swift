@@ -23,9 +23,9 @@ public struct ScreenRenderer: Sendable {
   /// Takes the terminal over: the alternate screen, cleared.
   public static let enter = Array("\u{1B}[?1049h\u{1B}[H\u{1B}[2J".utf8)
 
-  /// Gives the terminal back: the modes it set off, the cursor shown, the main screen.
-  public static let leave = Array(
-    "\u{1B}[0m\u{1B}[?1l\u{1B}[?2004l\(mouseOff)\u{1B}[?25h\u{1B}[?1049l".utf8)
+  /// Gives the terminal back: the main screen, with the modes screen mode set off
+  /// (`Terminal.modesReset`).
+  public static let leave = Terminal.modesReset
 
   static let mouseOff = "\u{1B}[?9;1000;1002;1003;1006l"
 

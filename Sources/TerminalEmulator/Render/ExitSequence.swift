@@ -43,3 +43,15 @@ extension Terminal {
     return Array(out.utf8)
   }
 }
+
+extension Terminal {
+  /// What gives back a terminal whose modes are not known (its session's host vanished
+  /// mid-stream) or that a client drew itself (screen mode): the main screen, the modes
+  /// programs commonly set put back to their defaults (application cursor keys and keypad, the
+  /// mouse's tracking and encodings, focus events, bracketed paste), the cursor shown, no
+  /// scrolling region (the cursor kept where it is: DECSTBM homes it), the default pen.
+  /// `exitSequence()` is the exact counterpart for a terminal whose state this one mirrors.
+  public static let modesReset = Array(
+    ("\u{1B}[?1049l\u{1B}[?1;9;1000;1002;1003;1004;1005;1006;1015;2004l\u{1B}[?25h\u{1B}>"
+      + "\u{1B}7\u{1B}[r\u{1B}8\u{1B}[0m").utf8)
+}
