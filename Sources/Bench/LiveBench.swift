@@ -95,7 +95,7 @@ enum LiveBench {
           cols: cols, rows: rows, historyLines: history, protocolMillis: [], cliMillis: [],
           launcherMillis: launcher.map { _ in [] }, tmuxMillis: nil, consistent: 0, repaintBytes: 0)
         for _ in 0..<attaches {
-          let start = Measure.now()
+          let start = MonotonicClock.nanoseconds()
           let client = try LiveClient.connect(directory)
           var request = LiveRequest(.attach, names: [name])
           request.cols = cols
@@ -104,7 +104,7 @@ enum LiveBench {
           var screen = Terminal(cols: cols, rows: rows)
           guard let frame = try client.next(), frame.type == .repaint else { throw CLIError("no repaint") }
           screen.feed(frame.payload)
-          figure.protocolMillis.append(Double(Measure.now() - start) / 1e6)
+          figure.protocolMillis.append(Double(MonotonicClock.nanoseconds() - start) / 1e6)
           figure.repaintBytes = frame.payload.count
           // Consistent: everything a VT stream can set. The character REP would repeat (set only
           // by printing just before it) is the one thing a repaint cannot carry.
@@ -191,8 +191,8 @@ enum LiveBench {
   static func waitForScreen(_ name: String, containing text: String, directory: SocketDirectory) throws
     -> Terminal
   {
-    let deadline = Measure.now() + 30_000_000_000
-    while Measure.now() < deadline {
+    let deadline = MonotonicClock.nanoseconds() + 30_000_000_000
+    while MonotonicClock.nanoseconds() < deadline {
       let reply = try LiveClient.ask(LiveRequest(.history, names: [name]), in: directory)
       let terminal = try Terminal(snapshot: try Zstd.decompress([UInt8](reply.snapshot ?? Data())))
       if terminal.textDump(includeScrollback: false).contains(text) { return terminal }
@@ -225,7 +225,7 @@ enum LiveBench {
     let pty = try PseudoTerminal(size: WindowSize(cols: cols, rows: rows))
     var environment = ProcessInfo.processInfo.environment
     environment["TERM"] = "xterm-256color"
-    let start = Measure.now()
+    let start = MonotonicClock.nanoseconds()
     let child = try ChildProcess(
       arguments: arguments, environment: environment.map { "\($0.key)=\($0.value)" }, terminal: pty)
     defer {
@@ -235,7 +235,7 @@ enum LiveBench {
     var screen = Terminal(cols: cols, rows: rows)
     var buffer = [UInt8](repeating: 0, count: 64 << 10)
     let deadline = start + 20_000_000_000
-    while Measure.now() < deadline {
+    while MonotonicClock.nanoseconds() < deadline {
       var p = pollfd(fd: pty.controller, events: Int16(POLLIN), revents: 0)
       guard poll(&p, 1, 100) > 0 else { continue }
       let n = buffer.withUnsafeMutableBytes { read(pty.controller, $0.baseAddress, $0.count) }
@@ -244,7 +244,9 @@ enum LiveBench {
       // Answer what the client's terminal is asked (tmux queries the terminal it runs in).
       let replies = screen.takeReplies()
       if !replies.isEmpty { _ = replies.withUnsafeBytes { write(pty.controller, $0.baseAddress, $0.count) } }
-      if screen.textDump(includeScrollback: false) == expected { return Double(Measure.now() - start) / 1e6 }
+      if screen.textDump(includeScrollback: false) == expected {
+        return Double(MonotonicClock.nanoseconds() - start) / 1e6
+      }
     }
     throw CLIError("\(arguments[0]) \(arguments[1]) never showed the session's screen")
   }
@@ -269,8 +271,8 @@ final class TmuxServer {
 
   /// The pane's screen as tmux captures it, once it shows `text`, in the text-dump layout.
   func waitForScreen(_ name: String, containing text: String) throws -> String {
-    let deadline = Measure.now() + 30_000_000_000
-    while Measure.now() < deadline {
+    let deadline = MonotonicClock.nanoseconds() + 30_000_000_000
+    while MonotonicClock.nanoseconds() < deadline {
       let out = NSTemporaryDirectory() + "/reel-bench-capture-\(getpid())"
       defer { unlink(out) }
       _ = RecordingBench.wallTime(["sh", "-c", "tmux -L '\(socket)' capture-pane -p -t '\(name)' > '\(out)'"])

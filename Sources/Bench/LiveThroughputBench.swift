@@ -130,7 +130,7 @@ extension LiveBench {
     let sink = open("/dev/null", O_WRONLY)
     defer { close(sink) }
     _ = try client.next()  // the repaint
-    let start = Measure.now()
+    let start = MonotonicClock.nanoseconds()
     try client.send(Frame(.input, [0x0D]))
     var tail: [UInt8] = []
     while let frame = try client.next() {
@@ -139,7 +139,7 @@ extension LiveBench {
       tail = Array((tail + frame.payload.suffix(64)).suffix(64))
       if contains(tail, endMarker) || contains(frame.payload, endMarker) { break }
     }
-    return Double(Measure.now() - start) / 1e9
+    return Double(MonotonicClock.nanoseconds() - start) / 1e9
   }
 
   /// One round under tmux: an attached client in a PTY this process reads and discards; done
@@ -170,7 +170,7 @@ extension LiveBench {
       throw CLIError("tmux wait-for failed")
     }
     usleep(200_000)
-    let start = Measure.now()
+    let start = MonotonicClock.nanoseconds()
     _ = tmux.run(["send-keys", "-t", name, "Enter"])
     var buffer = [UInt8](repeating: 0, count: 64 << 10)
     var status: Int32 = 0
@@ -179,7 +179,9 @@ extension LiveBench {
       if poll(&p, 1, 5) > 0 {
         _ = buffer.withUnsafeMutableBytes { read(pty.controller, $0.baseAddress, $0.count) }
       }
-      if Measure.now() - start > 120_000_000_000 { throw CLIError("tmux never finished the cat") }
+      if MonotonicClock.nanoseconds() - start > 120_000_000_000 {
+        throw CLIError("tmux never finished the cat")
+      }
     }
   }
 
@@ -207,8 +209,8 @@ extension LiveBench {
     }
     var buffer = [UInt8](repeating: 0, count: 64 << 10)
     var tail: [UInt8] = []
-    let start = Measure.now()
-    while Measure.now() - start < 120_000_000_000 {
+    let start = MonotonicClock.nanoseconds()
+    while MonotonicClock.nanoseconds() - start < 120_000_000_000 {
       var p = pollfd(fd: pty.controller, events: Int16(POLLIN), revents: 0)
       guard poll(&p, 1, 1000) > 0 else { continue }
       let n = buffer.withUnsafeMutableBytes { read(pty.controller, $0.baseAddress, $0.count) }

@@ -1,17 +1,17 @@
 import CLISupport
+import Capture
 import Foundation
 
 /// Timing and memory helpers for `reel bench`.
 enum Measure {
-  static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
   /// Best of `repeats` runs of `body`, in seconds.
   static func best(repeats: Int, _ body: () -> Void) -> Double {
     var best = Double.infinity
     for _ in 0..<repeats {
-      let start = now()
+      let start = MonotonicClock.nanoseconds()
       body()
-      best = min(best, Double(now() - start) / 1e9)
+      best = min(best, Double(MonotonicClock.nanoseconds() - start) / 1e9)
     }
     return best
   }
@@ -20,9 +20,9 @@ enum Measure {
   static func bestThrowing(repeats: Int, _ body: () throws -> Void) throws -> Double {
     var best = Double.infinity
     for _ in 0..<repeats {
-      let start = now()
+      let start = MonotonicClock.nanoseconds()
       try body()
-      best = min(best, Double(now() - start) / 1e9)
+      best = min(best, Double(MonotonicClock.nanoseconds() - start) / 1e9)
     }
     return best
   }

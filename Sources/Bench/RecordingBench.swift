@@ -1,4 +1,5 @@
 import CLISupport
+import Capture
 import Foundation
 import Playback
 import Recording
@@ -34,13 +35,13 @@ enum RecordingBench {
       ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { for p in argv + envp { free(p) } }
     var pid: pid_t = 0
-    let start = Measure.now()
+    let start = MonotonicClock.nanoseconds()
     guard posix_spawnp(&pid, arguments[0], &actions, nil, &argv, &envp) == 0 else { return nil }
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 {
       guard errno == EINTR else { return nil }
     }
-    let seconds = Double(Measure.now() - start) / 1e9
+    let seconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
     // Exited normally with status 0 (the wait status's low byte is the signal, next the code).
     return status & 0xFFFF == 0 ? seconds : nil
   }

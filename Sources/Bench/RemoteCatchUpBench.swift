@@ -1,4 +1,5 @@
 import CLISupport
+import Capture
 import Foundation
 import Live
 import LiveProtocol
@@ -45,9 +46,9 @@ enum RemoteCatchUpBench {
       let offset = try watch(endpoint, credentials, resumeFrom: nil, screen: &screen, seconds: 0.5).offset
       // Away. (The outage's length is what is measured against, not a wait for a condition.)
       usleep(UInt32(outage * 1_000_000))
-      let start = Measure.now()
+      let start = MonotonicClock.nanoseconds()
       let back = try watch(endpoint, credentials, resumeFrom: offset, screen: &screen, seconds: 0)
-      let milliseconds = Double(Measure.now() - start) / 1e6
+      let milliseconds = Double(MonotonicClock.nanoseconds() - start) / 1e6
       figures.append(
         Figure(
           outageSeconds: outage, missedBytes: back.caughtUpTo - back.resumedFrom, sentBytes: back.sentBytes,
@@ -86,8 +87,8 @@ enum RemoteCatchUpBench {
     screen.feed(first.payload)
     let caughtUp = first.type == .output ? at + first.payload.count : at
     var offset = caughtUp
-    let until = Measure.now() + UInt64(seconds * 1e9)
-    while Measure.now() < until, let frame = try client.next() {
+    let until = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
+    while MonotonicClock.nanoseconds() < until, let frame = try client.next() {
       guard let at = frame.offset else { continue }
       screen.feed(frame.payload)
       // A paced viewer gets a repaint when a tick holds more than its output limit.

@@ -1,4 +1,5 @@
 import CLISupport
+import Capture
 import Foundation
 import HTTPTypes
 import HummingbirdWSClient
@@ -55,13 +56,13 @@ enum RemoteScreenBench {
     for outage in outages {
       let before = try viewer.watch(seconds: 0.3)
       usleep(UInt32(outage * 1_000_000))
-      let start = Measure.now()
+      let start = MonotonicClock.nanoseconds()
       let back = try viewer.watch(seconds: 0)
       catchUps.append(
         CatchUp(
           outageSeconds: outage, printedBytes: back.firstOffset - before.lastOffset,
           sentBytes: back.firstUpdateBytes,
-          lines: back.firstUpdateLines, milliseconds: Double(Measure.now() - start) / 1e6))
+          lines: back.firstUpdateLines, milliseconds: Double(MonotonicClock.nanoseconds() - start) / 1e6))
     }
     return (flow, catchUps)
   }
@@ -78,8 +79,8 @@ enum RemoteScreenBench {
     let (descriptor, _) = try link.open(request)
     let client = LiveClient(descriptor: descriptor)
     var bytes = 0
-    let until = Measure.now() + UInt64(seconds * 1e9)
-    while Measure.now() < until, let frame = try client.next() {
+    let until = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
+    while MonotonicClock.nanoseconds() < until, let frame = try client.next() {
       if frame.type == .output || frame.type == .repaint { bytes += frame.encodedCount }
     }
     try? client.send(Frame(.detach))
@@ -134,7 +135,7 @@ enum RemoteScreenBench {
       request.screen = ScreenRequest(held: screen.held)
       let requestBytes = try Frame(.request, json: request).encoded
       current = Watched()
-      let until = Measure.now() + UInt64(seconds * 1e9)
+      let until = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
       _ = try await WebSocketClient.connect(
         url: "ws://127.0.0.1:\(port)/ws",
         configuration: WebSocketClientConfiguration(maxFrameSize: 8 << 20, additionalHeaders: headers),
@@ -156,7 +157,7 @@ enum RemoteScreenBench {
           self.current.updates += 1
           self.current.bytes += bytes.count
           self.current.lastOffset = update.offset
-          if Measure.now() >= until {
+          if MonotonicClock.nanoseconds() >= until {
             try await outbound.close(.normalClosure, reason: nil)
             return
           }

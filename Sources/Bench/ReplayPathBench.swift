@@ -1,4 +1,5 @@
 import CLISupport
+import Capture
 import Foundation
 import Playback
 import Recording
@@ -59,11 +60,11 @@ enum ReplayPathBench {
       var seekMillis: [Double] = []
       for _ in 0..<seeks {
         let at = UInt64.random(in: 0...max(1, duration), using: &rng)
-        let start = Measure.now()
+        let start = MonotonicClock.nanoseconds()
         var s = try InputFormat.open(recording, keyframes: EmulatorKeyframes.self)
         let t = try ScreenReplay.position(of: &s, before: .time(at)).terminal
         blackHole(t.cursor.row)
-        seekMillis.append(Double(Measure.now() - start) / 1e6)
+        seekMillis.append(Double(MonotonicClock.nanoseconds() - start) / 1e6)
       }
       figures.append(
         Figure(
@@ -128,11 +129,11 @@ enum ReplayPathBench {
     var dumpMillis: [Double] = []
     for _ in 0..<seeks {
       let at = UInt64.random(in: 0...max(1, duration), using: &rng)
-      let start = Measure.now()
+      let start = MonotonicClock.nanoseconds()
       var s = try InputFormat.open(recording, keyframes: EmulatorKeyframes.self)
       let t = try ScreenReplay.position(of: &s, before: .time(at)).terminal
       blackHole(t.cursor.row)
-      seekMillis.append(Double(Measure.now() - start) / 1e6)
+      seekMillis.append(Double(MonotonicClock.nanoseconds() - start) / 1e6)
       let seconds = String(format: "%.6f", Double(at) / 1e6)
       guard let wall = RecordingBench.wallTime([exe, "dump", recording, "--at", seconds]) else {
         throw CLIError("reel dump --at \(seconds) failed on the large recording")

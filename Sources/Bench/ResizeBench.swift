@@ -1,4 +1,5 @@
 import CLISupport
+import Capture
 import Foundation
 import ReelBase
 import TerminalEmulator
@@ -44,34 +45,34 @@ enum ResizeBench {
     for _ in 0..<rounds {
       // The resizes, each followed by a line, then one read.
       var t = full
-      var start = Measure.now()
+      var start = MonotonicClock.nanoseconds()
       for k in 0..<resizes {
         t.resize(cols: sizes[k].0, rows: sizes[k].1)
         t.feed(lines[k])
       }
       _ = t.snapshot()
-      f.deferredSeconds.append(Double(Measure.now() - start) / 1e9)
+      f.deferredSeconds.append(Double(MonotonicClock.nanoseconds() - start) / 1e9)
       // The same lines without resizes.
       var plain = full
-      start = Measure.now()
+      start = MonotonicClock.nanoseconds()
       for k in 0..<resizes { plain.feed(lines[k]) }
       _ = plain.snapshot()
-      f.plainSeconds.append(Double(Measure.now() - start) / 1e9)
+      f.plainSeconds.append(Double(MonotonicClock.nanoseconds() - start) / 1e9)
       // One resize of the full terminal (and the next line).
       var one = full
-      start = Measure.now()
+      start = MonotonicClock.nanoseconds()
       one.resize(cols: 120, rows: 40)
       one.feed(lines[0])
-      f.oneResizeMicros.append(Double(Measure.now() - start) / 1e3)
+      f.oneResizeMicros.append(Double(MonotonicClock.nanoseconds() - start) / 1e3)
       // The eager reflow, on a sample.
       var eager = full
       eager.defersHistoryReflow = false
-      start = Measure.now()
+      start = MonotonicClock.nanoseconds()
       for k in 0..<eagerSample {
         eager.resize(cols: sizes[k].0, rows: sizes[k].1)
         eager.feed(lines[k])
       }
-      f.eagerPerResizeMillis.append(Double(Measure.now() - start) / 1e6 / Double(eagerSample))
+      f.eagerPerResizeMillis.append(Double(MonotonicClock.nanoseconds() - start) / 1e6 / Double(eagerSample))
     }
     return f
   }

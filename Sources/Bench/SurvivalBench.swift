@@ -1,4 +1,5 @@
 import CLISupport
+import Capture
 import Foundation
 import Live
 import LiveProtocol
@@ -108,12 +109,12 @@ enum SurvivalBench {
       BenchProgress.step("survival: round \(round + 1) of \(rounds): attach, then upgrade")
       // Baseline: every client attaches afresh until it shows the exact screen.
       let watchers = (0..<count).map { Watcher(name: "idle-\($0)", cols: 80, rows: 24) }
-      var start = Measure.now()
+      var start = MonotonicClock.nanoseconds()
       for w in watchers { try w.attach(directory) }
       try waitUntilExact(watchers, expected, attaches: 1, directory: directory)
-      figure.attachMillis.append(Double(Measure.now() - start) / 1e6)
+      figure.attachMillis.append(Double(MonotonicClock.nanoseconds() - start) / 1e6)
       // The upgrade, with those clients attached.
-      start = Measure.now()
+      start = MonotonicClock.nanoseconds()
       let upgrade = Process()
       upgrade.executableURL = URL(fileURLWithPath: exe)
       upgrade.arguments = ["host", "--upgrade"]
@@ -123,7 +124,7 @@ enum SurvivalBench {
       try upgrade.run()
       upgrades.append(upgrade)
       try waitUntilExact(watchers, expected, attaches: 2, directory: directory)
-      figure.upgradeMillis.append(Double(Measure.now() - start) / 1e6)
+      figure.upgradeMillis.append(Double(MonotonicClock.nanoseconds() - start) / 1e6)
       for w in watchers { w.client = nil }
     }
     // The flood: a file of numbered lines, `cat` in a session; the host killed a third of the
@@ -141,14 +142,17 @@ enum SurvivalBench {
     figure.floodBytes = text.utf8.count + line + prompt.utf8.count
     for round in 0..<(rounds * 2) {
       let crash = round % 2 == 0
-      BenchProgress.step("survival: flood \(round / 2 + 1) of \(rounds), host \(crash ? "killed" : "stopped")")
+      BenchProgress.step(
+        "survival: flood \(round / 2 + 1) of \(rounds), host \(crash ? "killed" : "stopped")")
       let name = "flood-\(round)"
       try LiveBench.startSession(
         name, command: "cat '\(file)'; printf '\(prompt)'; exec cat", cols: 80, rows: 24, exe: exe,
         directory: directory)
-      let deadline = Measure.now() + 60_000_000_000
+      let deadline = MonotonicClock.nanoseconds() + 60_000_000_000
       while try outputBytes(name, directory) < figure.floodBytes / 3 {
-        guard Measure.now() < deadline else { throw CLIError("the flood did not start within 60 s") }
+        guard MonotonicClock.nanoseconds() < deadline else {
+          throw CLIError("the flood did not start within 60 s")
+        }
         usleep(1000)
       }
       guard let host = LiveBench.pid(inLockFile: directory.lockPath) else {
@@ -157,12 +161,14 @@ enum SurvivalBench {
       kill(host, crash ? SIGKILL : SIGTERM)
       // Gone once its lock is free (a killed process's descriptors close as it dies).
       while !LiveBench.hostLockIsFree(directory) {
-        guard Measure.now() < deadline else { throw CLIError("the bench's host did not go within 60 s") }
+        guard MonotonicClock.nanoseconds() < deadline else {
+          throw CLIError("the bench's host did not go within 60 s")
+        }
         usleep(1000)
       }
       // The next command brings a host back (it finds the keeper holding programs).
       var back = false
-      while !back && Measure.now() < deadline {
+      while !back && MonotonicClock.nanoseconds() < deadline {
         back = (try? LiveClient.connect(directory, continuingWith: exe)) != nil
         if !back { usleep(5000) }
       }
@@ -173,7 +179,9 @@ enum SurvivalBench {
         var last = -1
         var current = try outputBytes(name, directory)
         while current != last {
-          guard Measure.now() < deadline else { throw CLIError("the flood did not end within 60 s") }
+          guard MonotonicClock.nanoseconds() < deadline else {
+            throw CLIError("the flood did not end within 60 s")
+          }
           usleep(300_000)
           (last, current) = (current, try outputBytes(name, directory))
         }
@@ -182,7 +190,8 @@ enum SurvivalBench {
         loss = figure.floodBytes - (try outputBytes(name, directory))
       } catch {
         let log = (try? String(contentsOfFile: directory.logPath, encoding: .utf8)) ?? ""
-        throw CLIError("\(error) (the host's log ends: \(log.split(separator: "\n").suffix(3).joined(separator: " / ")))")
+        throw CLIError(
+          "\(error) (the host's log ends: \(log.split(separator: "\n").suffix(3).joined(separator: " / ")))")
       }
       if crash { figure.crashLoss.append(loss) } else { figure.handOverLoss.append(loss) }
       _ = try LiveClient.ask(LiveRequest(.kill, names: [name]), in: directory)
@@ -193,7 +202,9 @@ enum SurvivalBench {
   /// Session `name`'s output so far, as `reel ls` counts it.
   static func outputBytes(_ name: String, _ directory: SocketDirectory) throws -> Int {
     let sessions = try LiveClient.ask(LiveRequest(.list), in: directory).sessions ?? []
-    guard let s = sessions.first(where: { $0.name == name }) else { throw CLIError("session \(name) is gone") }
+    guard let s = sessions.first(where: { $0.name == name }) else {
+      throw CLIError("session \(name) is gone")
+    }
     return s.outputBytes
   }
 
@@ -202,15 +213,16 @@ enum SurvivalBench {
   static func waitUntilExact(
     _ watchers: [Watcher], _ expected: [String: String], attaches: Int, directory: SocketDirectory
   ) throws {
-    let deadline = Measure.now() + 60_000_000_000
+    let deadline = MonotonicClock.nanoseconds() + 60_000_000_000
     var done = Set<String>()
     while done.count < watchers.count {
-      guard Measure.now() < deadline else {
+      guard MonotonicClock.nanoseconds() < deadline else {
         let late = watchers.first { !done.contains($0.name) }!
         throw CLIError(
           "\(watchers.count - done.count) clients did not show their session within 60 s (\(late.name): "
             + "\(late.attaches) attaches, \(late.client == nil ? "not connected" : "connected"), showing "
-            + "\(late.screen.textDump(includeScrollback: false).split(separator: "\n").suffix(2).joined(separator: " / ")))")
+            + "\(late.screen.textDump(includeScrollback: false).split(separator: "\n").suffix(2).joined(separator: " / ")))"
+        )
       }
       var fds: [pollfd] = []
       for w in watchers where !done.contains(w.name) {
@@ -236,26 +248,30 @@ extension BenchRun {
   func survivalFigure() throws -> JSONValue {
     let sessions = options.survivalSessions
     let rounds = 3
-    BenchProgress.step("survival: \(sessions) sessions, \(rounds) upgrades, \(rounds) floods killed and stopped")
+    BenchProgress.step(
+      "survival: \(sessions) sessions, \(rounds) upgrades, \(rounds) floods killed and stopped")
     let f = try SurvivalBench.run(sessions: sessions, rounds: rounds, exe: try BenchExecutables.reel())
     let p50 = { (v: [Double]) in LiveBench.percentile(v, 0.5) }
     let upgrade = p50(f.upgradeMillis)
     let attach = p50(f.attachMillis)
     if !options.json {
       BenchProgress.line(
-        "live: sessions outliving their host (\(f.sessions) sessions with a client each, \(f.upgradeMillis.count) interleaved rounds)")
+        "live: sessions outliving their host (\(f.sessions) sessions with a client each, \(f.upgradeMillis.count) interleaved rounds)"
+      )
       BenchProgress.line(
         String(
           format: "  reel host --upgrade → every client exact again   p50 %8.1f ms   max %8.1f ms",
           upgrade, f.upgradeMillis.max() ?? 0))
       BenchProgress.line(
         String(
-          format: "  the same clients attaching afresh (baseline)     p50 %8.1f ms   max %8.1f ms   upgrade / attach %.2f×",
+          format:
+            "  the same clients attaching afresh (baseline)     p50 %8.1f ms   max %8.1f ms   upgrade / attach %.2f×",
           attach, f.attachMillis.max() ?? 0, attach > 0 ? upgrade / attach : 0))
       BenchProgress.line(
         "  output lost, host killed with SIGKILL a third into a \(f.floodBytes >> 20) MiB flood: "
           + f.crashLoss.map { "\($0) B" }.joined(separator: ", ")
-          + "; host stopped by SIGTERM (handed over): " + f.handOverLoss.map { "\($0) B" }.joined(separator: ", "))
+          + "; host stopped by SIGTERM (handed over): "
+          + f.handOverLoss.map { "\($0) B" }.joined(separator: ", "))
     }
     let ms = { (v: Double) -> JSONValue in .double((v * 1000).rounded() / 1000) }
     return .object([

@@ -38,7 +38,7 @@ public struct HangUp: Sendable {
     }
     kill(pid, SIGHUP)
     kill(pid, SIGCONT)
-    killAt = HangUp.now() + grace
+    killAt = MonotonicClock.microseconds() + grace
   }
 
   /// Sends SIGKILL when the grace period ran out and the program still runs (or at once when
@@ -52,17 +52,11 @@ public struct HangUp: Sendable {
   /// As `enforce(child:force:)`, for a running program known by its pid.
   @discardableResult
   public mutating func enforce(pid: pid_t, force: Bool = false) -> Bool {
-    guard let due = killAt, due != .max, force || HangUp.now() >= due else { return false }
+    guard let due = killAt, due != .max, force || MonotonicClock.microseconds() >= due else { return false }
     for group in groups { kill(-group, SIGKILL) }
     kill(pid, SIGKILL)
     killAt = .max
     return true
   }
 
-  /// Monotonic microseconds.
-  public static func now() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
-  }
 }

@@ -56,12 +56,6 @@ public final class PTYSession {
     self.size = options.size
   }
 
-  static func now() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
-  }
-
   /// Runs the program to completion; returns its exit status (128+signal when killed).
   public func run(sink: CaptureSink) throws -> Int32 {
     let stdinIsTTY = isatty(0) == 1
@@ -86,8 +80,8 @@ public final class PTYSession {
 
   /// True when the child ended within `micros`.
   func waitForExit(_ child: ChildProcess, within micros: UInt64) -> Bool {
-    let deadline = PTYSession.now() + micros
-    while PTYSession.now() < deadline {
+    let deadline = MonotonicClock.microseconds() + micros
+    while MonotonicClock.microseconds() < deadline {
       if child.poll() != nil { return true }
       usleep(10_000)
     }
@@ -98,7 +92,7 @@ public final class PTYSession {
     -> Int32
   {
     _ = fcntl(pty.controller, F_SETFL, fcntl(pty.controller, F_GETFL) | O_NONBLOCK)
-    let start = PTYSession.now()
+    let start = MonotonicClock.microseconds()
     var stdinOpen = true
     var pendingInput: [UInt8] = []
     var prefixSeen = false
@@ -107,7 +101,7 @@ public final class PTYSession {
     var childDone = false
     var outputOpen = true
 
-    func elapsed() -> UInt64 { PTYSession.now() - start }
+    func elapsed() -> UInt64 { MonotonicClock.microseconds() - start }
     var hangUp = HangUp(graceMicros: options.hangupGrace)
 
     while outputOpen {
@@ -184,7 +178,7 @@ public final class PTYSession {
       }
       // Check for the child's exit only when its output pauses (saves a syscall per read).
       if !childDone, fds[0].revents & Int16(POLLIN) == 0, child.poll() != nil { childDone = true }
-      let now = PTYSession.now()
+      let now = MonotonicClock.microseconds()
       if now - lastTick >= options.tickInterval {
         lastTick = now
         try sink.tick(at: now - start)

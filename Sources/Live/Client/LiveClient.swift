@@ -1,4 +1,5 @@
 import CPTY
+import Capture
 import Foundation
 import LiveProtocol
 
@@ -35,8 +36,8 @@ public final class LiveClient {
     }
     let pid = try startHost(hostExecutable!, arguments: hostArguments, directory: directory)
     // Wait for it to listen; a host that exits at once says why in its log.
-    let deadline = DispatchTime.now().uptimeNanoseconds + 10_000_000_000
-    while DispatchTime.now().uptimeNanoseconds < deadline {
+    let deadline = MonotonicClock.nanoseconds() + 10_000_000_000
+    while MonotonicClock.nanoseconds() < deadline {
       do {
         return LiveClient(fd: try UnixSocket.connect(to: directory.socketPath))
       } catch .refused(let message) {
@@ -67,7 +68,9 @@ public final class LiveClient {
   /// One request, one reply, on a connection of its own (see `connect(_:continuingWith:)`);
   /// sent again, to the next host, when the host went away without reading it (a host being
   /// upgraded or stopped).
-  public static func ask(_ request: LiveRequest, in directory: SocketDirectory, continuingWith hostExecutable: String)
+  public static func ask(
+    _ request: LiveRequest, in directory: SocketDirectory, continuingWith hostExecutable: String
+  )
     throws -> LiveReply
   {
     var attempt = 0

@@ -1,3 +1,4 @@
+import Capture
 import Foundation
 import LiveProtocol
 import TerminalEmulator
@@ -17,7 +18,7 @@ extension LiveHost {
   /// the viewer acknowledged — the attachment's first and last).
   func sendScreenUpdate(to c: LiveConnection, of session: LiveSession, force: Bool = false) {
     guard let feed = c.screenFeed, c.streaming else { return }
-    let now = LiveSession.now()
+    let now = MonotonicClock.microseconds()
     guard
       force || (feed.dirty && feed.mayUpdate && (feed.urgent || now &- feed.sentAt >= LiveHost.viewerTick))
     else { return }
@@ -30,7 +31,7 @@ extension LiveHost {
   /// Sends the screen updates that are due; the microseconds until the next one may be (nil:
   /// none waits on a tick).
   func screenUpdatesDue() -> UInt64? {
-    let now = LiveSession.now()
+    let now = MonotonicClock.microseconds()
     var wait: UInt64? = nil
     for id in screenConnections {
       guard let c = connections[id] else { continue }
@@ -62,7 +63,7 @@ extension LiveHost {
   @discardableResult
   func answerLines(to c: LiveConnection, of session: LiveSession) -> UInt64? {
     guard let feed = c.screenFeed, let asked = feed.pendingLines else { return nil }
-    let now = LiveSession.now()
+    let now = MonotonicClock.microseconds()
     let due = feed.linesAnsweredAt &+ LiveHost.linesInterval
     guard now >= due || feed.linesAnsweredAt == 0 else { return due - now }
     // A viewer that does not read keeps its request until its queue drains (looked at again
@@ -73,7 +74,7 @@ extension LiveHost {
     let lines = feed.lines(before: asked.before, count: asked.count, in: session.mirror.shadow)
     if let reply = try? Frame(.lines, json: lines) { c.send(reply) }
     // The interval runs from the answer's end: the work is at most a share of the host's time.
-    feed.linesAnsweredAt = LiveSession.now()
+    feed.linesAnsweredAt = MonotonicClock.microseconds()
     return nil
   }
 

@@ -1,3 +1,4 @@
+import Capture
 import LiveProtocol
 
 /// Output for a session's read-only viewers that draw on a terminal, coalesced to ticks: a
@@ -12,7 +13,7 @@ struct ViewerBatch {
   /// Output frames since the last delivery, in order (contiguous offsets).
   var frames: [Frame] = []
   var bytes = 0
-  /// When viewers were last sent something (microseconds, `LiveSession.now()`).
+  /// When viewers were last sent something (microseconds, `MonotonicClock.microseconds()`).
   var sentAt: UInt64 = 0
 }
 
@@ -35,7 +36,7 @@ extension LiveHost {
   func pace(_ frame: Frame, for session: LiveSession) {
     session.viewerBatch.frames.append(frame)
     session.viewerBatch.bytes += frame.payload.count
-    if LiveSession.now() &- session.viewerBatch.sentAt >= LiveHost.viewerTick {
+    if MonotonicClock.microseconds() &- session.viewerBatch.sentAt >= LiveHost.viewerTick {
       deliverToViewers(of: session)
     }
   }
@@ -46,7 +47,7 @@ extension LiveHost {
   func deliverToViewers(of session: LiveSession) {
     let batch = session.viewerBatch
     guard !batch.frames.isEmpty else { return }
-    session.viewerBatch = ViewerBatch(sentAt: LiveSession.now())
+    session.viewerBatch = ViewerBatch(sentAt: MonotonicClock.microseconds())
     let frame: Frame
     if batch.bytes > LiveHost.viewerBatchLimit {
       frame = Frame(.repaint, session.mirror.repaint(scrollbackLines: 0), offset: session.outputBytes)
@@ -70,7 +71,7 @@ extension LiveHost {
   /// Delivers every tick that is due; returns the microseconds until the next one (nil: none
   /// is waiting), for the host's `poll`.
   func deliverDueTicks() -> UInt64? {
-    let now = LiveSession.now()
+    let now = MonotonicClock.microseconds()
     var wait: UInt64? = nil
     for session in sessions.values where !session.viewerBatch.frames.isEmpty {
       let due = session.viewerBatch.sentAt &+ LiveHost.viewerTick

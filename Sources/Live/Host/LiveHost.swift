@@ -52,7 +52,7 @@ public final class LiveHost {
   var screenConnections: Set<Int> = []
   private var nextConnectionID = 1
   private var everHadSession = false
-  private let started = LiveSession.now()
+  private let started = MonotonicClock.microseconds()
   /// When the children were last reaped, and whether a closed terminal asks for it sooner.
   private var reapedAt: UInt64 = 0
   private var reapDue = false
@@ -119,15 +119,15 @@ public final class LiveHost {
         throw LiveError("a reel host is already running for this user (\(directory.socketPath))")
       }
       try LiveHost.askForHandOver(directory)
-      let deadline = LiveSession.now() + 30_000_000
-      var askedAt = LiveSession.now()
+      let deadline = MonotonicClock.microseconds() + 30_000_000
+      var askedAt = MonotonicClock.microseconds()
       while flock(lockFD, LOCK_EX | LOCK_NB) != 0 {
-        guard LiveSession.now() < deadline else {
+        guard MonotonicClock.microseconds() < deadline else {
           throw LiveError("the running reel host did not hand its sessions over within 30 s")
         }
         // A client that lost the old host may have started another meanwhile: ask it too.
-        if LiveSession.now() - askedAt > 200_000 {
-          askedAt = LiveSession.now()
+        if MonotonicClock.microseconds() - askedAt > 200_000 {
+          askedAt = MonotonicClock.microseconds()
           try? LiveHost.askForHandOver(directory)
         }
         usleep(2_000)
@@ -255,7 +255,7 @@ public final class LiveHost {
       }
       // waitpid for every session on every turn would be one more system call per PTY read:
       // reap when a program's terminal closed, else every 50 ms.
-      let now = LiveSession.now()
+      let now = MonotonicClock.microseconds()
       if reapDue || now &- reapedAt >= 50_000 {
         reapDue = false
         reapedAt = now
@@ -274,7 +274,7 @@ public final class LiveHost {
         return
       }
       if options.exitWhenIdle && sessions.isEmpty && connections.isEmpty
-        && (everHadSession || LiveSession.now() - started > 10_000_000)
+        && (everHadSession || MonotonicClock.microseconds() - started > 10_000_000)
       {
         if listener >= 0 { unlink(directory.socketPath) }
         return
@@ -378,7 +378,7 @@ public final class LiveHost {
   /// Whether the socket path still names the socket this host bound (checked with `lstat` at
   /// most twice a second: the poll loop turns once per PTY read under heavy output).
   private func socketStillOurs() -> Bool {
-    let now = LiveSession.now()
+    let now = MonotonicClock.microseconds()
     if socketIdentity != nil && now &- socketCheckedAt < 500_000 { return true }
     socketCheckedAt = now
     var st = stat()
@@ -603,8 +603,8 @@ public final class LiveHost {
     FileHandle.standardError.write(Data("reel host: stopping: \(reason)\n".utf8))
     for id in Array(listeners.keys) { stopListener(for: id) }
     for session in sessions.values { hangUp(session) }
-    let deadline = LiveSession.now() + UInt64(options.killGrace * 1_000_000) + 1_000_000
-    while !sessions.isEmpty && LiveSession.now() < deadline {
+    let deadline = MonotonicClock.microseconds() + UInt64(options.killGrace * 1_000_000) + 1_000_000
+    while !sessions.isEmpty && MonotonicClock.microseconds() < deadline {
       reapChildren()
       enforceKillDeadlines()
       usleep(20_000)

@@ -126,7 +126,7 @@ final class LiveSession {
     pump = try OutputPump(fd: terminal.controller, journal: journal, onOutput: onOutput)
     self.mirror = mirror
     self.mirror.answersQueries = true
-    clockStart = LiveSession.now()
+    clockStart = MonotonicClock.microseconds()
   }
 
   /// Opens the ring recording `open` makes at `path` (under `root`, made private first).
@@ -156,14 +156,12 @@ final class LiveSession {
   /// The same, kept for `reel ls`.
   private(set) var recordingError: String? = nil
 
-  static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds / 1000 }
-
   /// The output a session keeps in memory for clients that come back (`resumeOffset`): 1 MiB,
   /// about the 10,000 lines of history a shadow keeps. A client that missed more gets a
   /// repaint, which is smaller than the backlog would be (mosh's rule: the state that differs,
   /// never a backlog); 4 MiB per session was 400 MiB for a hundred busy sessions.
   static let recentOutputBytes = 1 << 20
-  var time: UInt64 { LiveSession.now() - clockStart }
+  var time: UInt64 { MonotonicClock.microseconds() - clockStart }
 
   /// Follows and records output the program wrote; returns the shadow's answers to queries
   /// (to be written to the program while no keyboard holder's terminal answers).

@@ -1,3 +1,4 @@
+import Capture
 import LiveProtocol
 import TerminalEmulator
 
@@ -15,7 +16,7 @@ final class ScreenFeed {
   /// The viewer typed since the last update: its echo goes without waiting for a tick (still
   /// after the acknowledgement), as a terminal's would.
   var urgent = false
-  /// When the last update was sent (microseconds, `LiveSession.now()`).
+  /// When the last update was sent (microseconds, `MonotonicClock.microseconds()`).
   var sentAt: UInt64 = 0
   /// Primary-screen and history lines the viewer holds: id → version.
   private var heldLines: [Int: Int]

@@ -51,9 +51,11 @@ final class KeeperLink {
     }
     var pid = pid_t()
     let rc = reel_spawn_daemon(argv, env, directory.keeperLogPath, &pid)
-    guard rc == 0 else { throw LiveError("cannot start the program keeper: \(String(cString: strerror(rc)))") }
-    let deadline = HangUp.now() + 10_000_000
-    while HangUp.now() < deadline {
+    guard rc == 0 else {
+      throw LiveError("cannot start the program keeper: \(String(cString: strerror(rc)))")
+    }
+    let deadline = MonotonicClock.microseconds() + 10_000_000
+    while MonotonicClock.microseconds() < deadline {
       let fd = reel_seqpacket_connect(directory.keeperSocketPath)
       if fd >= 0 { return KeeperLink(fd: fd) }
       var status: Int32 = 0
@@ -80,7 +82,8 @@ final class KeeperLink {
       switch message.kind {
       case .ready: return programs
       case .kept:
-        guard let pid = message.pid, let device = message.devicePath, let controller = descriptors.first else {
+        guard let pid = message.pid, let device = message.devicePath, let controller = descriptors.first
+        else {
           descriptors.forEach { close($0) }
           throw LiveError("program keeper: a kept program without its terminal")
         }
@@ -127,7 +130,8 @@ final class KeeperLink {
       switch message.kind {
       case .exited: noteExit(message)
       case .spawned where message.request == request.request:
-        guard let pid = message.pid, let device = message.devicePath, let controller = descriptors.first else {
+        guard let pid = message.pid, let device = message.devicePath, let controller = descriptors.first
+        else {
           descriptors.forEach { close($0) }
           throw LiveError("program keeper: a program without its terminal")
         }
@@ -152,7 +156,9 @@ final class KeeperLink {
   /// Leaves the session's state with the keeper for the next host (once).
   func handOver(pid: pid_t, state: [UInt8]) throws {
     let file = state.withUnsafeBytes { reel_memory_file($0.baseAddress, UInt($0.count)) }
-    guard file >= 0 else { throw LiveError("cannot hand a session over: \(String(cString: strerror(errno)))") }
+    guard file >= 0 else {
+      throw LiveError("cannot hand a session over: \(String(cString: strerror(errno)))")
+    }
     defer { close(file) }
     var message = KeeperMessage(.handOver)
     message.pid = pid

@@ -53,7 +53,9 @@ public final class ProgramKeeper {
   public func bind() throws {
     try directory.prepare()
     lockFD = open(directory.keeperLockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-    guard lockFD >= 0 else { throw LiveError("\(directory.keeperLockPath): \(String(cString: strerror(errno)))") }
+    guard lockFD >= 0 else {
+      throw LiveError("\(directory.keeperLockPath): \(String(cString: strerror(errno)))")
+    }
     guard flock(lockFD, LOCK_EX | LOCK_NB) == 0 else {
       throw LiveError("a reel program keeper is already running for this user")
     }
@@ -75,12 +77,12 @@ public final class ProgramKeeper {
     signal(SIGINT, SIG_IGN)
     childSignals = reel_sigchld_pipe()
     guard childSignals >= 0 else { throw LiveError("cannot watch child processes") }
-    idleSince = HangUp.now()
+    idleSince = MonotonicClock.microseconds()
     defer { unlink(directory.keeperSocketPath) }
     while true {
       reap()
       if kept.isEmpty && host < 0 {
-        let now = HangUp.now()
+        let now = MonotonicClock.microseconds()
         if let since = idleSince, now &- since >= ProgramKeeper.idleSeconds * 1_000_000 { return }
         if idleSince == nil { idleSince = now }
       } else {

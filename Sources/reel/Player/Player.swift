@@ -41,8 +41,6 @@ struct Player {
     self.to = to
   }
 
-  static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds / 1000 }
-
   mutating func play() throws -> Outcome {
     let interactive = isatty(keyboard) == 1 && isatty(1) == 1
     if interactive && timeline == nil {
@@ -83,7 +81,7 @@ struct Player {
       shown = try stream.seek(to: index, timeline: timeline, cols: size.cols, rows: size.rows)
       Output.write(shown.repaintSequence())
     }
-    var clockStart = Player.now()
+    var clockStart = MonotonicClock.microseconds()
     var position = stream.pacedTime  // paced recorded time at clockStart
     var paused = false
     let duration = timeline?.entries.last?.paced ?? 0
@@ -100,7 +98,7 @@ struct Player {
       // Clamped: a recording's times are data, and a damaged one may hold absurd gaps.
       let wait = min(Double(paced - min(paced, position)) / speed, 1e15)
       let due = paused ? UInt64.max : clockStart + UInt64(wait)
-      let now = Player.now()
+      let now = MonotonicClock.microseconds()
       if now >= due, let event {
         if event.kind == .output {
           status.clear(restoring: shown)
@@ -136,14 +134,15 @@ struct Player {
       let pressed = typed.removeFirst().kind
       // Where playback is: the clock's position (paused: where it stopped), never past the
       // next event — not that event's time, from which seeks used to be measured.
-      let elapsed = Double(Player.now() - min(clockStart, Player.now())) * speed
+      let elapsed =
+        Double(MonotonicClock.microseconds() - min(clockStart, MonotonicClock.microseconds())) * speed
       let current = paused ? position : min(paced, position + UInt64(min(elapsed, 1e15)))
       switch pressed {
       case .key(.character("q"), []), .key(.character("c"), .control): return .quit
       case .key(.character(" "), []):
         paused.toggle()
         position = current
-        clockStart = Player.now()
+        clockStart = MonotonicClock.microseconds()
         if paused {
           status.draw(position: position, duration: duration, speed: speed)
         } else {
@@ -175,7 +174,7 @@ struct Player {
         try repaint(before: index, timeline)
         paused = true
         position = timeline.entries[index - 1].paced
-        clockStart = Player.now()
+        clockStart = MonotonicClock.microseconds()
         status.draw(position: position, duration: duration, speed: speed)
       default:
         // Never past the end: a jump there shows the last screen.
@@ -187,7 +186,7 @@ struct Player {
         try repaint(before: index, timeline)
         // The clock goes on from the target: the next event comes when its time is due.
         position = stream.current == nil ? target : min(target, stream.pacedTime)
-        clockStart = Player.now()
+        clockStart = MonotonicClock.microseconds()
         if paused { status.draw(position: position, duration: duration, speed: speed) }
       }
     }
