@@ -13,6 +13,8 @@ public final class BackgroundEventWriter: EventWriter, @unchecked Sendable {
   /// Set when the worker should take the queue: enough bytes, a tick, or the end.
   private var wakeRequested = false
   private var worker: Thread?
+  /// The worker returned (it set this and woke every waiter).
+  private var workerDone = false
   public let maxQueuedBytes: Int
   /// Queued output that wakes the worker before the next tick. Waking it for every read would
   /// cost a futex round trip and two context switches per PTY read (~9,000 for 32 MiB).
@@ -27,7 +29,13 @@ public final class BackgroundEventWriter: EventWriter, @unchecked Sendable {
   public init(wrapping base: EventWriter, maxQueuedBytes: Int = 32 << 20) {
     self.base = base
     self.maxQueuedBytes = maxQueuedBytes
-    let thread = Thread { [unowned self] in self.run() }
+    let thread = Thread { [unowned self] in
+      self.run()
+      self.condition.withLock {
+        self.workerDone = true
+        self.condition.broadcast()
+      }
+    }
     thread.name = "reel-writer"
     worker = thread
     thread.start()
@@ -112,31 +120,25 @@ public final class BackgroundEventWriter: EventWriter, @unchecked Sendable {
 
   /// Stops the worker after what is queued and discards the wrapped writer.
   public func discard() {
-    condition.lock()
-    finished = true
-    condition.broadcast()
-    condition.unlock()
-    while worker?.isExecuting == true { usleep(500) }
+    waitForWorker()
     base.discard()
   }
 
-  /// Waits for the queue to drain, then closes the wrapped writer.
+  /// Waits for the queue to drain (the worker exits once it is empty and `finished` is set,
+  /// or at its first error), then closes the wrapped writer.
   public func close() throws {
-    condition.lock()
-    finished = true
-    condition.broadcast()
-    condition.unlock()
-    while true {
-      condition.lock()
-      let drained = queue.isEmpty
-      let error = failure
-      condition.unlock()
-      if let error { throw error }
-      if drained { break }
-      usleep(1000)
-    }
-    // The worker exits once the queue is empty and `finished` is set.
-    while worker?.isExecuting == true { usleep(500) }
+    waitForWorker()
+    if let error = condition.withLock({ failure }) { throw error }
     try base.close()
+  }
+
+  /// Tells the worker to finish and waits, without polling, until it has.
+  private func waitForWorker() {
+    condition.lock()
+    defer { condition.unlock() }
+    finished = true
+    wakeRequested = true
+    condition.broadcast()
+    while !workerDone { condition.wait() }
   }
 }
