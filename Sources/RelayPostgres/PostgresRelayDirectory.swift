@@ -277,7 +277,9 @@ public struct RelayDatabaseAddress: Sendable {
 
 /// Work given a time limit: its result, or a one-line error once `seconds` passed (the work is
 /// then cancelled and its result, if it ever comes, dropped) — a database that does not answer
-/// must not hold a connection or a lease renewal forever.
+/// must not hold a connection or a lease renewal forever. Not a task group: a group returns
+/// only once every child did, and a query on a connection that went silent need not notice
+/// its cancellation; the timer, though, ends with the work.
 enum Deadline {
   static func within<T: Sendable>(_ seconds: Double, _ work: @escaping @Sendable () async throws -> T)
     async throws
@@ -285,14 +287,16 @@ enum Deadline {
   {
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
       let once = ResumeOnce(continuation)
+      let timer = Task {
+        try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+        return once.resume(.failure(LiveError("the database did not answer within \(seconds) s")))
+      }
       let task = Task {
         do { once.resume(.success(try await work())) } catch { once.resume(.failure(error)) }
+        timer.cancel()
       }
       Task {
-        try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
-        if once.resume(.failure(LiveError("the database did not answer within \(seconds) s"))) {
-          task.cancel()
-        }
+        if (try? await timer.value) == true { task.cancel() }
       }
     }
   }
