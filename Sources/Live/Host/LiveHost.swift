@@ -56,6 +56,8 @@ public final class LiveHost {
   /// When the children were last reaped, and whether a closed terminal asks for it sooner.
   private var reapedAt: UInt64 = 0
   private var reapDue = false
+  /// Recordings of ended sessions still being closed, each on a thread of its own.
+  private let recordingsClosing = DispatchGroup()
 
   /// Input kept for a program that does not read (see `LiveSession.pendingInput`).
   public static let inputLimit = 1 << 20
@@ -235,7 +237,11 @@ public final class LiveHost {
     signal(SIGPIPE, SIG_IGN)
     if options.stopsOnSignals { TerminationRequest.install() }
     turn.lock()
-    defer { turn.unlock() }
+    defer {
+      turn.unlock()
+      // Recordings still closing are complete before the host is gone.
+      recordingsClosing.wait()
+    }
     while true {
       if options.stopsOnSignals, let sig = TerminationRequest.signal {
         if keeper != nil && !(keeper?.lost ?? true) {
@@ -352,7 +358,8 @@ public final class LiveHost {
   /// thread woke the host (something arrived, drained or closed) — only those: an idle
   /// connection costs a key or an acknowledgement nothing.
   private func takeInbox() {
-    let (arrivals, ready, _) = inbox.take()
+    let (arrivals, ready, work, _) = inbox.take()
+    for body in work { body() }
     var due = arrivals.map { add($0.transport, grant: $0.grant) }
     due += ready.compactMap { connectionIDs[$0] }
     for id in due {
@@ -574,20 +581,70 @@ public final class LiveHost {
     session.hangUp.begin(pid: session.program.pid, terminal: session.terminal)
   }
 
-  private func end(_ session: LiveSession, status: Int32, reason: LiveEnd.Reason) {
+  /// What a session's end still owes its clients once its recording is complete.
+  private struct EndingSession {
+    let session: LiveSession
+    let status: Int32
+    let reason: LiveEnd.Reason
+  }
+
+  /// The host is stopping or leaving: sessions that end close their recordings at once.
+  private var stopping = false
+
+  /// Waits for the recordings still closing and tells their sessions' clients (the host is
+  /// about to stop or leave: no later turn would).
+  private func finishEndsNow() {
+    stopping = true
+    recordingsClosing.wait()
+    for body in inbox.takeWork() { body() }
+  }
+
+  /// Sessions that ended and whose recording is being closed, by a number of their own.
+  private var endingSessions: [Int: EndingSession] = [:]
+  private var nextEnding = 0
+
+  /// The session is over: its pump stopped, its recording closed — on a thread of its own
+  /// (what the recorder still holds, up to 32 MiB to compress, never holds up the host's other
+  /// sessions), or here when the host is stopping — then its clients told (`finishEnd`).
+  private func end(_ session: LiveSession, status: Int32, reason: LiveEnd.Reason, closingNow: Bool = false) {
     session.pump.stop()
     deliverToViewers(of: session)
     session.exitStatus = status
-    session.closeRecording(status: status)
     sessions[session.name] = nil
     keeper?.forget(pid: session.program.pid)
+    let ending = EndingSession(session: session, status: status, reason: reason)
+    if closingNow || stopping {
+      session.closeRecording(status: status)
+      finishEnd(ending)
+      return
+    }
+    let key = nextEnding
+    nextEnding += 1
+    endingSessions[key] = ending
+    recordingsClosing.enter()
+    session.closeRecordingInBackground(status: status) { [inbox, recordingsClosing] problem in
+      inbox.perform { [weak self] in
+        guard let self, let ending = self.endingSessions.removeValue(forKey: key) else { return }
+        if let problem { ending.session.recordingProblem = problem }
+        self.finishEnd(ending)
+      }
+      recordingsClosing.leave()
+    }
+  }
+
+  /// The session's recording is complete on disk: its clients get its last screen and how it
+  /// ended, and the `reel kill`s that waited for it are answered (each once every session it
+  /// named is).
+  private func finishEnd(_ ending: EndingSession) {
+    let session = ending.session
     let attached = session.readOnlyClients.union(session.keyboardHolder.map { [$0] } ?? [])
     for id in attached {
       guard let c = connections[id] else { continue }
       sendScreenUpdate(to: c, of: session, force: true)
       if let problem = session.recordingProblem { _ = c.send(Frame(.notice, Array("reel: \(problem)".utf8))) }
       c.finish(
-        shadow: session.mirror.shadow, offset: session.outputBytes, end: LiveEnd(reason, status: status))
+        shadow: session.mirror.shadow, offset: session.outputBytes,
+        end: LiveEnd(ending.reason, status: ending.status))
     }
     for id in session.killWaiters {
       guard let c = connections[id] else { continue }
@@ -600,6 +657,7 @@ public final class LiveHost {
   }
 
   private func stopAll(reason: String) {
+    finishEndsNow()
     FileHandle.standardError.write(Data("reel host: stopping: \(reason)\n".utf8))
     for id in Array(listeners.keys) { stopListener(for: id) }
     for session in sessions.values { hangUp(session) }
@@ -609,7 +667,9 @@ public final class LiveHost {
       enforceKillDeadlines()
       usleep(20_000)
     }
-    for session in Array(sessions.values) { end(session, status: 128 + SIGKILL, reason: .hostStopped) }
+    for session in Array(sessions.values) {
+      end(session, status: 128 + SIGKILL, reason: .hostStopped, closingNow: true)
+    }
     for c in connections.values {
       c.transport.flushBeforeStopping()
       c.transport.close()
@@ -626,6 +686,7 @@ public final class LiveHost {
   /// state handed to the keeper with the program; then every client is let go (it
   /// reconnects to the next host) and the socket removed. No program notices.
   private func leave(reason: String) {
+    finishEndsNow()
     log("leaving: \(reason); the sessions go on (their programs are with the program keeper)")
     for id in Array(listeners.keys) { stopListener(for: id) }
     if listener >= 0 {

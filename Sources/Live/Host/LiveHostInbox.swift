@@ -25,6 +25,8 @@ extension LiveHost {
     private var arrivals: [Arrival] = []
     /// The transports that woke the host since it last looked.
     private var ready: Set<ObjectIdentifier> = []
+    /// Work other threads left for the host's thread (a recording closed).
+    private var work: [() -> Void] = []
     private var stopReason: String? = nil
     private let pipeEnds: [Int32]
     /// The host this inbox belongs to (set once, before any other thread has the inbox).
@@ -67,6 +69,21 @@ extension LiveHost {
       host?.serveInputNow(transport) ?? false
     }
 
+    /// Runs `body` on the host's thread, with its turn held, at its next turn. From any thread.
+    func perform(_ body: @escaping () -> Void) {
+      lock.withLock { work.append(body) }
+      wake()
+    }
+
+    /// The work left for the host's thread so far, taken (the host is stopping: nothing else
+    /// of the inbox is taken).
+    func takeWork() -> [() -> Void] {
+      lock.withLock {
+        defer { work.removeAll() }
+        return work
+      }
+    }
+
     /// Asks the host to stop as on SIGTERM: every session is hung up and its recording
     /// closed, every client told. From any thread.
     public func stop(reason: String) {
@@ -75,15 +92,18 @@ extension LiveHost {
     }
 
     /// Empties the pipe and hands over what arrived and which transports asked.
-    func take() -> (arrivals: [Arrival], ready: Set<ObjectIdentifier>, stopReason: String?) {
+    func take() -> (
+      arrivals: [Arrival], ready: Set<ObjectIdentifier>, work: [() -> Void], stopReason: String?
+    ) {
       var drain = [UInt8](repeating: 0, count: 256)
       while read(pipeEnds[0], &drain, drain.count) > 0 {}
       return lock.withLock {
         defer {
           arrivals.removeAll()
           ready.removeAll(keepingCapacity: true)
+          work.removeAll()
         }
-        return (arrivals, ready, stopReason)
+        return (arrivals, ready, work, stopReason)
       }
     }
 

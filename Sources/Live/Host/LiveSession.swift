@@ -254,6 +254,30 @@ final class LiveSession {
     self.recorder = nil
   }
 
+  /// Ends the recording as `closeRecording` does, on a thread of its own: what the recorder
+  /// still holds (up to 32 MiB to compress) never holds up the host. `done` gets the problem,
+  /// if any, on that thread, once the recording is complete on disk.
+  func closeRecordingInBackground(status: Int32, done: @escaping @Sendable (String?) -> Void) {
+    guard let recorder else {
+      done(nil)
+      return
+    }
+    self.recorder = nil
+    let (event, name) = (SessionEvent.exit(time, status: status), self.name)
+    let closing = UnsafeRecorder(recorder)
+    let thread = Thread {
+      do {
+        try closing.recorder.append(event)
+        try closing.recorder.close()
+        done(nil)
+      } catch {
+        done("recording of \(name) could not be closed: \(error)")
+      }
+    }
+    thread.name = "reel-recording-close"
+    thread.start()
+  }
+
   /// What `reel ls` says of it.
   var summary: LiveSessionSummary {
     LiveSessionSummary(
@@ -262,4 +286,10 @@ final class LiveSession {
       outputBytes: outputBytes - skippedOffsets,
       recording: recordingPath, recordingError: recordingError)
   }
+}
+
+/// A recorder handed to the thread that closes it: no other thread touches it after.
+private struct UnsafeRecorder: @unchecked Sendable {
+  let recorder: BackgroundEventWriter
+  init(_ recorder: BackgroundEventWriter) { self.recorder = recorder }
 }
