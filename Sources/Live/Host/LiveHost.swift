@@ -343,7 +343,10 @@ public final class LiveHost {
         serve(c)
       }
     }
-    for c in connections.values where c.closed { drop(c) }
+    // Closed: a peer that left woke the host naming itself and was served (and dropped) above;
+    // what is left is a polled socket, or a connection the host finished that closed once
+    // flushed. Only those are asked (each ask takes the transport's lock).
+    for c in connections.values where (c.closing || polled[c.id] != nil) && c.closed { drop(c) }
   }
 
   /// After its transport did what was ready: the frames it brought, a repaint when it caught
