@@ -45,11 +45,7 @@ extension LiveHost {
     for id in session.readOnlyClients.union(session.keyboardHolder.map { [$0] } ?? []) {
       guard let c = connections[id] else { continue }
       if c.closed || c.screenFeed.map({ $0.dirty && $0.mayUpdate }) == true { return true }
-      if c.hasQueuedOutput, let polled = c.transport as? any PolledTransport,
-        polled.pollRequest(wantsInput: false) != nil
-      {
-        return true
-      }
+      if c.hasQueuedOutput, polled[id]?.pollRequest(wantsInput: false) != nil { return true }
     }
     return false
   }

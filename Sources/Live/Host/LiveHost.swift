@@ -47,7 +47,7 @@ public final class LiveHost {
   /// Each connection's id by its transport's identity: whom an inbox wake-up names.
   var connectionIDs: [ObjectIdentifier: Int] = [:]
   /// The connections whose transport this loop polls (the Unix socket's), by id.
-  private var polled: [Int: any PolledTransport] = [:]
+  var polled: [Int: any PolledTransport] = [:]
   /// The connections in screen mode: the ones whose updates fall due on ticks.
   var screenConnections: Set<Int> = []
   private var nextConnectionID = 1
@@ -609,14 +609,14 @@ public final class LiveHost {
   /// The session is over: its pump stopped, its recording closed — on a thread of its own
   /// (what the recorder still holds, up to 32 MiB to compress, never holds up the host's other
   /// sessions), or here when the host is stopping — then its clients told (`finishEnd`).
-  private func end(_ session: LiveSession, status: Int32, reason: LiveEnd.Reason, closingNow: Bool = false) {
+  private func end(_ session: LiveSession, status: Int32, reason: LiveEnd.Reason) {
     session.pump.stop()
     deliverToViewers(of: session)
     session.exitStatus = status
     sessions[session.name] = nil
     keeper?.forget(pid: session.program.pid)
     let ending = EndingSession(session: session, status: status, reason: reason)
-    if closingNow || stopping {
+    if stopping {
       session.closeRecording(status: status)
       finishEnd(ending)
       return
@@ -670,9 +670,7 @@ public final class LiveHost {
       enforceKillDeadlines()
       usleep(20_000)
     }
-    for session in Array(sessions.values) {
-      end(session, status: 128 + SIGKILL, reason: .hostStopped, closingNow: true)
-    }
+    for session in Array(sessions.values) { end(session, status: 128 + SIGKILL, reason: .hostStopped) }
     for c in connections.values {
       c.transport.flushBeforeStopping()
       c.transport.close()

@@ -264,11 +264,10 @@ final class LiveSession {
     }
     self.recorder = nil
     let (event, name) = (SessionEvent.exit(time, status: status), self.name)
-    let closing = UnsafeRecorder(recorder)
     let thread = Thread {
       do {
-        try closing.recorder.append(event)
-        try closing.recorder.close()
+        try recorder.append(event)
+        try recorder.close()
         done(nil)
       } catch {
         done("recording of \(name) could not be closed: \(error)")
@@ -286,10 +285,4 @@ final class LiveSession {
       outputBytes: outputBytes - skippedOffsets,
       recording: recordingPath, recordingError: recordingError)
   }
-}
-
-/// A recorder handed to the thread that closes it: no other thread touches it after.
-private struct UnsafeRecorder: @unchecked Sendable {
-  let recorder: BackgroundEventWriter
-  init(_ recorder: BackgroundEventWriter) { self.recorder = recorder }
 }

@@ -63,24 +63,15 @@ final class TokenSnapshot: Sendable {
     if state.withLockedValue({ $0.loaded && $0.identity == identity }) { return false }
     // Read after the identity: a change in between is read again next time. A file that
     // cannot be read admits no one (as before it is mended), and says why.
-    let records: [TokenRecord]
-    do {
-      records = try store.records()
-    } catch {
-      state.withLockedValue {
-        $0.records = []
-        $0.identity = identity
-        $0.loaded = true
-        $0.readable = false
-      }
-      throw error
-    }
+    let read = Result { try store.records() }
+    let records = try? read.get()
     state.withLockedValue {
-      $0.records = records
+      $0.records = records ?? []
       $0.identity = identity
       $0.loaded = true
-      $0.readable = true
+      $0.readable = records != nil
     }
+    _ = try read.get()
     return true
   }
 
