@@ -69,7 +69,6 @@ enum LiveMemoryBench {
     let (dir, directory) = try LiveBench.scratchHostDirectory("reel-memory")
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let exe = try BenchExecutables.reel()
-    var hostPID: Int32?
     defer { LiveBench.stopHostAndKeeper(directory) }
     _ = try LiveBench.createSession(
       "memory-idle", command: "printf 'ready> '; exec cat", cols: 80, rows: 24, exe: exe, directory: directory
@@ -77,7 +76,6 @@ enum LiveMemoryBench {
     guard let text = try? String(contentsOfFile: directory.lockPath, encoding: .utf8),
       let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
     else { throw CLIError("the bench's host left no pid in \(directory.lockPath)") }
-    hostPID = pid
     guard let reelIdle = ProcessReading(pid: pid) else { throw CLIError("cannot read /proc/\(pid)") }
     let keeperPID = LiveBench.pid(inLockFile: directory.path + "/keeper.lock")
     let keeperIdle = keeperPID.flatMap { ProcessReading(pid: $0) }

@@ -123,7 +123,7 @@ public struct RelayHostKey: Sendable {
   }
 
   // The scalar was checked in `init`.
-  private var privateKey: P256.Signing.PrivateKey { try! P256.Signing.PrivateKey(rawRepresentation: scalar) }
+  var privateKey: P256.Signing.PrivateKey { try! P256.Signing.PrivateKey(rawRepresentation: scalar) }
 
   /// The id a link names the key by.
   public var id: [UInt8] { RelayHostKey.id(of: publicKey) }
@@ -150,6 +150,13 @@ public struct RelayHostKey: Sendable {
   /// The viewer's check of a host's `answer`: the host's salt when the key is the one `id`
   /// names and the signature holds; nil otherwise (not the host, or a message changed).
   public static func verify(answer: [UInt8], room: String, viewerSalt: [UInt8], id: [UInt8]) -> [UInt8]? {
+    verified(answer: answer, room: room, viewerSalt: viewerSalt, id: id)?.salt
+  }
+
+  /// `verify`, with the host's public key (X9.63) it proved: what checks its room streams.
+  static func verified(answer: [UInt8], room: String, viewerSalt: [UInt8], id: [UInt8]) -> (
+    salt: [UInt8], publicKey: [UInt8]
+  )? {
     guard answer.count == answerCount else { return nil }
     let salt = Array(answer[0..<RelayChannelKeys.saltCount])
     let publicBytes = answer[RelayChannelKeys.saltCount..<(RelayChannelKeys.saltCount + 65)]
@@ -159,7 +166,7 @@ public struct RelayHostKey: Sendable {
       let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
       key.isValidSignature(signature, for: signed(room: room, viewerSalt: viewerSalt, hostSalt: salt))
     else { return nil }
-    return salt
+    return (salt, Array(publicBytes))
   }
 }
 

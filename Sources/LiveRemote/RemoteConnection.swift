@@ -61,7 +61,10 @@ public enum RemoteConnection {
     var headers = HTTPHeaders()
     if let relaySecret {
       headers.add(name: "X-Reel-Verifier", value: relaySecret.verifier)
-      headers.add(name: "Sec-WebSocket-Protocol", value: WebSocketSubprotocol.relay)
+      // Room streams if the relay fans out, the relay's messages as they are if it does not.
+      headers.add(
+        name: "Sec-WebSocket-Protocol",
+        value: "\(WebSocketSubprotocol.relayStreams), \(WebSocketSubprotocol.relay)")
     } else {
       headers.add(name: "Authorization", value: "Bearer \(credentials.token)")
       headers.add(name: "Sec-WebSocket-Protocol", value: WebSocketSubprotocol.live)
@@ -75,11 +78,32 @@ public enum RemoteConnection {
       let (connected, take) = connection.value
       let socket = RemoteSocket(endpoint)
       let handshake = relaySecret.map { RelayHandshake(secret: $0, room: room) }
+      let routed = endpoint.subprotocol == WebSocketSubprotocol.relayStreams
       endpoint.start(
         WebSocketEndpoint.Events(
           message: { message in
             var bytes = Array(message.readableBytesView)
             if let handshake {
+              if routed {
+                // Whose message: the channel's, or the room stream's (sealed once for all its
+                // viewers, signed by the host).
+                guard let route = bytes.first, route == RelayRoute.channel || route == RelayRoute.stream
+                else {
+                  endpoint.close(code: Int(CloseCode.badRequest.rawValue), reason: "not a relay message")
+                  return
+                }
+                bytes.removeFirst()
+                if route == RelayRoute.stream {
+                  guard let opened = try? socket.openStream(bytes), let frame = try? Frame(message: opened) else {
+                    endpoint.close(
+                      code: Int(CloseCode.badRequest.rawValue),
+                      reason: "a stream message that does not open, or not the host's")
+                    return
+                  }
+                  if take(frame, socket) { endpoint.close(code: 1000, reason: nil) }
+                  return
+                }
+              }
               guard handshake.keys != nil else {
                 // The host's salt: the keys, then the request, sealed.
                 guard handshake.received(hostAnswer: bytes, socket: socket) else {
@@ -92,10 +116,32 @@ public enum RemoteConnection {
                 socket.send(first)
                 return
               }
-              guard let opened = try? socket.open(bytes) else {
+              guard var opened = try? socket.open(bytes) else {
                 endpoint.close(
                   code: Int(CloseCode.badRequest.rawValue), reason: "a sealed message that does not open")
                 return
+              }
+              if routed {
+                // The host's word on the channel: a frame, or the key of a room stream.
+                guard let kind = opened.first else {
+                  endpoint.close(code: Int(CloseCode.badRequest.rawValue), reason: "an empty sealed message")
+                  return
+                }
+                opened.removeFirst()
+                if kind == RelayChannelMessage.streamStart {
+                  guard let start = RelayStreamStart(bytes: opened),
+                    let stream = RelayStreamOpener(start: start, hostPublicKey: handshake.hostPublicKey)
+                  else {
+                    endpoint.close(code: Int(CloseCode.badRequest.rawValue), reason: "not a stream's start")
+                    return
+                  }
+                  socket.streamOpener = stream
+                  return
+                }
+                guard kind == RelayChannelMessage.frame else {
+                  endpoint.close(code: Int(CloseCode.badRequest.rawValue), reason: "not a reel frame")
+                  return
+                }
               }
               bytes = opened
             }
@@ -127,12 +173,13 @@ public enum RemoteConnection {
     let requesterName = "reel-upgrade-requester"
     let upgrade = UnsafeTransfer(upgraded)
     let handshake = HandshakeDone()
-    let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: maxMessage) { channel, _ in
+    let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: maxMessage) { channel, response in
       channel.eventLoop.makeCompletedFuture {
         handshake.done = true
         _ = channel.pipeline.syncOperations.removeHandler(name: requesterName)
         let socket = WebSocketEndpoint(
           channel: channel, isClient: true, maxMessage: maxMessage, pingInterval: pingInterval)
+        socket.subprotocol = response.headers.first(name: "Sec-WebSocket-Protocol")
         try channel.pipeline.syncOperations.addHandlers(socket.handlers())
         upgrade.value(socket) { ending in ended.succeed(outcome(ending)) }
       }
@@ -215,6 +262,9 @@ public final class RemoteSocket: @unchecked Sendable {
   let endpoint: WebSocketEndpoint
   var sealer: RelaySealer? = nil
   var opener: RelayOpener? = nil
+  /// The room stream the relay copies to this viewer (the host's paced output), once the host
+  /// put it on one.
+  var streamOpener: RelayStreamOpener? = nil
 
   init(_ endpoint: WebSocketEndpoint) { self.endpoint = endpoint }
 
@@ -230,6 +280,12 @@ public final class RemoteSocket: @unchecked Sendable {
   func open(_ sealed: [UInt8]) throws -> [UInt8] {
     guard opener != nil else { return sealed }
     return try opener!.open(sealed)
+  }
+
+  /// A room stream's message, checked and opened; throws when there is no stream yet.
+  func openStream(_ message: [UInt8]) throws -> [UInt8] {
+    guard streamOpener != nil else { throw LiveError("a stream message before the stream's start") }
+    return try streamOpener!.open(message)
   }
 
   /// Closes the WebSocket with `code` (1000: done), on the connection's event loop.
@@ -257,6 +313,8 @@ package final class RelayHandshake: @unchecked Sendable {
   let room: String
   let viewerSalt = RelayChannelKeys.makeSalt()
   private(set) var keys: RelayChannelKeys? = nil
+  /// The host's public key its answer proved (X9.63): what checks its room streams.
+  private(set) var hostPublicKey: [UInt8] = []
 
   init(secret: RelaySecret, room: String) {
     self.secret = secret
@@ -267,8 +325,10 @@ package final class RelayHandshake: @unchecked Sendable {
   /// opens from now on; false for anything else (not the host, or no key named).
   func received(hostAnswer: [UInt8], socket: RemoteSocket) -> Bool {
     guard let id = secret.hostKeyID,
-      let hostSalt = RelayHostKey.verify(answer: hostAnswer, room: room, viewerSalt: viewerSalt, id: id)
+      let (hostSalt, publicKey) = RelayHostKey.verified(
+        answer: hostAnswer, room: room, viewerSalt: viewerSalt, id: id)
     else { return false }
+    hostPublicKey = publicKey
     let keys = RelayChannelKeys(secret: secret, viewerSalt: viewerSalt, hostSalt: hostSalt)
     self.keys = keys
     (socket.sealer, socket.opener) = keys.viewer()

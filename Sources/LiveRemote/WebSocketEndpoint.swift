@@ -109,7 +109,15 @@ package final class WebSocketEndpoint: ChannelInboundHandler, @unchecked Sendabl
     let count = buffer.readableBytes
     backlog += count
     let written = promise ?? context.eventLoop.makePromise()
-    written.futureResult.whenComplete { [weak self] _ in self?.backlog -= count }
+    written.futureResult.whenComplete { [weak self] _ in
+      guard let self else { return }
+      backlog -= count
+      if backlog == 0 && !drained.isEmpty {
+        let waiting = drained
+        drained = []
+        for callback in waiting { callback() }
+      }
+    }
     // A message past one frame's size goes in fragments (peers, reel's among them, take
     // frames of 1 MiB at most and join fragments into messages).
     var rest = buffer
@@ -135,6 +143,17 @@ package final class WebSocketEndpoint: ChannelInboundHandler, @unchecked Sendabl
 
   /// Bytes of messages sent and not yet taken by the socket (on the event loop).
   package private(set) var backlog = 0
+  private var drained: [() -> Void] = []
+
+  /// Calls `callback` (on the event loop) once everything sent so far was taken by the socket
+  /// or failed (the connection ended) — at once when nothing is waiting.
+  package func whenDrained(_ callback: @escaping () -> Void) {
+    if backlog == 0 { callback() } else { drained.append(callback) }
+  }
+
+  /// The subprotocol the server answered the upgrade with (a client's endpoint), or the one
+  /// this server answered (nil when none).
+  package var subprotocol: String? = nil
 
   package func flush() { context?.flush() }
 

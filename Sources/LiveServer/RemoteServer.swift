@@ -289,7 +289,7 @@ public final class RemoteServer: @unchecked Sendable {
         maxMessage: WebSocketTransport.maxIncomingMessage,
         pingInterval: .seconds(Int64(server.options.pingSeconds)),
         requestDeadline: .seconds(Int64(server.options.requestSeconds)),
-        subprotocol: WebSocketSubprotocol.live,
+        subprotocols: [WebSocketSubprotocol.live],
         check: { head, channel in server.refusal(of: head, on: channel) },
         connected: { endpoint, head in await server.serve(endpoint, head: head) })
       let gated = GatedChannel(base: channel, gate: gate)

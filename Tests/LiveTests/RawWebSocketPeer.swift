@@ -145,6 +145,18 @@ final class RawWebSocketPeer {
     return frames
   }
 
+  /// The server's binary messages as they are, read until `count` came, it closed, or
+  /// `seconds` passed.
+  func binaryMessages(upTo count: Int = .max, readingFor seconds: Double) -> [[UInt8]] {
+    let deadline = Date(timeIntervalSinceNow: seconds)
+    var messages: [[UInt8]] = []
+    while messages.count < count, case .frame(let opcode, let payload) = nextServerFrame(deadline: deadline) {
+      if opcode == 0x2 { messages.append(payload) }
+      if opcode == 0x8 { break }
+    }
+    return messages
+  }
+
   /// Waits until the server closes the TCP connection (EOF or reset); false on time-out.
   func waitForEOF(timeout: Double) -> Bool {
     let deadline = Date(timeIntervalSinceNow: timeout)

@@ -195,7 +195,7 @@ struct RelayMessageTests {
     #expect(RelayMessage(bytes: data.encoded) == data)
     #expect(RelayMessage.close(7, code: 4001).closeCode == 4001)
     #expect(RelayMessage(.close, channel: 7).closeCode == nil)
-    for bad: [UInt8] in [[], [2, 0, 0, 0], [0, 0, 0, 0, 1], [4, 0, 0, 0, 1], [255, 1, 2, 3, 4, 5]] {
+    for bad: [UInt8] in [[], [2, 0, 0, 0], [0, 0, 0, 0, 1], [8, 0, 0, 0, 1], [255, 1, 2, 3, 4, 5]] {
       #expect(RelayMessage(bytes: bad) == nil)
     }
   }

@@ -23,10 +23,11 @@ final class RelayServerTests: RelayTestCase {
     XCTAssertTrue(eventually { self.log.text.contains("room \(secret.roomName): host connected") }, log.text)
     let viewer = RelayPeer(port: port, path: "/r/\(secret.roomName)/view", verifier: secret.verifier)
 
-    // The host hears of the viewer: `open`, its channel, 1 (interactive).
+    // The host hears of the viewer: `open`, its channel, 1 (interactive), 0 (it spoke
+    // reel-relay.v2: no room streams).
     let open = try XCTUnwrap(host.message(0))
     XCTAssertEqual(open.first, 1)
-    XCTAssertEqual(open.last, 1)
+    XCTAssertEqual(Array(open.suffix(2)), [1, 0])
     let channel = Array(open[1..<5])
 
     // The handshake: the viewer's salt, the host's, then sealed frames both ways.

@@ -29,10 +29,14 @@ final class LiveConnection {
   /// The host said its last word (detached, answered): no more frames are taken from it.
   private(set) var closing = false
 
+  /// The transport, when its peer may share paced output with others (a relay's viewer).
+  let shared: (any SharedOutputTransport)?
+
   init(id: Int, transport: any LiveTransport, grant: LiveGrant = .local) {
     self.id = id
     self.transport = transport
     self.grant = grant
+    shared = transport as? any SharedOutputTransport
   }
 
   var closed: Bool { transport.isClosed }

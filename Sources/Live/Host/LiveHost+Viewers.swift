@@ -9,6 +9,8 @@ import LiveProtocol
 ///
 /// The keyboard holder is not paced (its user types into what it shows, and its scrollback
 /// keeps every line), nor is a viewer that does not draw (`reel tail` into a pipe: bytes only).
+/// Paced viewers through one relay connection get one copy of each delivery, which the relay
+/// copies to each (`SharedOutputRoute`): the host's upload does not grow with them.
 struct ViewerBatch {
   /// Output frames since the last delivery, in order (contiguous offsets).
   var frames: [Frame] = []
@@ -59,12 +61,22 @@ extension LiveHost {
       for f in batch.frames { payload += f.payload }
       frame = Frame(.output, payload, offset: batch.frames[0].offset)
     }
+    // Viewers that share a route (a relay connection) get one copy through it.
+    var shared: [ObjectIdentifier: (route: any SharedOutputRoute, viewers: [LiveConnection])] = [:]
     for id in session.readOnlyClients {
-      guard let c = connections[id], isPacedViewer(c, of: session), !c.fellBehind else { continue }
+      guard let c = connections[id], isPacedViewer(c, of: session), !c.fellBehind, !c.closed else { continue }
+      if let route = c.shared?.sharedRoute {
+        shared[ObjectIdentifier(route), default: (route, [])].viewers.append(c)
+        continue
+      }
       if !c.send(frame, limit: LiveHost.viewerQueueLimit) {
         c.fellBehind = true
         catchUp(c)
       }
+    }
+    for (route, viewers) in shared.values {
+      guard !route.send(frame, stream: ObjectIdentifier(session), to: viewers.compactMap(\.shared)) else { continue }
+      for c in viewers { c.fellBehind = true }
     }
   }
 

@@ -353,6 +353,7 @@ public final class LiveHost {
   /// up, its end when it closed.
   private func serve(_ c: LiveConnection) {
     takeFrames(from: c)
+    if c.shared?.takeFellBehind() == true { c.fellBehind = true }
     catchUp(c)
     if c.closed { drop(c) }
   }

@@ -62,3 +62,26 @@ public protocol PolledTransport: LiveTransport {
   /// `poll` reported `revents` on the descriptor of `pollRequest`: read and write what is ready.
   func serviceReady(_ revents: Int16)
 }
+
+/// A transport whose peer can be sent a paced viewer's output together with others: a viewer
+/// through a relay room, to which the host uploads a session's paced output once, sealed once,
+/// and the relay copies it to every viewer of the room stream (docs/protocol.md#relay). The
+/// host still decides, frame by frame, who gets what: a transport it speaks to alone (a reply,
+/// a repaint) is off the shared output until the next shared frame puts it back.
+public protocol SharedOutputTransport: LiveTransport {
+  /// What carries the shared frames, or nil while this peer takes none (an older viewer).
+  /// Transports with the same route are sent one copy.
+  var sharedRoute: (any SharedOutputRoute)? { get }
+  /// True once after the peer fell too far behind the shared output where it is copied (the
+  /// relay took it off) and has since taken what it was sent: the host repaints it.
+  func takeFellBehind() -> Bool
+}
+
+/// Carries one copy of a frame to many `SharedOutputTransport`s (one relay connection).
+public protocol SharedOutputRoute: AnyObject {
+  /// Sends `frame` — a session's paced output, `stream` naming the session — to each of
+  /// `transports` (all of this route) and to no one else; false when it could not be taken
+  /// (this route is too far behind): they get nothing, and the host treats each as fallen
+  /// behind.
+  func send(_ frame: Frame, stream: ObjectIdentifier, to transports: [any SharedOutputTransport]) -> Bool
+}

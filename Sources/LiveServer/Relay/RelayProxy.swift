@@ -31,15 +31,23 @@ final class RelayProxies: @unchecked Sendable {
   /// closed with the owner's close code (4100 when the owner cannot be reached). Returns why
   /// the owner could not be reached (an untrusted certificate, a refused connection), for the
   /// node's log, or nil when the viewer was piped.
-  func pipe(_ viewer: WebSocketEndpoint, room: String, verifier: String, to address: String) async -> String?
-  {
+  ///
+  /// A viewer that takes room streams (`takesStreams`) is piped to the owner as one; an owner
+  /// that answers only `reel-relay.v2` (an older node) sends no streams, and its messages get
+  /// the channel's route byte here.
+  func pipe(
+    _ viewer: WebSocketEndpoint, room: String, verifier: String, to address: String, takesStreams: Bool
+  ) async -> String? {
     guard let endpoint = try? RemoteAddress(address) else {
       RelayRooms.close(viewer, .hostStopping, "the room's relay node has no usable address")
       return "not a usable address"
     }
     var headers = HTTPHeaders()
     headers.add(name: "X-Reel-Verifier", value: verifier)
-    headers.add(name: "Sec-WebSocket-Protocol", value: WebSocketSubprotocol.relay)
+    headers.add(
+      name: "Sec-WebSocket-Protocol",
+      value: (takesStreams ? [WebSocketSubprotocol.relayStreams, WebSocketSubprotocol.relay]
+        : [WebSocketSubprotocol.relay]).joined(separator: ", "))
     headers.add(name: RelayProxies.hopHeader, value: "1")
     let key = ObjectIdentifier(viewer)
     lock.withLock { open[room, default: [:]][key] = viewer }
@@ -57,6 +65,7 @@ final class RelayProxies: @unchecked Sendable {
       caOption: "--peer-ca-file"
     ) { upstream, finish in
       upgraded.set()
+      let addRoute = takesStreams && upstream.subprotocol != WebSocketSubprotocol.relayStreams
       upstream.start(
         WebSocketEndpoint.Events(
           message: { message in
@@ -65,7 +74,14 @@ final class RelayProxies: @unchecked Sendable {
               upstream.close(code: 1000, reason: nil)
               return
             }
-            viewer.send(message)
+            if addRoute {
+              var routed = ByteBuffer()
+              routed.writeInteger(RelayRoute.channel)
+              routed.writeImmutableBuffer(message)
+              viewer.send(routed)
+            } else {
+              viewer.send(message)
+            }
           },
           ended: { ending in
             switch ending {

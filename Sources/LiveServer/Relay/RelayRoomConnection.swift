@@ -50,6 +50,8 @@ public final class RelayRoomConnection: RelayRoomKeeper, @unchecked Sendable {
   private let loop: EventLoop = MultiThreadedEventLoopGroup.singleton.next()
   /// The viewers' channels of the current connection (on `loop`).
   private var channels: [UInt32: RelayTransport] = [:]
+  /// The current connection's room streams (on `loop`).
+  private var streams: RelayRoomStreams? = nil
   private let lock = NSLock()
   private var stopped = false
   private var current: WebSocketEndpoint? = nil
@@ -156,6 +158,7 @@ public final class RelayRoomConnection: RelayRoomKeeper, @unchecked Sendable {
         ) { [self] socket, finish in
           connected.set()
           lock.withLock { current = socket }
+          streams = RelayRoomStreams(socket: socket, hostKey: keys.key)
           log("relay \(relay.name): room \(room) connected")
           socket.start(
             WebSocketEndpoint.Events(
@@ -208,11 +211,18 @@ public final class RelayRoomConnection: RelayRoomKeeper, @unchecked Sendable {
     switch kind {
     case .open:
       channels[number]?.relayClosed()
-      channels[number] = RelayTransport(host: self, socket: socket, channel: number)
+      // A relay that fans out says whether the viewer takes room streams.
+      let takesStreams = message.payload.count >= 2 && message.payload[1] == 1
+      channels[number] = RelayTransport(
+        host: self, socket: socket, channel: number, streams: takesStreams ? streams : nil)
     case .data:
       channels[number]?.received(message.payload)
     case .close:
       channels.removeValue(forKey: number)?.relayClosed()
+    case .behind:
+      channels[number]?.relayBehind()
+    case .join, .leave, .stream:
+      return false
     }
     return true
   }

@@ -9,7 +9,11 @@ import NIOCore
 /// come back — and read-only viewers up to a limit. A room whose host went waits for it (its
 /// name kept for its verifier) until it has been idle `Limits.idleSeconds`. The relay pipes messages and reads none:
 /// a viewer's message goes to the host as `data` on the viewer's channel, the host's `data`
-/// on a channel goes to that viewer. Thread-safe: connections on several event loops call in.
+/// on a channel goes to that viewer, and the host's `stream` message goes, as it is, to every
+/// viewer the host put on that room stream (`join`) — one upload for any number of viewers. A
+/// viewer too far behind its stream is taken off it, not waited for: once it has taken what it
+/// was sent, the host hears `behind` and repaints it. Thread-safe: connections on several event
+/// loops call in.
 final class RelayRooms: @unchecked Sendable {
   struct Limits: Sendable {
     var rooms = 1000
@@ -20,6 +24,9 @@ final class RelayRooms: @unchecked Sendable {
     var burstBytes = 64 << 20
     /// Bytes written to a viewer and not yet taken by its socket, past which it is dropped.
     var viewerBacklog = 8 << 20
+    /// Of those, past which a viewer is taken off its room stream (and repainted by the host
+    /// once it drained) instead of being sent more of it.
+    var streamBacklog = 1 << 20
     /// Seconds a room without its host is kept for it before it is forgotten.
     var idleSeconds: Double = 600
   }
@@ -27,6 +34,10 @@ final class RelayRooms: @unchecked Sendable {
   struct Viewer {
     let socket: WebSocketEndpoint
     let interactive: Bool
+    /// It spoke `reel-relay.v3`: every message to it begins with its route (`RelayRoute`).
+    let takesStreams: Bool
+    /// The room stream it is on.
+    var stream: UInt32? = nil
   }
 
   final class Room {
@@ -36,6 +47,8 @@ final class RelayRooms: @unchecked Sendable {
     var address: String? = nil
     var host: WebSocketEndpoint?
     var viewers: [UInt32: Viewer] = [:]
+    /// Each room stream's viewers (channels).
+    var streams: [UInt32: Set<UInt32>] = [:]
     var nextChannel: UInt32 = 1
     var allowance: Double
     var lastRefill = Date()
@@ -70,6 +83,7 @@ final class RelayRooms: @unchecked Sendable {
         }
         let old = [room.host].compactMap { $0 } + room.viewers.values.map(\.socket)
         room.viewers.removeAll()
+        room.streams.removeAll()
         room.host = socket
         room.hostlessSince = nil
         room.address = address
@@ -96,8 +110,9 @@ final class RelayRooms: @unchecked Sendable {
     return refusal
   }
 
-  /// A viewer's connection to `name`: its channel, or why not.
-  func connectViewer(_ name: String, verifier: [UInt8], socket: WebSocketEndpoint) -> Result<
+  /// A viewer's connection to `name`: its channel, or why not. `takesStreams`: it spoke
+  /// `reel-relay.v3`, and the host may put it on room streams.
+  func connectViewer(_ name: String, verifier: [UInt8], socket: WebSocketEndpoint, takesStreams: Bool) -> Result<
     UInt32, RemoteServer.Refusal
   > {
     let outcome = lock.withLock { () -> (Result<UInt32, RemoteServer.Refusal>, WebSocketEndpoint?, UInt32?) in
@@ -110,7 +125,7 @@ final class RelayRooms: @unchecked Sendable {
       }
       var replaced: (UInt32, WebSocketEndpoint)? = nil
       if interactive, let old = room.viewers.first(where: { $0.value.interactive }) {
-        room.viewers[old.key] = nil
+        RelayRooms.remove(old.key, from: room)
         replaced = (old.key, old.value.socket)
       }
       guard room.viewers.count < limits.viewersPerRoom else {
@@ -118,8 +133,9 @@ final class RelayRooms: @unchecked Sendable {
       }
       let channel = room.nextChannel
       room.nextChannel &+= 1
-      room.viewers[channel] = Viewer(socket: socket, interactive: interactive)
-      RelayRooms.send(host, RelayMessage(.open, channel: channel, interactive ? [1] : [0]).encoded)
+      room.viewers[channel] = Viewer(socket: socket, interactive: interactive, takesStreams: takesStreams)
+      RelayRooms.send(
+        host, RelayMessage(.open, channel: channel, [interactive ? 1 : 0, takesStreams ? 1 : 0]).encoded)
       if let (oldChannel, _) = replaced {
         RelayRooms.send(host, RelayMessage(.close, channel: oldChannel).encoded)
       }
@@ -145,38 +161,111 @@ final class RelayRooms: @unchecked Sendable {
     return allowed
   }
 
-  /// A host's message: data for a viewer, or a viewer to close. The code to close the host's
-  /// connection with when the message is neither (4000) or past the room's rate (4101).
+  /// A host's message: data for a viewer, a viewer to close, to put on a room stream or take
+  /// off it, or a stream's message for its viewers. The code to close the host's connection
+  /// with when the message is none of these (4000) or past the room's rate (4101).
   func fromHost(_ name: String, socket: WebSocketEndpoint, _ message: ByteBuffer) -> CloseCode? {
-    guard let message = RelayMessage(bytes: message.readableBytesView), message.kind != .open else {
+    guard let message = RelayMessage(bytes: message.readableBytesView), message.kind != .open,
+      message.kind != .behind
+    else {
       return .badRequest
     }
     let (kind, channel) = (message.kind, message.channel)
+    if kind == .stream { return fromHost(name, socket: socket, stream: channel, message.payload) }
     let (viewer, allowed) = lock.withLock { () -> (Viewer?, Bool) in
       guard let room = rooms[name], room.host === socket else { return (nil, true) }
-      if kind == .close { return (room.viewers.removeValue(forKey: channel), true) }
-      guard spend(room, message.payload.count) else { return (nil, false) }
-      return (room.viewers[channel], true)
+      switch kind {
+      case .close: return (RelayRooms.remove(channel, from: room), true)
+      case .join, .leave:
+        guard room.viewers[channel]?.takesStreams == true else { return (nil, true) }
+        RelayRooms.leaveStream(channel, room: room)
+        if kind == .join, message.payload.count == 4 {
+          let stream = message.payload.reduce(0) { $0 << 8 | UInt32($1) }
+          room.viewers[channel]?.stream = stream
+          room.streams[stream, default: []].insert(channel)
+        }
+        return (nil, true)
+      default:
+        guard spend(room, message.payload.count) else { return (nil, false) }
+        return (room.viewers[channel], true)
+      }
     }
     guard allowed else { return .overloaded }
     guard let viewer else { return nil }
     switch kind {
     case .data:
-      RelayRooms.send(viewer.socket, message.payload, limit: limits.viewerBacklog)
+      RelayRooms.send(
+        viewer.socket, RelayRooms.routed(viewer.takesStreams ? RelayRoute.channel : nil, message.payload),
+        limit: limits.viewerBacklog)
     case .close:
       let code = message.closeCode.flatMap(CloseCode.init(rawValue:)) ?? .normal
       RelayRooms.close(viewer.socket, code, "closed by the host")
-    case .open:
+    default:
       break
     }
     return nil
+  }
+
+  /// A room stream's message: the same bytes to each of its viewers, with one task per event
+  /// loop they are on. A viewer holding `Limits.streamBacklog` unsent is taken off the stream
+  /// instead; once it has taken what it was sent, the host hears `behind`.
+  private func fromHost(_ name: String, socket: WebSocketEndpoint, stream: UInt32, _ payload: [UInt8])
+    -> CloseCode?
+  {
+    let (viewers, allowed) = lock.withLock { () -> ([(UInt32, WebSocketEndpoint)], Bool) in
+      guard let room = rooms[name], room.host === socket else { return ([], true) }
+      guard spend(room, payload.count) else { return ([], false) }
+      let channels = room.streams[stream] ?? []
+      return (channels.compactMap { channel in room.viewers[channel].map { (channel, $0.socket) } }, true)
+    }
+    guard allowed else { return .overloaded }
+    guard !viewers.isEmpty else { return nil }
+    let message = RelayRooms.routed(RelayRoute.stream, payload)
+    let limit = limits.streamBacklog
+    var byLoop: [ObjectIdentifier: (EventLoop, [(UInt32, WebSocketEndpoint)])] = [:]
+    for viewer in viewers {
+      let loop = viewer.1.channel.eventLoop
+      byLoop[ObjectIdentifier(loop), default: (loop, [])].1.append(viewer)
+    }
+    for (loop, group) in byLoop.values {
+      loop.execute { [self] in
+        for (channel, viewer) in group {
+          guard viewer.backlog <= limit else {
+            fellBehind(name, channel: channel, socket: viewer, stream: stream)
+            continue
+          }
+          viewer.send(message)
+        }
+      }
+    }
+    return nil
+  }
+
+  /// A viewer too far behind `stream` (on its event loop): off the stream, and the host hears
+  /// `behind` once it has taken what it was sent.
+  private func fellBehind(_ name: String, channel: UInt32, socket: WebSocketEndpoint, stream: UInt32) {
+    let taken = lock.withLock { () -> Bool in
+      guard let room = rooms[name], room.viewers[channel]?.socket === socket,
+        room.viewers[channel]?.stream == stream
+      else { return false }
+      RelayRooms.leaveStream(channel, room: room)
+      return true
+    }
+    guard taken else { return }
+    socket.whenDrained { [self] in
+      let host = lock.withLock { () -> WebSocketEndpoint? in
+        guard let room = rooms[name], room.viewers[channel]?.socket === socket else { return nil }
+        return room.host
+      }
+      if let host { RelayRooms.send(host, RelayMessage(.behind, channel: channel).encoded) }
+    }
   }
 
   /// A viewer's connection ended: the host hears so.
   func viewerGone(_ name: String, channel: UInt32, socket: WebSocketEndpoint) {
     let host = lock.withLock { () -> WebSocketEndpoint? in
       guard let room = rooms[name], room.viewers[channel]?.socket === socket else { return nil }
-      room.viewers[channel] = nil
+      RelayRooms.remove(channel, from: room)
       return room.host
     }
     if let host { RelayRooms.send(host, RelayMessage(.close, channel: channel).encoded) }
@@ -192,6 +281,7 @@ final class RelayRooms: @unchecked Sendable {
       room.hostlessSince = Date()
       let viewers = room.viewers.values.map(\.socket)
       room.viewers.removeAll()
+      room.streams.removeAll()
       return viewers
     }
     for viewer in viewers ?? [] { RelayRooms.close(viewer, .hostStopping, "the room's host went away") }
@@ -238,17 +328,46 @@ final class RelayRooms: @unchecked Sendable {
 
   // MARK: -
 
+  /// Takes the viewer on `channel` out of the room (and its stream): the viewer, if it was in.
+  /// Locked.
+  @discardableResult
+  private static func remove(_ channel: UInt32, from room: Room) -> Viewer? {
+    leaveStream(channel, room: room)
+    return room.viewers.removeValue(forKey: channel)
+  }
+
+  /// Takes the viewer on `channel` off the room stream it is on, if any. Locked.
+  private static func leaveStream(_ channel: UInt32, room: Room) {
+    guard let stream = room.viewers[channel]?.stream else { return }
+    room.viewers[channel]?.stream = nil
+    room.streams[stream]?.remove(channel)
+    if room.streams[stream]?.isEmpty == true { room.streams[stream] = nil }
+  }
+
+  /// A message for a viewer: `payload`, after its route byte for a viewer that takes streams.
+  static func routed(_ route: UInt8?, _ payload: [UInt8]) -> ByteBuffer {
+    var buffer = ByteBuffer()
+    buffer.reserveCapacity(payload.count + 1)
+    if let route { buffer.writeInteger(route) }
+    buffer.writeBytes(payload)
+    return buffer
+  }
+
   /// Constant-time comparison of two verifiers.
   static func same(_ a: [UInt8], _ b: [UInt8]) -> Bool { RelayPlacement.same(a, b) }
 
   /// Sends on `socket`'s event loop; a socket holding more than `limit` unsent is dropped.
   static func send(_ socket: WebSocketEndpoint, _ bytes: [UInt8], limit: Int = .max) {
+    send(socket, ByteBuffer(bytes: bytes), limit: limit)
+  }
+
+  static func send(_ socket: WebSocketEndpoint, _ buffer: ByteBuffer, limit: Int = .max) {
     socket.channel.eventLoop.execute {
       if socket.backlog > limit {
         socket.close(code: Int(CloseCode.overloaded.rawValue), reason: "too slow for this room")
         return
       }
-      socket.send(ByteBuffer(bytes: bytes))
+      socket.send(buffer)
     }
   }
 

@@ -84,7 +84,8 @@ public struct RelayOptions: Sendable {
 
 /// `reel relay` (docs/protocol.md#relay): rooms joining a host and its viewers that cannot
 /// reach each other, both connecting out to it. `GET /r/ROOM/host` and `GET /r/ROOM/view`
-/// upgrade to WebSockets (subprotocol `reel-relay.v2`) that present the room's verifier in
+/// upgrade to WebSockets (subprotocol `reel-relay.v2`, or `reel-relay.v3` for a viewer that
+/// takes room streams) that present the room's verifier in
 /// `X-Reel-Verifier` or, from a browser, as a second subprotocol `reel-verifier.HEX` (the host
 /// also the read-only one in `X-Reel-Read-Only-Verifier`); `GET /r/ROOM` is the browser
 /// viewer's page, which seals with WebCrypto; every
@@ -135,7 +136,7 @@ public final class RelayServer: @unchecked Sendable {
       let channel = LiveHTTPChannel(
         responder: responder, http1: .init(idleTimeout: .seconds(30)), maxFrame: 1 << 20,
         maxMessage: RelayServer.maxMessage, pingInterval: .seconds(Int64(relay.options.pingSeconds)),
-        subprotocol: WebSocketSubprotocol.relay,
+        subprotocols: [WebSocketSubprotocol.relayStreams, WebSocketSubprotocol.relay],
         check: { head, channel in
           channel.eventLoop.makeSucceededFuture(relay.refusal(of: head, from: RemoteServer.peer(channel)))
         },
@@ -249,7 +250,7 @@ public final class RelayServer: @unchecked Sendable {
       return .init(status: .notFound, reason: "no room at \(head.uri.prefix(80))")
     }
     let offered = LiveHTTPChannel.offeredProtocols(head)
-    guard offered.contains(WebSocketSubprotocol.relay) else {
+    guard offered.contains(WebSocketSubprotocol.relay) || offered.contains(WebSocketSubprotocol.relayStreams) else {
       log("\(peer): refused: no \(WebSocketSubprotocol.relay) subprotocol offered")
       return .init(status: .badRequest, reason: "this relay speaks \(WebSocketSubprotocol.relay)")
     }
@@ -341,20 +342,24 @@ public final class RelayServer: @unchecked Sendable {
           return
         }
         log("\(peer) room \(room): viewer piped to \(address)")
-        if let failure = await proxies.pipe(socket, room: room, verifier: presented ?? "", to: address) {
+        if let failure = await proxies.pipe(
+          socket, room: room, verifier: presented ?? "", to: address,
+          takesStreams: socket.subprotocol == WebSocketSubprotocol.relayStreams)
+        {
           log("\(peer) room \(room): cannot reach \(address): \(failure)")
         } else {
           log("\(peer) room \(room): piped viewer gone")
         }
         return
       }
-      switch rooms.connectViewer(room, verifier: verifier, socket: socket) {
+      let takesStreams = socket.subprotocol == WebSocketSubprotocol.relayStreams
+      switch rooms.connectViewer(room, verifier: verifier, socket: socket, takesStreams: takesStreams) {
       case .failure(let refusal):
         refuse(refusal.code, refusal.reason)
         try? await channel.closeFuture.get()
         return
       case .success(let number):
-        log("\(peer) room \(room): viewer \(number) connected")
+        log("\(peer) room \(room): viewer \(number) connected\(takesStreams ? " (takes room streams)" : "")")
         channel.eventLoop.execute {
           socket.start(
             WebSocketEndpoint.Events(

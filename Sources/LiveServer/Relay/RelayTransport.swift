@@ -7,8 +7,10 @@ import NIOCore
 /// One viewer through a relay's room, as a client of the host: the handshake of salts, then
 /// every frame opened on the way in and sealed on the way out (docs/protocol.md#relay), carried
 /// as `data` on the viewer's channel of the host's relay connection. The first frame decides
-/// the grant (`RelayRoomConnection.admit`); a frame that does not open closes the channel.
-final class RelayTransport: LiveTransport, @unchecked Sendable {
+/// the grant (`RelayRoomConnection.admit`); a frame that does not open closes the channel. A
+/// viewer that takes room streams gets a session's paced output through `RelayRoomStreams`,
+/// sealed once for all, and everything else on its channel.
+final class RelayTransport: SharedOutputTransport, @unchecked Sendable {
   /// Frames kept for the host at most, as a WebSocket client's.
   static let incomingLimit = 1 << 20
 
@@ -29,11 +31,17 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
   private var failure: LiveError? = nil
   /// The queue refused a frame since it last drained: the host hears when it has.
   private var overflowed = false
+  /// The room streams of the connection, when the viewer takes them (`reel-relay.v3`); its
+  /// channel's messages then begin with `RelayChannelMessage`'s byte.
+  private let streams: RelayRoomStreams?
+  /// The relay took it off its stream for falling behind, and it has drained since.
+  private var behindStream = false
 
-  init(host: RelayRoomConnection, socket: WebSocketEndpoint, channel: UInt32) {
+  init(host: RelayRoomConnection, socket: WebSocketEndpoint, channel: UInt32, streams: RelayRoomStreams?) {
     self.host = host
     self.socket = socket
     self.channel = channel
+    self.streams = streams
   }
 
   // MARK: - The relay's side (on the event loop)
@@ -89,8 +97,19 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
     host.inbox.wake(self)
   }
 
+  /// The relay says the viewer fell behind its stream (off it now) and has drained.
+  func relayBehind() {
+    streams?.forget(channel)
+    condition.withLock { behindStream = true }
+    host.inbox.wake(self)
+  }
+
+  /// Wakes the host for this viewer (what it was refused has drained).
+  func wakeHost() { host.inbox.wake(self) }
+
   /// The relay closed the channel or the connection.
   func relayClosed() {
+    streams?.forget(channel)
     condition.withLock {
       closed = true
       condition.broadcast()
@@ -108,7 +127,28 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
 
   var maxFrameBytes: Int { RelayServer.maxFrame }
 
+  var sharedRoute: (any SharedOutputRoute)? { streams }
+
+  func takeFellBehind() -> Bool {
+    condition.withLock {
+      defer { behindStream = false }
+      return behindStream
+    }
+  }
+
+  /// `start` sealed on this viewer's channel, as a relay `data` message (on the host's thread,
+  /// before the viewer joins the stream); nil when the channel is closed or not yet keyed.
+  func sealedStreamStart(_ start: RelayStreamStart) -> [UInt8]? {
+    condition.withLock {
+      guard !closed, !finishing, sealer != nil else { return nil }
+      let sealed = sealer!.seal([RelayChannelMessage.streamStart] + start.encoded)
+      return RelayMessage(.data, channel: channel, sealed).encoded
+    }
+  }
+
   func enqueue(_ frame: Frame, limit: Int) -> Bool {
+    // Spoken to alone: off the room stream first, so nothing of it follows this frame.
+    streams?.speakingAlone(to: channel)
     // A frame the relay would refuse (and close the whole room for): this viewer goes instead.
     guard frame.encodedCount <= RelayServer.maxFrame else {
       let refused = RelayMessage.close(channel, code: CloseCode.overloaded.rawValue).encoded
@@ -125,7 +165,8 @@ final class RelayTransport: LiveTransport, @unchecked Sendable {
         return nil
       }
       inFlight += frame.encodedCount
-      return RelayMessage(.data, channel: channel, sealer!.seal(frame.encoded)).encoded
+      let plaintext = streams == nil ? frame.encoded : [RelayChannelMessage.frame] + frame.encoded
+      return RelayMessage(.data, channel: channel, sealer!.seal(plaintext)).encoded
     }
     guard let sealed else { return false }
     let count = frame.encodedCount

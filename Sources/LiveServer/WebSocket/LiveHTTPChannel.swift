@@ -49,7 +49,9 @@ struct LiveHTTPChannel: ServerChildChannel, HTTPChannelHandler {
   let pingInterval: TimeAmount
   /// The longest a plain HTTP request may take, head to end (`RequestDeadlineHandler`).
   var requestDeadline: TimeAmount = .seconds(30)
-  let subprotocol: String
+  /// The subprotocols this server speaks, the one it prefers first: it answers the first of
+  /// these the request offers (`check` refuses a request that offers none).
+  let subprotocols: [String]
   let check: Check
   /// Runs a WebSocket connection until it ends (the endpoint is started by it).
   let connected: @Sendable (WebSocketEndpoint, HTTPRequestHead) async -> Void
@@ -61,24 +63,32 @@ struct LiveHTTPChannel: ServerChildChannel, HTTPChannelHandler {
     }
   }
 
+  /// The subprotocol answered to `head`: the first of `speaks` it offers (the first of
+  /// `speaks` when it offers none of them, which `check` refuses).
+  static func chosen(_ head: HTTPRequestHead, from speaks: [String]) -> String {
+    let offered = offeredProtocols(head)
+    return speaks.first { offered.contains($0) } ?? speaks[0]
+  }
+
   func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
     channel.eventLoop.makeCompletedFuture {
       let refusal = NIOLoopBoundBox<UpgradeRefusal?>(nil, eventLoop: channel.eventLoop)
       let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
         maxFrameSize: maxFrame,
-        shouldUpgrade: { [check, subprotocol] channel, head in
+        shouldUpgrade: { [check, subprotocols] channel, head in
           check(head, channel).hop(to: channel.eventLoop).map { refused in
             if let refused {
               refusal.value = refused
               return nil
             }
-            return HTTPHeaders([("Sec-WebSocket-Protocol", subprotocol)])
+            return HTTPHeaders([("Sec-WebSocket-Protocol", LiveHTTPChannel.chosen(head, from: subprotocols))])
           }
         },
-        upgradePipelineHandler: { [maxMessage, pingInterval] channel, head in
+        upgradePipelineHandler: { [maxMessage, pingInterval, subprotocols] channel, head in
           channel.eventLoop.makeCompletedFuture {
             let endpoint = WebSocketEndpoint(
               channel: channel, isClient: false, maxMessage: maxMessage, pingInterval: pingInterval)
+            endpoint.subprotocol = LiveHTTPChannel.chosen(head, from: subprotocols)
             try channel.pipeline.syncOperations.addHandlers(endpoint.handlers())
             return Upgrade.webSocket(endpoint, head)
           }
