@@ -58,3 +58,49 @@ extension BenchRun {
     ])
   }
 }
+
+extension BenchRun {
+  /// The fan-out figure (`RelayFanOutBench`): a relay room's session watched by no one, by many
+  /// `reel` viewers on one room stream, and by as many viewers each sealed apart (`reel-relay.v2`).
+  func fanOutFigure(exe: String) throws -> JSONValue {
+    let count = options.relayViewers
+    BenchProgress.step("remote: \(count) read-only viewers of one relay room, one stream and sealed apart")
+    let f = try RelayFanOutBench.run(viewers: count, exe: exe)
+    let median = { (values: [Double]) in RecordingBench.median(values) }
+    if !json {
+      BenchProgress.line(
+        "relay fan-out: \(f.outputBytes) bytes of steady output in a relay room's session (every watcher gets every byte),"
+          + " watched by read-only viewers, and keys into the session through reel attach of the room's link;"
+          + " medians of \(f.rounds) interleaved rounds")
+      BenchProgress.line(
+        "  watched by                             host upload / output byte   relay CPU ms   µs per watcher   echo p50 ms   p95 ms")
+      for row in f.rows {
+        let cpu = median(row.relaySeconds)
+        BenchProgress.line(
+          String(
+            format: "  %@ %10.2f %18.1f %14@ %13.2f %8.2f",
+            row.name.padding(toLength: 38, withPad: " ", startingAt: 0) as NSString,
+            median(row.uploadPerOutputByte), cpu * 1000,
+            (row.viewers == 0 ? "-" : String(format: "%.1f", cpu * 1e6 / Double(row.viewers))) as NSString,
+            percentile(row.echoMillis, 0.5), percentile(row.echoMillis, 0.95)))
+      }
+    }
+    let round2 = { (value: Double) in JSONValue.double((value * 100).rounded() / 100) }
+    return .object([
+      ("viewers", .int(f.viewers)), ("outputBytes", .int(f.outputBytes)), ("rounds", .int(f.rounds)),
+      (
+        "rows",
+        .array(
+          f.rows.map { row in
+            .object([
+              ("watchedBy", .string(row.name)), ("viewers", .int(row.viewers)),
+              ("uploadPerOutputByte", round2(median(row.uploadPerOutputByte))),
+              ("relayCPUMilliseconds", round2(median(row.relaySeconds) * 1000)),
+              ("echoP50", round2(percentile(row.echoMillis, 0.5))),
+              ("echoP95", round2(percentile(row.echoMillis, 0.95))),
+            ])
+          })
+      ),
+    ])
+  }
+}

@@ -23,6 +23,7 @@ extension BenchRun {
     if figures.contains("screen") { fields.append(("screenMode", try screenFigures(exe: exe))) }
     if figures.contains("browser") { fields.append(("browser", try browserFigure(exe: exe))) }
     if figures.contains("relay") { fields.append(("relay", try relayFigure(exe: exe))) }
+    if figures.contains("fanout") { fields.append(("relayFanOut", try fanOutFigure(exe: exe))) }
     return .object(fields)
   }
 

@@ -30,12 +30,14 @@ package struct BenchOptions: Sendable {
   /// The remote section's figures to measure (all by default).
   package var remoteFigures = BenchOptions.remoteFigureNames
   package static let remoteFigureNames = [
-    "throughput", "latency", "catch-up", "viewers", "idle", "screen", "browser", "relay",
+    "throughput", "latency", "catch-up", "viewers", "idle", "screen", "browser", "relay", "fanout",
   ]
   /// Idle connections beside a typing client in the remote section's idle figure.
   package var idleConnections = 1000
   /// Idle rooms on a relay in the relay figure's memory figure.
   package var relayRooms = 1000
+  /// Read-only viewers of one relay room in the fan-out figure.
+  package var relayViewers = 1000
   /// The PostgreSQL database two relay nodes share in the relay figure (nil: one node only).
   package var relayDatabase: String? = nil
   package init() {}

@@ -74,6 +74,15 @@ enum Measure {
     return Double(nanoseconds) / 1e9
   }
 
+  /// Bytes `pid` wrote so far through `write` and its kind, sockets included (`wchar` of
+  /// /proc/PID/io); 0 when it cannot be read.
+  static func writtenBytes(pid: Int32) -> Int {
+    guard let io = try? String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8),
+      let line = io.split(separator: "\n").first(where: { $0.hasPrefix("wchar:") })
+    else { return 0 }
+    return Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces)) ?? 0
+  }
+
   /// Resets the kernel's peak-RSS mark so the next phase is measured on its own.
   static func resetPeak() {
     if let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") {

@@ -132,7 +132,7 @@ enum RelayBench {
   }
 
   /// The room and secret of the first link `reel serve --relay` printed, once its host is in.
-  private static func roomLink(_ out: String, log: String) throws -> (room: String, secret: String) {
+  static func roomLink(_ out: String, log: String) throws -> (room: String, secret: String) {
     let deadline = Date(timeIntervalSinceNow: 30)
     while Date() < deadline {
       let link = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n")

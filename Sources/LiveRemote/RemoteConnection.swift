@@ -37,6 +37,19 @@ public enum RemoteConnection {
     connected: @escaping (RemoteSocket) -> Void = { _ in },
     take: @escaping (Frame, RemoteSocket) -> Bool
   ) -> EventLoopFuture<Outcome> {
+    run(
+      endpoint, credentials: credentials, request: request, on: loop, pingInterval: pingInterval,
+      relayStreams: true, connected: connected, take: take)
+  }
+
+  /// `run`; through a relay, `relayStreams` false speaks `reel-relay.v2` only, as a viewer of an
+  /// older reel does (each frame sealed for it alone: the bench's baseline).
+  package static func run(
+    _ endpoint: RemoteAddress, credentials: RemoteCredentials, request: LiveRequest, on loop: EventLoop,
+    pingInterval: TimeAmount = .seconds(20), relayStreams: Bool,
+    connected: @escaping (RemoteSocket) -> Void = { _ in },
+    take: @escaping (Frame, RemoteSocket) -> Bool
+  ) -> EventLoopFuture<Outcome> {
     let first: Frame
     let tls: NIOSSLContext?
     do {
@@ -64,7 +77,8 @@ public enum RemoteConnection {
       // Room streams if the relay fans out, the relay's messages as they are if it does not.
       headers.add(
         name: "Sec-WebSocket-Protocol",
-        value: "\(WebSocketSubprotocol.relayStreams), \(WebSocketSubprotocol.relay)")
+        value: relayStreams
+          ? "\(WebSocketSubprotocol.relayStreams), \(WebSocketSubprotocol.relay)" : WebSocketSubprotocol.relay)
     } else {
       headers.add(name: "Authorization", value: "Bearer \(credentials.token)")
       headers.add(name: "Sec-WebSocket-Protocol", value: WebSocketSubprotocol.live)

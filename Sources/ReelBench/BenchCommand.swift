@@ -111,7 +111,7 @@ struct BenchCommand: ParsableCommand {
   @Option(
     name: .customLong("remote-figures"),
     help:
-      "Comma-separated figures of the remote section (throughput, latency, catch-up, viewers, idle, screen, browser, relay)."
+      "Comma-separated figures of the remote section (throughput, latency, catch-up, viewers, idle, screen, browser, relay, fanout)."
   )
   var remoteFigures = BenchOptions.remoteFigureNames.joined(separator: ",")
 
@@ -120,6 +120,9 @@ struct BenchCommand: ParsableCommand {
       "Idle rooms on a relay in the relay figure's memory figure. (Two relay nodes are measured when REEL_BENCH_DATABASE names a PostgreSQL database.)"
   )
   var relayRooms = 1000
+
+  @Option(help: "Read-only viewers of one relay room in the remote section's fan-out figure.")
+  var relayViewers = 1000
 
   @Option(
     name: .customLong("save-workloads"),
@@ -175,6 +178,8 @@ struct BenchCommand: ParsableCommand {
     options.remoteFigures = figures
     guard relayRooms >= 1 && relayRooms <= 10_000 else { throw CLIError("--relay-rooms must be 1...10000") }
     options.relayRooms = relayRooms
+    guard relayViewers >= 1 && relayViewers <= 2000 else { throw CLIError("--relay-viewers must be 1...2000") }
+    options.relayViewers = relayViewers
     options.relayDatabase = ProcessInfo.processInfo.environment["REEL_BENCH_DATABASE"]
     try BenchRun(options).run()
   }

@@ -200,3 +200,56 @@ struct RelayMessageTests {
     }
   }
 }
+
+/// Room streams: sealed once by the host for every viewer on them, and what a viewer holding
+/// the stream's key — a read-only link's holder — with the relay's help still cannot do.
+struct RelayStreamSealingTests {
+  let secret = RelaySecret()
+  var hostKey: RelayHostKey { RelayHostKey(secret: secret) }
+  var publicKey: [UInt8] { hostKey.publicKey }
+
+  @Test func aStreamsMessagesOpenInOrderForEveryViewerFromWhereEachJoined() throws {
+    var sealer = RelayStreamSealer(stream: 3, hostKey: hostKey)
+    let early = try #require(RelayStreamStart(bytes: sealer.start.encoded))
+    #expect(early == sealer.start)
+    var first = try #require(RelayStreamOpener(start: early, hostPublicKey: publicKey))
+    var messages: [[UInt8]] = []
+    for n in 0..<20 { messages.append(sealer.seal(Array("output \(n)".utf8))) }
+    // A viewer joining later is told the next message's number.
+    var late = try #require(RelayStreamOpener(start: sealer.start, hostPublicKey: publicKey))
+    let last = sealer.seal(Array("output 20".utf8))
+    for (n, message) in messages.enumerated() { #expect(try first.open(message) == Array("output \(n)".utf8)) }
+    #expect(try first.open(last) == Array("output 20".utf8))
+    #expect(try late.open(last) == Array("output 20".utf8))
+    // Padded as every relay message is: sizes say nothing of a short output.
+    #expect(Set(messages.map(\.count)).count == 1)
+  }
+
+  @Test func aViewerWithTheStreamsKeyCannotWriteToTheOthersEvenWithTheRelaysHelp() throws {
+    var sealer = RelayStreamSealer(stream: 1, hostKey: hostKey)
+    let start = sealer.start
+    var victim = try #require(RelayStreamOpener(start: start, hostPublicKey: publicKey))
+    // The read-only holder knows the key: a message it seals opens, but its signature is not
+    // the host's — neither a signature of its own key nor none.
+    var forger = RelayStreamSealer(stream: 1, hostKey: RelayHostKey(secret: RelaySecret()))
+    let forged = forger.seal(Array("rm -rf ~\r".utf8))
+    #expect(throws: (any Error).self) { try victim.open(forged) }
+    // A message of the host's, changed, repeated, reordered or moved to another stream fails.
+    let one = sealer.seal(Array("one".utf8))
+    let two = sealer.seal(Array("two".utf8))
+    var changed = one
+    changed[3] ^= 1
+    #expect(throws: (any Error).self) { try victim.open(changed) }
+    #expect(throws: (any Error).self) { try victim.open(two) }
+    var other = try #require(
+      RelayStreamOpener(
+        start: RelayStreamStart(stream: 2, next: 0, key: start.key), hostPublicKey: publicKey))
+    #expect(throws: (any Error).self) { try other.open(one) }
+    #expect(try victim.open(one) == Array("one".utf8))
+    #expect(throws: (any Error).self) { try victim.open(one) }
+    #expect(try victim.open(two) == Array("two".utf8))
+    // A start that is not one, or a key that is not the host's, opens nothing.
+    #expect(RelayStreamStart(bytes: Array(start.encoded.dropLast())) == nil)
+    #expect(RelayStreamOpener(start: start, hostPublicKey: Array(repeating: 4, count: 65)) == nil)
+  }
+}

@@ -136,3 +136,4 @@ final class RelayRoomStreams: SharedOutputRoute, @unchecked Sendable {
     for viewer in woken { viewer.wakeHost() }
   }
 }
+

@@ -105,6 +105,53 @@ extension LiveSessionTests {
     XCTAssertTrue(waitForScreen(second, containing: "reel-exit=0"), second.screen())
   }
 
+  /// Read-only viewers through a relay share one room stream: the host seals and uploads a
+  /// session's paced output once whatever their number, the relay copies it, and each viewer's
+  /// pane ends on the session's screen exactly (through steady output and a flood).
+  func testReadOnlyViewersThroughARelayShareOneUploadAndEachShowsTheExactScreen() throws {
+    let (relay, relayPort) = try startRelay()
+    defer { relay.terminate() }
+    let serve = try startServe(["--relay", "ws://127.0.0.1:\(relayPort)"])
+    defer { serve.process.terminate() }
+    let ((room, secret), readOnly) = try roomLinks(serve.log)
+    try detachedShell("shared")
+    let address = "ws://127.0.0.1:\(relayPort)/r/\(room)/shared"
+    let typing = try relayPane("attach \(address)", secret: secret)
+    XCTAssertTrue(waitForScreen(typing, containing: "$"), typing.screen())
+    let watchers = try (0..<3).map { _ in try relayPane("attach --read-only \(address)", secret: readOnly) }
+    for watcher in watchers { assertShowsExactly(watcher, "shared", containing: "$") }
+    let relayLog = root.appendingPathComponent("relay.log")
+    XCTAssertEqual(
+      ((try? String(contentsOf: relayLog, encoding: .utf8)) ?? "").components(separatedBy: "(takes room streams)")
+        .count - 1, 4, "every reel viewer takes room streams")
+
+    // Steady output, each tick's bytes few enough that every viewer gets them all: what the
+    // relay reads (the host's uploads and the keys) per byte of output is about one copy for the
+    // keyboard holder and one for all the watchers — four or more if each were sealed apart.
+    let relayPid = relay.processIdentifier
+    let before = try readBytes(of: relayPid)
+    typing.send("for i in $(seq 1 100); do seq 1 300; sleep 0.02; done; echo steady-$((6*7))", "Enter")
+    for watcher in watchers { assertShowsExactly(watcher, "shared", containing: "steady-42\n") }
+    // Each line as the terminal writes it: the number, then CR LF.
+    let output = 100 * Array(1...300).map { "\($0)\r\n".utf8.count }.reduce(0, +)
+    let perOutputByte = Double(try readBytes(of: relayPid) - before) / Double(output)
+    XCTAssertLessThan(perOutputByte, 3.0, "the relay read \(perOutputByte) bytes per output byte")
+
+    // A flood: watchers get the screen, shared too, and end exactly on it.
+    typing.send("seq 1 200000; echo flood-$((6*7))", "Enter")
+    for watcher in watchers { assertShowsExactly(watcher, "shared", containing: "flood-42\n") }
+    assertShowsExactly(typing, "shared", containing: "flood-42\n")
+  }
+
+  /// Bytes a process read so far (`rchar` of /proc/PID/io: its sockets included).
+  func readBytes(of pid: Int32) throws -> Int {
+    let io = try String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8)
+    guard let line = io.split(separator: "\n").first(where: { $0.hasPrefix("rchar:") }),
+      let value = Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces))
+    else { throw XCTSkip("no rchar in /proc/\(pid)/io") }
+    return value
+  }
+
   func testTheBrowserViewerThroughARelayRoomSealsWithWebCryptoAndIsExact() throws {
     if let missing = BrowserBridge.unavailable() {
       if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail(missing) }
