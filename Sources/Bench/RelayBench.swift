@@ -133,15 +133,22 @@ enum RelayBench {
 
   /// The room and secret of the first link `reel serve --relay` printed, once its host is in.
   static func roomLink(_ out: String, log: String) throws -> (room: String, secret: String) {
+    let links = try roomLinks(out, log: log)
+    return (links.room, links.secret)
+  }
+
+  /// The room, and the secrets of both links `reel serve --relay` printed (the one that may
+  /// type, then the read-only one), once its host is in.
+  static func roomLinks(_ out: String, log: String) throws -> (room: String, secret: String, readOnly: String) {
     let deadline = Date(timeIntervalSinceNow: 30)
     while Date() < deadline {
-      let link = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n")
-        .first { $0.contains("/r/") }
-      if let link, let parts = Optional(link.components(separatedBy: "/r/")[1].split(separator: "#")),
-        parts.count == 2,
-        ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("room \(parts[0]) connected")
+      let links = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n")
+        .filter { $0.contains("/r/") }
+        .map { $0.components(separatedBy: "/r/")[1].split(separator: "#") }
+      if links.count == 2, links.allSatisfy({ $0.count == 2 }),
+        ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("room \(links[0][0]) connected")
       {
-        return (String(parts[0]), String(parts[1]))
+        return (String(links[0][0]), String(links[0][1]), String(links[1][1]))
       }
       usleep(20_000)
     }

@@ -34,8 +34,11 @@ package enum RelayFanOutBench {
     var rounds: Int
   }
 
-  /// The session: waits for a line, prints the steady output, then echoes keys.
-  static let command = "read -r x; for i in $(seq 1 20); do seq 1 300; sleep 0.1; done; echo steady-done; exec cat"
+  /// The session: waits for a line and says so (the first output every watcher is sent: they
+  /// join their room stream on it), waits for another, prints the steady output, then echoes
+  /// keys.
+  static let command =
+    "read -r x; echo warm; read -r y; for i in $(seq 1 20); do seq 1 300; sleep 0.1; done; echo steady-done; exec cat"
   /// Its output: each line as the terminal writes it (CR LF), the line typed to start it, and
   /// the marker.
   static let outputBytes =
@@ -59,7 +62,7 @@ package enum RelayFanOutBench {
     let served = try RemoteBench.Served(
       exe: exe, token: TokenRecord(label: "fanout", create: true), extra: ["--relay", "ws://127.0.0.1:\(relay.port)"])
     defer { served.stop() }
-    let (room, secret) = try RelayBench.roomLink(served.dir + "/serve.out", log: served.dir + "/serve.log")
+    let (room, secret, readOnly) = try RelayBench.roomLinks(served.dir + "/serve.out", log: served.dir + "/serve.log")
     let host = try served.hostPid()
     let relayPid = relay.process.processIdentifier
     var environment = ProcessInfo.processInfo.environment
@@ -85,23 +88,19 @@ package enum RelayFanOutBench {
           rows[index].viewers == 0
           ? nil
           : try Crowd(
-            address: "\(address)/\(name)", secret: secret, count: rows[index].viewers, streams: index == 1)
+            address: "\(address)/\(name)", secret: readOnly, count: rows[index].viewers, streams: index == 1)
         defer { crowd?.stop() }
+        var line = LiveRequest(.send, names: [name])
+        line.data = Data("\n".utf8)
+        // The first output: every watcher is sent it (and joins its stream) before the figure.
+        _ = try LiveClient.ask(line, in: served.sockets)
+        _ = try LiveBench.waitForScreen(name, containing: "warm", directory: served.sockets)
+        _ = settled(host)
         let written = Measure.writtenBytes(pid: host)
         let cpu = Measure.preciseCPUSeconds(pid: relayPid)
-        var start = LiveRequest(.send, names: [name])
-        start.data = Data("\n".utf8)
-        _ = try LiveClient.ask(start, in: served.sockets)
+        _ = try LiveClient.ask(line, in: served.sockets)
         _ = try LiveBench.waitForScreen(name, containing: "steady-done", directory: served.sockets)
-        // Until the host has written everything (its uploads settle).
-        var last = Measure.writtenBytes(pid: host)
-        let deadline = Date(timeIntervalSinceNow: 30)
-        while Date() < deadline {
-          usleep(200_000)
-          let now = Measure.writtenBytes(pid: host)
-          if now == last { break }
-          last = now
-        }
+        let last = settled(host)
         rows[index].uploadPerOutputByte.append(Double(last - written) / Double(RelayFanOutBench.outputBytes))
         rows[index].relaySeconds.append(Measure.preciseCPUSeconds(pid: relayPid) - cpu)
         rows[index].echoMillis += try RemoteLatencyBench.typeAndTime(
@@ -109,6 +108,20 @@ package enum RelayFanOutBench {
       }
     }
     return Figure(viewers: count, outputBytes: outputBytes, rows: rows, rounds: rounds)
+  }
+
+  /// The bytes `pid` has written once they stop growing for 0.2 s (its uploads settled; 30 s at
+  /// most).
+  private static func settled(_ pid: Int32) -> Int {
+    var last = Measure.writtenBytes(pid: pid)
+    let deadline = Date(timeIntervalSinceNow: 30)
+    while Date() < deadline {
+      usleep(200_000)
+      let now = Measure.writtenBytes(pid: pid)
+      if now == last { break }
+      last = now
+    }
+    return last
   }
 
   /// `reel-bench viewers --relay`: read-only viewers of a relay room's session, in a process of
