@@ -55,6 +55,7 @@ extension BenchRun {
       ),
       ("bytes", .int(f.bytes)), ("rooms", .int(f.rooms)), ("idleRelayBytes", .int(f.idleRelayBytes)),
       ("roomsRelayBytes", .int(f.roomsRelayBytes)), ("bytesPerRoom", .int(Int(perRoom))),
+      ("cores", try relayLoopsFigure(exe: exe)),
     ])
   }
 }
@@ -102,5 +103,38 @@ extension BenchRun {
           })
       ),
     ])
+  }
+}
+
+extension BenchRun {
+  /// The relay-cores figure (`RelayLoopsBench`): messages per second through one relay node
+  /// with many rooms, on one event loop and on every core.
+  func relayLoopsFigure(exe: String) throws -> JSONValue {
+    BenchProgress.step("remote: messages through one relay node, one event loop and every core")
+    let f = try RelayLoopsBench.run(exe: exe)
+    let median = { (values: [Double]) in RecordingBench.median(values) }
+    let base = median(f.rows[0].messagesPerSecond)
+    if !json {
+      BenchProgress.line(
+        "relay cores: \(f.rooms) rooms on one relay node, each host sending its viewer \(f.messages) messages of"
+          + " \(f.messageBytes) bytes at once; medians of \(f.rounds) interleaved rounds (the peers share the machine)")
+      for (index, row) in f.rows.enumerated() {
+        let rate = median(row.messagesPerSecond)
+        BenchProgress.line(
+          String(
+            format: "  %@ %10.0f messages/s  %6.1f MiB/s%@",
+            row.name.padding(toLength: 28, withPad: " ", startingAt: 0) as NSString, rate,
+            rate * Double(f.messageBytes) / 1_048_576,
+            (index == 0 ? "  (baseline)" : String(format: "  %.2fx", rate / base)) as NSString))
+      }
+    }
+    return .object(
+      [("rooms", .int(f.rooms)), ("messages", .int(f.messages)), ("messageBytes", .int(f.messageBytes))]
+        + f.rows.map { row in
+          (
+            row.loops == 1 ? "oneLoopMessagesPerSecond" : "everyCoreMessagesPerSecond",
+            .int(Int(median(row.messagesPerSecond)))
+          )
+        })
   }
 }

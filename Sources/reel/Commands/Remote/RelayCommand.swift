@@ -5,6 +5,7 @@ import Foundation
 import LiveProtocol
 import LiveRemote
 import LiveServer
+import NIOCore
 import RelayPostgres
 
 /// `reel relay`: rooms that join a host and its viewers when they cannot reach each other.
@@ -61,6 +62,11 @@ struct RelayCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
+      "Event loops (threads) serving the connections (default: one per core).", valueName: "n"))
+  var eventLoops: Int?
+
+  @Option(
+    help: ArgumentHelp(
       "Share rooms with the other relays on this PostgreSQL database (postgres://USER@HOST[:PORT]/DATABASE).",
       valueName: "url"))
   var database: String?
@@ -77,9 +83,9 @@ struct RelayCommand: ParsableCommand {
   var peerCaFile: String?
 
   func validate() throws {
-    guard maxRooms > 0, maxViewers > 0, roomRate > 0, idleRoomSeconds > 0 else {
+    guard maxRooms > 0, maxViewers > 0, roomRate > 0, idleRoomSeconds > 0, (eventLoops ?? 1) > 0 else {
       throw ValidationError(
-        "--max-rooms, --max-viewers, --room-rate and --idle-room-seconds take positive numbers")
+        "--max-rooms, --max-viewers, --room-rate, --idle-room-seconds and --event-loops take positive numbers")
     }
     if database == nil && (advertise != nil || peerCaFile != nil) {
       throw ValidationError("--advertise and --peer-ca-file go with --database")
@@ -90,7 +96,9 @@ struct RelayCommand: ParsableCommand {
   }
 
   func run() throws {
-    TaskThreads.runOnEventLoops()
+    // Every core: rooms are shared behind one lock, each connection stays on the loop that
+    // accepted it, and a stream's copies go out on each viewer's own loop.
+    TaskThreads.runOnEventLoops(loops: eventLoops ?? System.coreCount)
     var options = RelayOptions()
     (options.host, options.port) = try ServeCommand.address(listen)
     options.tlsCertificate = tls.certificate
