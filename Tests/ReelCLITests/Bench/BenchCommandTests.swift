@@ -16,7 +16,7 @@ final class BenchCommandTests: XCTestCase {
         "2", "--resizes",
         "300",
         "--viewers", "5", "--idle-connections", "20",
-        "--outage-seconds", "3", "--relay-rooms", "50",
+        "--outage-seconds", "3", "--relay-rooms", "50", "--relay-viewers", "20",
       ], environment: environment)
     XCTAssertEqual(r.status, 0, r.stderr)
     let obj = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
@@ -181,6 +181,19 @@ final class BenchCommandTests: XCTestCase {
     }
     XCTAssertEqual(relay["rooms"] as? Int, 50)
     XCTAssertGreaterThan(relay["roomsRelayBytes"] as? Int ?? 0, relay["idleRelayBytes"] as? Int ?? .max)
+    let cores = try XCTUnwrap(relay["cores"] as? [String: Any])
+    for key in ["oneLoopMessagesPerSecond", "everyCoreMessagesPerSecond"] {
+      XCTAssertGreaterThan(cores[key] as? Int ?? 0, 0, "\(key) \(cores)")
+    }
+    // Fan-out: watchers on one room stream cost the host about one upload of the output;
+    // watchers sealed apart, one each (bytes, not timings).
+    let fanOut = try XCTUnwrap(remote["relayFanOut"] as? [String: Any])
+    let fanRows = try XCTUnwrap(fanOut["rows"] as? [[String: Any]])
+    XCTAssertEqual(fanRows.compactMap { $0["viewers"] as? Int }, [0, 20, 20])
+    let upload = fanRows.map { $0["uploadPerOutputByte"] as? Double ?? 0 }
+    XCTAssertLessThan(upload[1], 4, "\(fanRows)")
+    XCTAssertGreaterThan(upload[2], 15, "\(fanRows)")
+    for row in fanRows { XCTAssertGreaterThan(row["echoP50"] as? Double ?? 0, 0, "\(row)") }
   }
 
   /// The table: headers with units, the recording ratio worded for a reader, progress on

@@ -11,6 +11,8 @@ extension LiveSessionTests {
     )
     let bad = try reel(["relay", "--max-rooms", "0"], status: 64)
     XCTAssertTrue(bad.stderr.contains("positive"), bad.stderr)
+    let noLoops = try reel(["relay", "--event-loops", "0"], status: 64)
+    XCTAssertTrue(noLoops.stderr.contains("--event-loops take positive numbers"), noLoops.stderr)
 
     let (process, port, log) = try startListening("relay")
     // Anything but a room's WebSocket is answered plainly.
