@@ -111,7 +111,9 @@ let package = Package(
       // The browser viewer, compiled into the binary (no files to ship beside it).
       resources: [
         .embedInCode("Viewer/index.html"), .embedInCode("Viewer/viewer.css"),
-        .embedInCode("Viewer/viewer.js"),
+        .embedInCode("Viewer/viewer.js"), .embedInCode("Viewer/protocol.js"),
+        .embedInCode("Viewer/sealing.js"), .embedInCode("Viewer/screen.js"), .embedInCode("Viewer/render.js"),
+        .embedInCode("Viewer/input.js"),
       ]),
     // `reel relay --database`: many relay nodes sharing their rooms' ownership in PostgreSQL
     // (the `RelayDirectory` that LiveServer's relay asks where a room lives).

@@ -153,11 +153,12 @@ public final class RemoteServer: @unchecked Sendable {
     router.add(
       middleware: StrictTransportSecurity(
         tls: options.tlsCertificate != nil, behindProxy: options.behindProxy))
-    // The browser viewer: one page (it logs in from `/login#TOKEN` too), its script and style.
+    // The browser viewer: one page (it logs in from `/login#TOKEN` too), its script's
+    // modules and style.
     for (path, file) in [
-      ("/", "index.html"), ("/login", "index.html"), ("/viewer.js", "viewer.js"),
-      ("/viewer.css", "viewer.css"), ("/favicon.svg", "favicon.svg"), ("/favicon.ico", "favicon.svg"),
-    ] {
+      ("/", "index.html"), ("/login", "index.html"), ("/viewer.css", "viewer.css"),
+      ("/favicon.svg", "favicon.svg"), ("/favicon.ico", "favicon.svg"),
+    ] + RemoteServer.viewerModules.map { ("/" + $0, $0) } {
       router.get(RouterPath(path)) { _, _ -> Response in RemoteServer.viewerFile(file) }
     }
     router.post("/login") { [self] request, context -> Response in
@@ -259,11 +260,19 @@ public final class RemoteServer: @unchecked Sendable {
     ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#101010"/><path d="M3 4l4 4-4 4" stroke="#d0d0d0" stroke-width="2" fill="none"/><path d="M8 12h5" stroke="#d0d0d0" stroke-width="2"/></svg>"##
       .utf8)
 
+  /// The browser viewer's script: `viewer.js`, the page, and the modules it imports.
+  static let viewerModules = ["viewer.js", "protocol.js", "sealing.js", "screen.js", "render.js", "input.js"]
+
   static func viewerFile(_ name: String) -> Response {
     var headers = HTTPFields()
     let (bytes, type): ([UInt8], String) =
       switch name {
       case "viewer.js": (PackageResources.viewer_js, "text/javascript; charset=utf-8")
+      case "protocol.js": (PackageResources.protocol_js, "text/javascript; charset=utf-8")
+      case "sealing.js": (PackageResources.sealing_js, "text/javascript; charset=utf-8")
+      case "screen.js": (PackageResources.screen_js, "text/javascript; charset=utf-8")
+      case "render.js": (PackageResources.render_js, "text/javascript; charset=utf-8")
+      case "input.js": (PackageResources.input_js, "text/javascript; charset=utf-8")
       case "viewer.css": (PackageResources.viewer_css, "text/css; charset=utf-8")
       case "favicon.svg": (RemoteServer.favicon, "image/svg+xml")
       default: (PackageResources.index_html, "text/html; charset=utf-8")

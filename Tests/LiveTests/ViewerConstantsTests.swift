@@ -6,17 +6,18 @@ import Testing
 /// import Swift's): each is checked here against the one the host uses, so that the page and
 /// the host cannot drift apart.
 struct ViewerConstantsTests {
-  static let script: String = {
+  static func module(_ name: String) -> String {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent()
     return
       (try? String(
-        contentsOf: root.appendingPathComponent("Sources/LiveServer/Viewer/viewer.js"), encoding: .utf8))
+        contentsOf: root.appendingPathComponent("Sources/LiveServer/Viewer/\(name)"), encoding: .utf8))
       ?? ""
-  }()
+  }
+  static let script = module("viewer.js")
 
   @Test func frameTypesAreTheProtocols() throws {
-    let table = try #require(Self.script.firstMatch(of: /const T = \{([^}]*)\}/)).1
+    let table = try #require(Self.module("protocol.js").firstMatch(of: /export const FrameType = \{([^}]*)\}/)).1
     var checked = 0
     for entry in table.split(separator: ",") {
       let parts = entry.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }

@@ -24,6 +24,9 @@ final class ScreenFeed {
   private var heldRows: [Int: Int] = [:]
   /// What the last update said besides lines.
   private var said: Said? = nil
+  /// The primary screen's top line at the last update: lines from there that scrolled off
+  /// since may have changed after the viewer got them.
+  private var lastTop: Int? = nil
   private var bells: Int
   /// Screen rows converted at the last update, by row: the fingerprint they had, the line.
   private var cache: [Int: (fingerprint: UInt64, id: Int?, line: ScreenLine)] = [:]
@@ -68,6 +71,24 @@ final class ScreenFeed {
     var lines: [ScreenLine] = []
     let alternate = terminal.isAlternateScreen
     let top = alternate ? nil : terminal.screenTopLineID
+    // Rows the viewer got while they were on the screen, written again and scrolled off
+    // before this update (a burst of output between two ticks): their last version, or the
+    // viewer's history keeps a stale one. At most a screen's rows.
+    if let top, let lastTop, lastTop < top {
+      let start = max(lastTop, terminal.firstRetainedLineID)
+      let end = min(top, lastTop + terminal.rows)
+      if start < end {
+        for view in terminal.lines(ids: start..<end) {
+          guard let id = view.id, let held = heldLines[id] else { continue }
+          let line = ScreenFeed.line(view, row: nil)
+          if line.v != held {
+            heldLines[id] = line.v
+            lines.append(line)
+          }
+        }
+      }
+    }
+    if let top { lastTop = top }
     for row in 0..<terminal.rows {
       let line = screenLine(terminal, row: row)
       if alternate {

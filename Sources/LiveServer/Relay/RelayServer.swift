@@ -152,7 +152,9 @@ public final class RelayServer: @unchecked Sendable {
     router.get("/") { _, _ in "reel relay\n" }
     // The browser viewer, for a room's link: https://RELAY/r/ROOM#SECRET.KEY.
     router.get("/r/:room") { _, _ in RemoteServer.viewerFile("index.html") }
-    router.get("/viewer.js") { _, _ in RemoteServer.viewerFile("viewer.js") }
+    for module in RemoteServer.viewerModules {
+      router.get(RouterPath("/" + module)) { _, _ in RemoteServer.viewerFile(module) }
+    }
     router.get("/viewer.css") { _, _ in RemoteServer.viewerFile("viewer.css") }
     router.get("/favicon.svg") { _, _ in RemoteServer.viewerFile("favicon.svg") }
     router.get("/favicon.ico") { _, _ in RemoteServer.viewerFile("favicon.svg") }

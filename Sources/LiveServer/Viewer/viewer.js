@@ -1,10 +1,14 @@
 // reel's browser viewer: the session list and a session's screen in screen mode
-// (docs/protocol.md#screen-mode). Output is drawn as text (textContent), never as markup.
-"use strict";
-(() => {
-  const T = { request: 1, reply: 2, detach: 6, end: 7, notice: 8, resize: 5, screen: 12, screenAck: 13, key: 14, linesRequest: 15, lines: 16 };
-  const encoder = new TextEncoder();
-  const decoder = new TextDecoder();
+// (docs/protocol.md#screen-mode) — the page itself: its connection, lists, drawing and input,
+// over the modules that hold the protocol (protocol.js), the relay's sealing (sealing.js), the
+// screen's state (screen.js), its elements (render.js) and what keys send (input.js). Output is
+// drawn as text (textContent), never as markup.
+import { FrameType as T, frame, parse, json, text } from "./protocol.js";
+import { channelKeys, seal, open as openSealed, verifyHost, roomSecret } from "./sealing.js";
+import { ScreenState, lineText } from "./screen.js";
+import { lineElement, gapElement } from "./render.js";
+import { keyEvent, mouseEvent, heldButton } from "./input.js";
+
   const $ = (id) => document.getElementById(id);
 
   const state = {
@@ -15,7 +19,7 @@
     // What this login may do (the list reply's `may`; null: not known yet), and the sessions'
     // details by name.
     may: null, details: new Map(),
-    lines: new Map(), alternate: new Map(), update: null, first: null,
+    screen: new ScreenState(), first: null,
     attached: JSON.parse(localStorage.getItem("reel.attached") || "[]"), available: [],
     drafts: new Map(), message: "",
     // Seed 000's limit on sessions attached on this device; -1: no limit.
@@ -28,59 +32,11 @@
   let historyAskedAt = 0;
   const sticky = { ctrl: false, alt: false };
 
-  // Frames: type (1 byte), payload length (4 bytes, little-endian), payload.
-  function frame(type, object) {
-    const body = object === undefined ? new Uint8Array(0) : encoder.encode(JSON.stringify(object));
-    const bytes = new Uint8Array(5 + body.length);
-    bytes[0] = type;
-    new DataView(bytes.buffer).setUint32(1, body.length, true);
-    bytes.set(body, 5);
-    return bytes;
-  }
-  function parse(buffer) {
-    const bytes = new Uint8Array(buffer);
-    const length = new DataView(bytes.buffer).getUint32(1, true);
-    return { type: bytes[0], payload: bytes.subarray(5, 5 + length) };
-  }
-  const json = (payload) => JSON.parse(decoder.decode(payload));
 
   // Through a relay's room (/r/ROOM#SECRET.KEY), every frame is sealed end to end with keys the
   // relay never sees (docs/protocol.md#relay-reel-relay): WebCrypto's HKDF-SHA256 and
   // AES-256-GCM, the nonce each message's number.
   const relay = { room: null, secret: null, verifier: null, hostKeyID: null };
-  const utf8 = (text) => encoder.encode(text);
-  async function hkdf(salt, info) {
-    const key = await crypto.subtle.importKey("raw", relay.secret, "HKDF", false, ["deriveBits"]);
-    return new Uint8Array(await crypto.subtle.deriveBits({ name: "HKDF", hash: "SHA-256", salt, info: utf8(info) }, key, 256));
-  }
-  function nonce(counter) {
-    const iv = new Uint8Array(12);
-    new DataView(iv.buffer).setBigUint64(4, BigInt(counter));
-    return iv;
-  }
-  // Every sealed message is padded to a multiple of 64 bytes (0x80, then zeros), so the relay
-  // cannot tell keys apart by a message's size (docs/protocol.md#relay-reel-relay).
-  function pad(bytes) {
-    const plain = new Uint8Array(bytes);
-    const padded = new Uint8Array(Math.ceil((plain.length + 1) / 64) * 64);
-    padded.set(plain, 0);
-    padded[plain.length] = 0x80;
-    return padded;
-  }
-  function unpad(padded) {
-    let mark = padded.length - 1;
-    while (mark >= 0 && padded[mark] === 0) mark--;
-    if (mark < 0 || padded[mark] !== 0x80 || padded.length % 64 !== 0 || padded.length - mark > 64) throw new Error("padding");
-    return padded.slice(0, mark).buffer;
-  }
-
-  async function channelKeys(viewerSalt, hostSalt) {
-    const salt = new Uint8Array(32);
-    salt.set(viewerSalt, 0);
-    salt.set(hostSalt, 16);
-    const use = async (info, usage) => crypto.subtle.importKey("raw", await hkdf(salt, info), "AES-GCM", false, [usage]);
-    return { seal: await use("reel relay v1 viewer to host", "encrypt"), open: await use("reel relay v1 host to viewer", "decrypt") };
-  }
 
   // A connection as the page uses it — send, close, onclose — plain to reel serve, sealed
   // through a relay (in order: each message waits for the one before).
@@ -127,7 +83,7 @@
     conn.ws = ws;
     conn.send = (bytes) => {
       outgoing = outgoing.then(async () => {
-        const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce(sent++) }, keys.seal, pad(bytes));
+        const sealed = await seal(keys.seal, sent++, bytes);
         if (ws.readyState === WebSocket.OPEN) ws.send(sealed);
       });
     };
@@ -139,18 +95,18 @@
         if (!keys) {
           // The host's answer: its salt, public key and signature, checked against the key the
           // link names before a byte is trusted (a read-only link holder cannot be the host).
-          const hostSalt = await verifyHost(viewerSalt, data);
+          const hostSalt = await verifyHost(relay.room, relay.hostKeyID, viewerSalt, data);
           if (!hostSalt) {
             ws.close(4003, "the room's host did not prove it is the host the link names");
             return;
           }
-          keys = await channelKeys(viewerSalt, hostSalt);
+          keys = await channelKeys(relay.secret, viewerSalt, hostSalt);
           conn.send(first);
           return;
         }
         let plain;
         try {
-          plain = unpad(new Uint8Array(await crypto.subtle.decrypt({ name: "AES-GCM", iv: nonce(opened++) }, keys.open, data)));
+          plain = await openSealed(keys.open, opened++, data);
         } catch (error) {
           ws.close(4000, "a sealed message that does not open");
           return;
@@ -162,43 +118,9 @@
     return conn;
   }
 
-  // The host's answer on a channel (salt 16, public key 65, signature 64): its salt when the
-  // key is the one the link names (SHA-256, first 16 bytes) and its ECDSA P-256 signature over
-  // the room's name and both salts holds; null otherwise.
-  async function verifyHost(viewerSalt, answer) {
-    if (answer.length !== 145 || !relay.hostKeyID) return null;
-    const salt = answer.slice(0, 16), publicKey = answer.slice(16, 81), signature = answer.slice(81);
-    const id = new Uint8Array(await crypto.subtle.digest("SHA-256", publicKey)).slice(0, 16);
-    if (id.some((b, i) => b !== relay.hostKeyID[i])) return null;
-    const label = utf8("reel relay v1 host handshake " + relay.room);
-    const signed = new Uint8Array(label.length + 1 + 32);
-    signed.set(label, 0);
-    signed.set(viewerSalt, label.length + 1);
-    signed.set(salt, label.length + 17);
-    try {
-      const key = await crypto.subtle.importKey("raw", publicKey, { name: "ECDSA", namedCurve: "P-256" }, false, ["verify"]);
-      const valid = await crypto.subtle.verify({ name: "ECDSA", hash: "SHA-256" }, key, signature, signed);
-      return valid ? salt : null;
-    } catch (error) {
-      return null;
-    }
-  }
-
-  const base64url = (text) => {
-    const base64 = text.replace(/-/g, "+").replace(/_/g, "/");
-    return Uint8Array.from(atob(base64 + "=".repeat((4 - (base64.length % 4)) % 4)), (c) => c.charCodeAt(0));
-  };
 
   async function startRelay(room, secretText) {
-    const [secretPart, keyPart] = secretText.split(".");
-    const secret = base64url(secretPart || "");
-    if (secret.length !== 32) throw new Error("not a room secret");
-    const hostKeyID = base64url(keyPart || "");
-    if (hostKeyID.length !== 16) throw new Error("the link names no host key");
-    relay.room = room;
-    relay.secret = secret;
-    relay.hostKeyID = hostKeyID;
-    relay.verifier = [...(await hkdf(new Uint8Array(0), "reel relay v1 verifier"))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    Object.assign(relay, await roomSecret(room, secretText));
   }
 
   function setConnection(text, kind) {
@@ -380,12 +302,9 @@
       const saved = kept.get(name);
       kept.delete(name);
       state.session = name;
-      state.lines = saved ? saved.lines : new Map();
-      state.alternate = saved ? saved.alternate : new Map();
-      state.update = saved ? saved.update : null;
+      state.screen = saved ? saved.screen : new ScreenState();
       restore = saved ? saved.position : null;
       drawnElements.clear();
-      keysChanged++;
       $("draft").value = state.drafts.get(name) || "";
     }
     state.readOnly = !may("type");
@@ -399,7 +318,7 @@
     showInputs();
     fitScreen();
     // A session this page held: shown at once, where the user was reading.
-    if (state.update) render();
+    if (state.screen.update) render();
     open();
     $("keyboard").focus();
   }
@@ -470,7 +389,7 @@
     const screen = $("screen");
     const atBottom = screen.scrollTop + screen.clientHeight >= screen.scrollHeight - 4;
     const position = atBottom ? null : Object.assign({ ratio: scrollRatio(screen) }, topLine());
-    kept.set(state.session, { lines: state.lines, alternate: state.alternate, update: state.update, position });
+    kept.set(state.session, { screen: state.screen, position });
   }
 
   // Where the view is, 0 the top and 1 the bottom.
@@ -539,7 +458,7 @@
     historyAsked = null;
     const size = measure();
     const held = [];
-    for (const line of state.lines.values()) held.push({ id: line.id, v: line.v });
+    for (const line of state.screen.lines.values()) held.push({ id: line.id, v: line.v });
     const watching = state.readOnly || state.watching;
     const request = { operation: "attach", names: [state.session], screen: { held }, readOnly: watching };
     if (!watching) Object.assign(request, size);
@@ -603,14 +522,14 @@
       }
       case T.lines: {
         const got = json(f.payload);
-        for (const line of got.lines) holdLine(line);
+        for (const line of got.lines) state.screen.holdLine(line);
         historyAsked = null;
         render();
         askHistory();
         break;
       }
       case T.notice:
-        showMessage(decoder.decode(f.payload));
+        showMessage(text(f.payload));
         break;
       case T.end: {
         const end = json(f.payload);
@@ -626,124 +545,16 @@
   }
 
   function apply(update) {
-    if (!update.alternate) state.alternate.clear();
-    for (const line of update.lines) {
-      if (line.id !== undefined && line.id !== null) holdLine(line);
-      else state.alternate.set(line.row, line);
-    }
-    if (update.first !== undefined && update.first !== null) {
-      for (const id of state.lines.keys()) {
-        if (id < update.first) {
-          state.lines.delete(id);
-          keysChanged++;
-        }
-      }
-    }
-    state.update = update;
+    state.screen.apply(update);
     document.title = update.title ? update.title + " — reel" : "reel";
     $("title").textContent = update.title || state.session;
   }
 
   // MARK: drawing
 
-  const base16 = ["#000000", "#cd0000", "#00cd00", "#cdcd00", "#0000ee", "#cd00cd", "#00cdcd", "#e5e5e5",
-    "#7f7f7f", "#ff0000", "#00ff00", "#ffff00", "#5c5cff", "#ff00ff", "#00ffff", "#ffffff"];
-  function color(value) {
-    if (!value) return null;
-    if (value[0] === "#") return value;
-    const i = Number(value.slice(1));
-    if (i < 16) return base16[i];
-    if (i < 232) {
-      const c = [Math.floor((i - 16) / 36), Math.floor((i - 16) / 6) % 6, (i - 16) % 6].map((v) => (v ? 55 + v * 40 : 0));
-      return "rgb(" + c.join(",") + ")";
-    }
-    const g = 8 + (i - 232) * 10;
-    return "rgb(" + g + "," + g + "," + g + ")";
-  }
 
-  function runElement(run) {
-    const safeLink = run.link && /^(https?:|mailto:)/i.test(run.link);
-    const el = document.createElement(safeLink ? "a" : "span");
-    el.textContent = run.text;
-    if (safeLink) {
-      el.href = run.link;
-      el.rel = "noopener noreferrer";
-      el.target = "_blank";
-    }
-    let fg = color(run.fg);
-    let bg = color(run.bg);
-    if (run.inverse) [fg, bg] = [bg || "var(--bg)", fg || "var(--fg)"];
-    if (fg) el.style.color = fg;
-    if (bg) el.style.background = bg;
-    if (run.bold) el.style.fontWeight = "bold";
-    if (run.italic) el.style.fontStyle = "italic";
-    if (run.faint) el.style.opacity = "0.6";
-    if (run.invisible) el.style.color = "transparent";
-    const decorations = [];
-    if (run.underline) decorations.push("underline");
-    if (run.strikethrough) decorations.push("line-through");
-    if (decorations.length) el.style.textDecoration = decorations.join(" ");
-    if (run.cols === 2) el.className = "wide";
-    return el;
-  }
 
-  function lineElement(line, id, history) {
-    const div = document.createElement("div");
-    div.className = history ? "line history" : "line";
-    if (id !== null && id !== undefined) div.dataset.id = id;
-    if (line) for (const run of line.runs) div.append(runElement(run));
-    div.append("\u200b");
-    return div;
-  }
 
-  // The held lines' ids in order, kept between renders (new lines almost always come last).
-  let sortedIds = [];
-  let sortedCount = -1;
-  // Bumped when a line id is added or dropped (not when a held line changes).
-  let keysChanged = 0;
-  function holdLine(line) {
-    if (!state.lines.has(line.id)) keysChanged++;
-    state.lines.set(line.id, line);
-  }
-  function heldIdsBefore(top) {
-    if (sortedCount !== keysChanged) {
-      sortedIds = [...state.lines.keys()].sort((a, b) => a - b);
-      sortedCount = keysChanged;
-    }
-    let end = sortedIds.length;
-    while (end > 0 && sortedIds[end - 1] >= top) end--;
-    return sortedIds.slice(0, end);
-  }
-
-  // The rows drawn, in order: history lines held (with a gap where lines are not held yet:
-  // fetched when it comes into view), then the screen.
-  function rowsToDraw() {
-    const update = state.update;
-    if (!update) return [];
-    const rows = [];
-    if (!update.alternate) {
-      const ids = heldIdsBefore(update.top);
-      let next = update.first === undefined || update.first === null ? (ids.length ? ids[0] : update.top) : update.first;
-      for (const id of ids.concat([update.top])) {
-        if (id > next) rows.push({ gap: true, before: id, count: id - next });
-        if (id < update.top) rows.push({ id, line: state.lines.get(id), history: true });
-        next = id + 1;
-      }
-      for (let r = 0; r < update.rows; r++) rows.push({ id: update.top + r, line: state.lines.get(update.top + r), history: false });
-    } else {
-      for (let r = 0; r < update.rows; r++) rows.push({ id: null, row: r, line: state.alternate.get(r), history: false });
-    }
-    return rows;
-  }
-
-  function gapElement(row) {
-    const div = document.createElement("div");
-    div.className = "gap";
-    div.dataset.before = row.before;
-    div.dataset.count = row.count;
-    div.textContent = "\u22ef " + row.count + (row.count === 1 ? " line" : " lines") + " \u22ef";
-    return div;
-  }
 
   // Elements drawn, by line id (or alternate-screen row, or gap), with the line they draw: an
   // update redraws only the lines it changed, and the page moves no element that stays.
@@ -785,7 +596,7 @@
     const anchor = restore || (atBottom ? null : topLine());
     restore = null;
     const used = new Set();
-    const elements = rowsToDraw().map((row) => {
+    const elements = state.screen.rowsToDraw().map((row) => {
       const [key, el] = elementFor(row);
       used.add(key);
       return el;
@@ -793,7 +604,7 @@
     for (const key of drawnElements.keys()) if (!used.has(key)) drawnElements.delete(key);
     const cursor = cursorElement;
     patchChildren(screen, [...elements, cursor]);
-    const update = state.update;
+    const update = state.screen.update;
     if (update) {
       const row = elements[elements.length - update.rows + update.cursor.row];
       cursor.hidden = !update.cursor.visible || !row;
@@ -859,7 +670,7 @@
 
   // Fetches the lines of the first gap in (or near) the view, the newest first.
   function askHistory() {
-    const update = state.update;
+    const update = state.screen.update;
     // One request at a time; one unanswered for 2 s (lost with a connection) is asked again.
     if (!socket || !update || update.alternate) return;
     if (historyAsked !== null && performance.now() - historyAskedAt < 2000) return;
@@ -894,7 +705,6 @@
   // the focus there); an input method composes in it, and what it commits is sent as text.
   document.addEventListener("keydown", (e) => {
     if ($("terminal").hidden || document.activeElement === $("draft") || e.isComposing) return;
-    if (["Shift", "Control", "Alt", "Meta", "CapsLock", "Dead", "Unidentified", "Process"].includes(e.key)) return;
     if (e.target instanceof HTMLInputElement) return;
     const screen = $("screen");
     if (e.shiftKey && (e.key === "PageUp" || e.key === "PageDown")) {
@@ -903,11 +713,8 @@
       e.preventDefault();
       return;
     }
-    if (e.metaKey && !e.ctrlKey) return;
-    const event = { key: e.key };
-    if (e.ctrlKey || sticky.ctrl) event.ctrl = true;
-    if (e.altKey || sticky.alt) event.alt = true;
-    if (e.shiftKey && e.key.length > 1) event.shift = true;
+    const event = keyEvent(e, sticky);
+    if (!event) return;
     e.preventDefault();
     sendKey(event);
     clearSticky();
@@ -939,13 +746,13 @@
   // Mouse events over the screen go to the program only while it asks for them
   // (modes.mouse); otherwise the mouse selects text as on any page.
   function mouseWanted() {
-    const update = state.update;
+    const update = state.screen.update;
     return !!update && !!update.modes && update.modes.mouse !== "none" && !state.readOnly && !state.watching;
   }
 
   // The screen cell under a pointer event, or null off the screen's rows.
   function cellAt(e) {
-    const update = state.update;
+    const update = state.screen.update;
     const lines = [...$("screen").querySelectorAll(".line")];
     const rows = lines.slice(lines.length - update.rows);
     for (let r = 0; r < rows.length; r++) {
@@ -969,20 +776,15 @@
     if (!cell) return;
     if (action === "move" && lastMouseCell && lastMouseCell.row === cell.row && lastMouseCell.col === cell.col) return;
     lastMouseCell = cell;
-    const event = { mouse: Object.assign({ action, row: cell.row, col: cell.col }, button ? { button } : {}) };
-    if (e.ctrlKey) event.ctrl = true;
-    if (e.altKey) event.alt = true;
-    if (e.shiftKey) event.shift = true;
     e.preventDefault();
-    sendKey(event);
+    sendKey(mouseEvent(action, cell, button, e));
   }
   const screenElement = $("screen");
   screenElement.addEventListener("mousedown", (e) => { if (mouseWanted()) sendMouse(e, "press", e.button + 1); });
   screenElement.addEventListener("mouseup", (e) => { if (mouseWanted()) sendMouse(e, "release", e.button + 1); });
   screenElement.addEventListener("mousemove", (e) => {
     if (!mouseWanted()) return;
-    const held = e.buttons & 1 ? 1 : e.buttons & 4 ? 2 : e.buttons & 2 ? 3 : undefined;
-    sendMouse(e, "move", held);
+    sendMouse(e, "move", heldButton(e.buttons));
   });
   screenElement.addEventListener("contextmenu", (e) => { if (mouseWanted()) e.preventDefault(); });
   // The wheel scrolls the page's history unless the program reports the mouse (vim, htop).
@@ -1067,12 +869,12 @@
 
   window.reelViewer = {
     state() {
-      const update = state.update;
+      const update = state.screen.update;
       const top = $("terminal").hidden ? null : topLine();
       return {
         connection: state.connection,
         session: state.session,
-        rows: rowsToDraw().filter((r) => !r.gap).map((r) => ({ lineId: r.id, text: lineText(r.line) })),
+        rows: state.screen.rowsToDraw().filter((r) => !r.gap).map((r) => ({ lineId: r.id, text: lineText(r.line) })),
         cursor: update ? { row: update.cursor.row, col: update.cursor.col } : null,
         topLineId: top ? top.id : null,
         takenOver: state.takenOver,
@@ -1097,10 +899,6 @@
     takeKeyboard() { takeKeyboard(); },
     setMaxAttached(value) { setMaxAttached(value); },
   };
-  function lineText(line) {
-    if (!line) return "";
-    return line.runs.map((r) => r.text).join("").replace(/ +$/, "");
-  }
 
   // MARK: start
 
@@ -1132,4 +930,3 @@
     refreshList();
   }
   start();
-})();
