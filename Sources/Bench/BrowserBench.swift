@@ -84,6 +84,7 @@ enum BrowserBench {
     for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=900,640"]:
         options.add_argument(a)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": "window.reelTestHook = true;"})
     driver.set_script_timeout(60)
     def state():
         return driver.execute_script("return window.reelViewer ? window.reelViewer.state() : null")

@@ -51,8 +51,9 @@ public final class RemoteLink: @unchecked Sendable {
   /// Screen mode: what the terminal's renderer holds; a reconnect names its lines, and the
   /// host sends only the others.
   private var screen = ScreenState()
-  /// What the terminal shows in byte mode, for the title to give back after the status.
-  private var mirror = Terminal(cols: 80, rows: 24)
+  /// The window title the session's bytes left (byte mode), to give back after the status:
+  /// the title alone, not a second emulator of the whole screen.
+  private var title = WindowTitle()
   private var lastSize: LiveSize? = nil
   private var detachRequested = false
   private var terminalGone = false
@@ -113,7 +114,7 @@ public final class RemoteLink: @unchecked Sendable {
       throw LiveError("cannot bridge to the terminal (\(error))")
     }
     lastSize = request.cols.flatMap { cols in request.rows.map { LiveSize(cols: cols, rows: $0) } }
-    mirror = Terminal(cols: request.cols ?? 80, rows: request.rows ?? 24)
+    title = WindowTitle()
     let answer = Answer()
     Task { await link.keep(request, answer: answer) }
     do {
@@ -216,13 +217,13 @@ public final class RemoteLink: @unchecked Sendable {
     case .output:
       lock.withLock {
         offset = (frame.offset ?? 0) + frame.payload.count
-        mirror.feed(frame.payload)
+        title.feed(frame.payload)
       }
       toTerminal(frame)
     case .repaint:
       lock.withLock {
         offset = frame.offset
-        mirror.feed(frame.payload)
+        title.feed(frame.payload)
       }
       toTerminal(frame)
     case .screen:
@@ -324,7 +325,7 @@ public final class RemoteLink: @unchecked Sendable {
       statusShown = false
       droppedKeys = 0
       // Screen mode carries the title in its updates; byte mode in the bytes.
-      return screen.last?.title ?? mirror.title
+      return screen.last?.title ?? self.title.title
     }
     if let title { toTerminal(Frame(.status, Array("\u{1B}]2;\(title)\u{07}".utf8))) }
   }

@@ -33,7 +33,10 @@ def browser():
     options = webdriver.ChromeOptions()
     for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=900,640"]:
         options.add_argument(argument)
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    # The page's test hook (window.reelViewer) is there only when asked for, before its scripts.
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": "window.reelTestHook = true;"})
+    return driver
 
 
 def handle(command):

@@ -36,6 +36,12 @@ struct ViewerConstantsTests {
     #expect(Set(offered) == [WebSocketSubprotocol.live, WebSocketSubprotocol.relay], "\(offered)")
   }
 
+  @Test func theTestHookIsThereOnlyWhenABrowserTheTestsDriveAsksForIt() {
+    let assignments = Self.script.matches(of: /window\.reelViewer\s*=/).count
+    #expect(assignments == 1)
+    #expect(Self.script.contains("if (window.reelTestHook === true) window.reelViewer = {"))
+  }
+
   @Test func closeCodesThePageNamesAreTheProtocols() throws {
     let words = try #require(Self.script.firstMatch(of: /function closeWords[\s\S]*?\{[\s\S]*?\};/)).0
     let codes = words.matches(of: /(\d{4}):/).compactMap { UInt16($0.1) }

@@ -867,7 +867,9 @@ import { keyEvent, mouseEvent, heldButton } from "./input.js";
 
   // MARK: the test hook
 
-  window.reelViewer = {
+  // For the tests and the bench only: a browser they drive sets `window.reelTestHook` before
+  // the page's scripts run (Chromium's DevTools); no page a user opens has it.
+  if (window.reelTestHook === true) window.reelViewer = {
     state() {
       const update = state.screen.update;
       const top = $("terminal").hidden ? null : topLine();

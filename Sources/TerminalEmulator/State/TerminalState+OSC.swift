@@ -1,13 +1,7 @@
 extension TerminalState {
   /// Operating system commands: titles, working directory, hyperlinks, prompt marks.
   mutating func operatingSystemCommand(_ payload: UnsafeBufferPointer<UInt8>) {
-    let semicolon = payload.firstIndex(of: UInt8(ascii: ";")) ?? payload.count
-    var command = 0
-    for b in payload[..<semicolon] {
-      guard b >= 0x30 && b <= 0x39 else { return }
-      command = min(command * 10 + Int(b - 0x30), 100_000)
-    }
-    let text = payload[(semicolon < payload.count ? semicolon + 1 : semicolon)...]
+    guard let (command, text) = TerminalState.oscCommand(payload) else { return }
     switch command {
     case 0:
       title = String(decoding: text, as: UTF8.self)
@@ -112,5 +106,19 @@ extension TerminalState {
   /// The hyperlink a style refers to.
   func hyperlink(_ id: UInt32) -> Hyperlink? {
     id == 0 || Int(id) > hyperlinks.count ? nil : hyperlinks[id]
+  }
+
+  /// An OSC payload's command number (the digits before the first `;`) and the text after it;
+  /// nil when what comes before the `;` is not digits.
+  static func oscCommand(_ payload: UnsafeBufferPointer<UInt8>) -> (
+    command: Int, text: Slice<UnsafeBufferPointer<UInt8>>
+  )? {
+    let semicolon = payload.firstIndex(of: UInt8(ascii: ";")) ?? payload.count
+    var command = 0
+    for b in payload[..<semicolon] {
+      guard b >= 0x30 && b <= 0x39 else { return nil }
+      command = min(command * 10 + Int(b - 0x30), 100_000)
+    }
+    return (command, payload[(semicolon < payload.count ? semicolon + 1 : semicolon)...])
   }
 }
