@@ -42,7 +42,8 @@ package enum RelayFanOutBench {
   /// Its output: each line as the terminal writes it (CR LF), the line typed to start it, and
   /// the marker.
   static let outputBytes =
-    20 * (1...300).map { "\($0)\r\n".utf8.count }.reduce(0, +) + "\r\n".utf8.count + "steady-done\r\n".utf8.count
+    20 * (1...300).map { "\($0)\r\n".utf8.count }.reduce(0, +) + "\r\n".utf8.count
+    + "steady-done\r\n".utf8.count
 
   static func run(viewers count: Int, exe: String, rounds: Int = 3, keys: Int = 40) throws -> Figure {
     let dir = NSTemporaryDirectory() + "reel-bench-fanout-\(getpid())-\(UUID().uuidString.prefix(8))"
@@ -60,9 +61,11 @@ package enum RelayFanOutBench {
       relay.process.waitUntilExit()
     }
     let served = try RemoteBench.Served(
-      exe: exe, token: TokenRecord(label: "fanout", create: true), extra: ["--relay", "ws://127.0.0.1:\(relay.port)"])
+      exe: exe, token: TokenRecord(label: "fanout", create: true),
+      extra: ["--relay", "ws://127.0.0.1:\(relay.port)"])
     defer { served.stop() }
-    let (room, secret, readOnly) = try RelayBench.roomLinks(served.dir + "/serve.out", log: served.dir + "/serve.log")
+    let (room, secret, readOnly) = try RelayBench.roomLinks(
+      served.dir + "/serve.out", log: served.dir + "/serve.log")
     let host = try served.hostPid()
     let relayPid = relay.process.processIdentifier
     var environment = ProcessInfo.processInfo.environment
@@ -82,13 +85,16 @@ package enum RelayFanOutBench {
         BenchProgress.step("relay fan-out: round \(round + 1) of \(rounds), \(rows[index].name)")
         number += 1
         let name = "fanout-\(number)"
-        try LiveBench.startSession(name, command: command, cols: 80, rows: 24, exe: exe, directory: served.sockets)
+        try LiveBench.startSession(
+          name, command: command, cols: 80, rows: 24, exe: exe, directory: served.sockets)
         defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: [name]), in: served.sockets) }
         let crowd =
           rows[index].viewers == 0
           ? nil
-          : try Crowd(
-            address: "\(address)/\(name)", secret: readOnly, count: rows[index].viewers, streams: index == 1)
+          : try RemoteViewersBench.Crowd(
+            arguments: ["--relay", "\(address)/\(name)", "--count", "\(rows[index].viewers)"]
+              + (index == 1 ? [] : ["--no-streams"]),
+            environment: ["REEL_RELAY_SECRET": readOnly])
         defer { crowd?.stop() }
         var line = LiveRequest(.send, names: [name])
         line.data = Data("\n".utf8)
@@ -122,42 +128,6 @@ package enum RelayFanOutBench {
       last = now
     }
     return last
-  }
-
-  /// `reel-bench viewers --relay`: read-only viewers of a relay room's session, in a process of
-  /// their own at the lowest priority.
-  final class Crowd {
-    private let process = Process()
-    private let input = Pipe()
-
-    init(address: String, secret: String, count: Int, streams: Bool) throws {
-      let output = Pipe()
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
-      process.arguments =
-        ["-n", "19", try BenchExecutables.reelBench(), "viewers", "--relay", address, "--count", "\(count)"]
-        + (streams ? [] : ["--no-streams"])
-      var environment = ProcessInfo.processInfo.environment
-      environment["REEL_RELAY_SECRET"] = secret
-      process.environment = environment
-      process.standardInput = input
-      process.standardOutput = output
-      try process.run()
-      var line: [UInt8] = []
-      while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0A {
-        line.append(byte)
-      }
-      let said = String(decoding: line, as: UTF8.self)
-      guard said.hasPrefix("attached") else {
-        stop()
-        throw CLIError("the bench's relay viewers did not attach: \(said.isEmpty ? "no word" : said)")
-      }
-    }
-
-    func stop() {
-      try? input.fileHandleForWriting.close()
-      if process.isRunning { process.terminate() }
-      process.waitUntilExit()
-    }
   }
 
   /// `count` read-only viewers of the session at `address` (a relay room's), each a real

@@ -28,14 +28,18 @@ enum RelayLoopsBench {
     var rounds: Int
   }
 
-  static func run(exe: String, rooms: Int = 64, messages: Int = 1000, messageBytes: Int = 1024, rounds: Int = 3)
+  static func run(
+    exe: String, rooms: Int = 64, messages: Int = 1000, messageBytes: Int = 1024, rounds: Int = 3
+  )
     throws -> Figure
   {
     let dir = NSTemporaryDirectory() + "reel-bench-relay-loops-\(getpid())-\(UUID().uuidString.prefix(8))"
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let cores = System.coreCount
-    var rows = [Row(name: "one event loop", loops: 1), Row(name: "every core (\(cores) loops)", loops: cores)]
+    var rows = [
+      Row(name: "one event loop", loops: 1), Row(name: "every core (\(cores) loops)", loops: cores),
+    ]
     var relays: [(process: Process, port: Int, log: String)] = []
     defer {
       for relay in relays {
@@ -48,7 +52,8 @@ enum RelayLoopsBench {
         try RelayBench.startRelay(
           exe: exe, dir: dir, name: "loops-\(row.loops)",
           extra: [
-            "--event-loops", "\(row.loops)", "--max-rooms-per-address", "\(rooms * (rounds + 1))", "--max-connections-per-address",
+            "--event-loops", "\(row.loops)", "--max-rooms-per-address", "\(rooms * (rounds + 1))",
+            "--max-connections-per-address",
             "4096", "--max-handshakes-per-address", "\(2 * rooms)", "--room-rate", "1024",
           ]))
     }
@@ -56,7 +61,8 @@ enum RelayLoopsBench {
       for index in rows.indices {
         BenchProgress.step("relay cores: round \(round + 1) of \(rounds), \(rows[index].name)")
         let before = RoomLoad.hostsConnected(log: relays[index].log)
-        let load = RoomLoad(port: relays[index].port, rooms: rooms, messages: messages, messageBytes: messageBytes)
+        let load = RoomLoad(
+          port: relays[index].port, rooms: rooms, messages: messages, messageBytes: messageBytes)
         defer { load.stop() }
         try load.waitForHosts(log: relays[index].log, before: before)
         load.connectViewers()
@@ -98,7 +104,8 @@ enum RelayLoopsBench {
             do {
               _ = try await WebSocketClient.connect(
                 url: base + "/host",
-                configuration: WebSocketClientConfiguration(maxFrameSize: 1 << 20, additionalHeaders: hostHeaders),
+                configuration: WebSocketClientConfiguration(
+                  maxFrameSize: 1 << 20, additionalHeaders: hostHeaders),
                 logger: logger
               ) { inbound, outbound, _ in
                 // The viewer's `open` names its channel; then the run, once every room is ready.
@@ -123,7 +130,8 @@ enum RelayLoopsBench {
             do {
               _ = try await WebSocketClient.connect(
                 url: base + "/view",
-                configuration: WebSocketClientConfiguration(maxFrameSize: 1 << 20, additionalHeaders: viewerHeaders),
+                configuration: WebSocketClientConfiguration(
+                  maxFrameSize: 1 << 20, additionalHeaders: viewerHeaders),
                 logger: logger
               ) { inbound, _, _ in
                 var count = 0
@@ -143,7 +151,8 @@ enum RelayLoopsBench {
 
     /// Hosts the relay's log says connected.
     static func hostsConnected(log: String) -> Int {
-      ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").components(separatedBy: ": host connected").count - 1
+      ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").components(separatedBy: ": host connected")
+        .count - 1
     }
 
     /// Until the relay's log says every room's host is connected (`before` were, earlier).
@@ -161,8 +170,18 @@ enum RelayLoopsBench {
       for viewer in connectViewer { tasks.append(Task { await viewer() }) }
     }
 
-    private func arrived() { condition.withLock { ready += 1; condition.broadcast() } }
-    private func finished() { condition.withLock { done += 1; condition.broadcast() } }
+    private func arrived() {
+      condition.withLock {
+        ready += 1
+        condition.broadcast()
+      }
+    }
+    private func finished() {
+      condition.withLock {
+        done += 1
+        condition.broadcast()
+      }
+    }
     private func fail(_ why: String) {
       condition.withLock {
         if failure == nil { failure = why }
@@ -180,7 +199,9 @@ enum RelayLoopsBench {
       condition.lock()
       defer { condition.unlock() }
       while ready < rooms && failure == nil {
-        guard condition.wait(until: deadline) else { throw CLIError("the bench's relay rooms did not connect") }
+        guard condition.wait(until: deadline) else {
+          throw CLIError("the bench's relay rooms did not connect")
+        }
       }
       if let failure { throw CLIError("relay load: \(failure)") }
       let start = MonotonicClock.nanoseconds()

@@ -81,21 +81,26 @@ package enum RemoteViewersBench {
       rounds: rounds)
   }
 
-  /// The viewers' process: started, waited for until every viewer attached, ended.
+  /// The viewers' process (`nice -n 19 reel-bench viewers`): started, waited for until every
+  /// viewer attached, ended.
   final class Crowd {
     private let process = Process()
     private let input = Pipe()
 
-    init(port: Int, token: String, session: String, count: Int) throws {
+    /// `count` read-only WebSocket viewers of `session` on `reel serve` at 127.0.0.1:`port`.
+    convenience init(port: Int, token: String, session: String, count: Int) throws {
+      try self.init(
+        arguments: ["--port", "\(port)", "--session", session, "--count", "\(count)"],
+        environment: ["REEL_TOKEN": token])
+    }
+
+    /// `reel-bench viewers ARGUMENTS` with `environment` added to the bench's (the secrets it
+    /// takes, never in arguments).
+    init(arguments: [String], environment extra: [String: String]) throws {
       let output = Pipe()
       process.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
-      process.arguments = [
-        "-n", "19", try BenchExecutables.reelBench(), "viewers", "--port", "\(port)", "--session", session,
-        "--count", "\(count)",
-      ]
-      var environment = ProcessInfo.processInfo.environment
-      environment["REEL_TOKEN"] = token
-      process.environment = environment
+      process.arguments = ["-n", "19", try BenchExecutables.reelBench(), "viewers"] + arguments
+      process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
       process.standardInput = input
       process.standardOutput = output
       try process.run()

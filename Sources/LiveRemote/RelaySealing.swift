@@ -258,17 +258,22 @@ public struct RelayOpener {
     guard sealed.count >= RelayOpener.tagCount else {
       throw LiveError("a sealed message shorter than its tag")
     }
-    do {
-      let box = try AES.GCM.SealedBox(
-        nonce: RelaySealer.nonce(counter), ciphertext: sealed.dropLast(RelayOpener.tagCount),
-        tag: sealed.suffix(RelayOpener.tagCount))
-      let padded = try AES.GCM.open(box, using: key)
-      counter += 1
-      guard let plaintext = RelayPadding.unpad(Array(padded)) else { throw LiveError("padding") }
-      return plaintext
-    } catch {
+    guard let plaintext = RelayOpener.opened(sealed, key: key, number: counter) else {
       throw LiveError("a sealed message that does not open (wrong secret, or changed on the way)")
     }
+    counter += 1
+    return plaintext
+  }
+
+  /// The plaintext of message `number` sealed under `key` (ciphertext, then the tag; padded),
+  /// or nil when it does not open or its padding is not `RelayPadding`'s.
+  static func opened(_ sealed: [UInt8], key: SymmetricKey, number: UInt64) -> [UInt8]? {
+    guard sealed.count >= tagCount,
+      let box = try? AES.GCM.SealedBox(
+        nonce: RelaySealer.nonce(number), ciphertext: sealed.dropLast(tagCount), tag: sealed.suffix(tagCount)),
+      let padded = try? AES.GCM.open(box, using: key)
+    else { return nil }
+    return RelayPadding.unpad(Array(padded))
   }
 }
 

@@ -95,8 +95,12 @@ public struct RelayStreamSealer {
   /// Bytes of a signature after the sealed bytes.
   public static let signatureCount = 64
 
+  /// What is signed: a label, the stream's number (4 bytes) and the message's (8), big-endian,
+  /// then the sealed bytes.
   static func signed(_ stream: UInt32, _ number: UInt64, _ sealed: [UInt8]) -> [UInt8] {
-    Array("reel relay v3 stream ".utf8) + RelayStreamStart(stream: stream, next: number, key: []).encoded + sealed
+    Array("reel relay v3 stream ".utf8)
+      + (0..<4).map { UInt8(truncatingIfNeeded: stream >> (24 - 8 * UInt32($0))) }
+      + (0..<8).map { UInt8(truncatingIfNeeded: number >> (56 - 8 * UInt64($0))) } + sealed
   }
 }
 
@@ -132,16 +136,10 @@ public struct RelayStreamOpener {
     else {
       throw LiveError("a stream message the room's host did not sign")
     }
-    do {
-      let box = try AES.GCM.SealedBox(
-        nonce: RelaySealer.nonce(next), ciphertext: sealed.dropLast(RelayOpener.tagCount),
-        tag: sealed.suffix(RelayOpener.tagCount))
-      let padded = try AES.GCM.open(box, using: key)
-      guard let plaintext = RelayPadding.unpad(Array(padded)) else { throw LiveError("padding") }
-      next += 1
-      return plaintext
-    } catch {
+    guard let plaintext = RelayOpener.opened(sealed, key: key, number: next) else {
       throw LiveError("a stream message that does not open")
     }
+    next += 1
+    return plaintext
   }
 }

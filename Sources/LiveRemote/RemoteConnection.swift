@@ -78,7 +78,8 @@ public enum RemoteConnection {
       headers.add(
         name: "Sec-WebSocket-Protocol",
         value: relayStreams
-          ? "\(WebSocketSubprotocol.relayStreams), \(WebSocketSubprotocol.relay)" : WebSocketSubprotocol.relay)
+          ? "\(WebSocketSubprotocol.relayStreams), \(WebSocketSubprotocol.relay)" : WebSocketSubprotocol.relay
+      )
     } else {
       headers.add(name: "Authorization", value: "Bearer \(credentials.token)")
       headers.add(name: "Sec-WebSocket-Protocol", value: WebSocketSubprotocol.live)
@@ -108,7 +109,8 @@ public enum RemoteConnection {
                 }
                 bytes.removeFirst()
                 if route == RelayRoute.stream {
-                  guard let opened = try? socket.openStream(bytes), let frame = try? Frame(message: opened) else {
+                  guard let opened = try? socket.openStream(bytes), let frame = try? Frame(message: opened)
+                  else {
                     endpoint.close(
                       code: Int(CloseCode.badRequest.rawValue),
                       reason: "a stream message that does not open, or not the host's")

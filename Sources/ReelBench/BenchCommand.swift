@@ -178,7 +178,9 @@ struct BenchCommand: ParsableCommand {
     options.remoteFigures = figures
     guard relayRooms >= 1 && relayRooms <= 10_000 else { throw CLIError("--relay-rooms must be 1...10000") }
     options.relayRooms = relayRooms
-    guard relayViewers >= 1 && relayViewers <= 2000 else { throw CLIError("--relay-viewers must be 1...2000") }
+    guard relayViewers >= 1 && relayViewers <= 2000 else {
+      throw CLIError("--relay-viewers must be 1...2000")
+    }
     options.relayViewers = relayViewers
     options.relayDatabase = ProcessInfo.processInfo.environment["REEL_BENCH_DATABASE"]
     try BenchRun(options).run()

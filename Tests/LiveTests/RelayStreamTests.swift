@@ -12,19 +12,26 @@ import XCTest
 final class RelayStreamTests: RelayTestCase {
   private func channel(of open: [UInt8]) -> [UInt8] { Array(open[1..<5]) }
 
-  private func number(_ value: UInt32) -> [UInt8] {
-    [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
-  }
-
-  func testAStreamMessageIsUploadedOnceAndCopiedToEachViewerOnItAndNoOneElse() throws {
+  /// A relay with one room's host connected: the host's peer, the read-only secret, the
+  /// viewers' path.
+  private func startRoom() throws -> (RelayPeer, RelaySecret, String) {
     try start()
     let (secret, readOnly) = (RelaySecret(), RelaySecret())
     let host = RelayPeer(
       port: port, path: "/r/\(secret.roomName)/host", verifier: secret.verifier, readOnly: readOnly.verifier)
     XCTAssertTrue(eventually { self.log.text.contains("room \(secret.roomName): host connected") }, log.text)
-    let path = "/r/\(secret.roomName)/view"
+    return (host, readOnly, "/r/\(secret.roomName)/view")
+  }
+
+  private func number(_ value: UInt32) -> [UInt8] {
+    [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+  }
+
+  func testAStreamMessageIsUploadedOnceAndCopiedToEachViewerOnItAndNoOneElse() throws {
+    let (host, readOnly, path) = try startRoom()
     // Two viewers that take streams, one of an older reel (v2) that does not.
-    let a = RelayPeer(port: port, path: path, verifier: readOnly.verifier, subprotocol: WebSocketSubprotocol.relayStreams)
+    let a = RelayPeer(
+      port: port, path: path, verifier: readOnly.verifier, subprotocol: WebSocketSubprotocol.relayStreams)
     let openA = try XCTUnwrap(host.message(0))
     let b = RelayPeer(
       port: port, path: path, verifier: readOnly.verifier,
@@ -67,14 +74,12 @@ final class RelayStreamTests: RelayTestCase {
     XCTAssertEqual(host.waitForEnd(), 4000)
   }
 
-  func testAViewerTooSlowForItsStreamIsTakenOffItWithoutHoldingTheOthersBackAndTheHostHearsOnceItDrained() throws {
-    try start()
-    let (secret, readOnly) = (RelaySecret(), RelaySecret())
-    let host = RelayPeer(
-      port: port, path: "/r/\(secret.roomName)/host", verifier: secret.verifier, readOnly: readOnly.verifier)
-    XCTAssertTrue(eventually { self.log.text.contains("room \(secret.roomName): host connected") }, log.text)
-    let path = "/r/\(secret.roomName)/view"
-    let quick = RelayPeer(port: port, path: path, verifier: readOnly.verifier, subprotocol: WebSocketSubprotocol.relayStreams)
+  func testAViewerTooSlowForItsStreamIsTakenOffItWithoutHoldingTheOthersBackAndTheHostHearsOnceItDrained()
+    throws
+  {
+    let (host, readOnly, path) = try startRoom()
+    let quick = RelayPeer(
+      port: port, path: path, verifier: readOnly.verifier, subprotocol: WebSocketSubprotocol.relayStreams)
     let openQuick = try XCTUnwrap(host.message(0))
     // A viewer that reads nothing until told to.
     let slow = try RawWebSocketPeer(port: port)
@@ -106,7 +111,8 @@ final class RelayStreamTests: RelayTestCase {
     XCTAssertEqual(read.map { $0[1] }, (0..<read.count).map { UInt8($0) }, "in order, none skipped")
     // Once it drained, the host hears `behind` for it: it repaints it on its channel and puts it
     // back on the stream.
-    XCTAssertNotNil(host.wait { $0.contains([7] + self.channel(of: openSlow)) }, "the host heard it fell behind")
+    XCTAssertNotNil(
+      host.wait { $0.contains([7] + self.channel(of: openSlow)) }, "the host heard it fell behind")
     host.send([2] + channel(of: openSlow) + [0x55])
     host.send([4] + channel(of: openSlow) + number(1))
     host.send([6] + number(1) + [0xEE])

@@ -16,12 +16,14 @@ final class ViewerModuleTests: XCTestCase {
     .deletingLastPathComponent()
 
   func testThePagesModulesAgreeWithTheHostUnderNode() throws {
-    guard let node = ["/usr/bin/node", "/usr/local/bin/node"].first(where: FileManager.default.isExecutableFile)
+    guard
+      let node = ["/usr/bin/node", "/usr/local/bin/node"].first(where: FileManager.default.isExecutableFile)
     else {
       if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("node is not installed") }
       throw XCTSkip("node is not installed")
     }
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-viewer-\(UUID().uuidString)")
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "reel-viewer-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
     // The modules and their tests side by side, as ES modules whatever Node's version.
@@ -30,10 +32,14 @@ final class ViewerModuleTests: XCTestCase {
     var testFiles: [String] = []
     for (source, names) in [
       (viewer, ["protocol.js", "sealing.js", "screen.js", "render.js", "input.js"]),
-      (tests, try FileManager.default.contentsOfDirectory(atPath: tests.path).filter { $0.hasSuffix(".test.js") }),
+      (
+        tests,
+        try FileManager.default.contentsOfDirectory(atPath: tests.path).filter { $0.hasSuffix(".test.js") }
+      ),
     ] {
       for name in names {
-        try FileManager.default.copyItem(at: source.appendingPathComponent(name), to: dir.appendingPathComponent(name))
+        try FileManager.default.copyItem(
+          at: source.appendingPathComponent(name), to: dir.appendingPathComponent(name))
         if name.hasSuffix(".test.js") { testFiles.append(name) }
       }
     }
@@ -74,10 +80,14 @@ final class ViewerModuleTests: XCTestCase {
       try Frame(
         .lines,
         json: ScreenLines(
-          lines: [ScreenLine(id: 7, row: nil, v: 3, runs: [ScreenRun(text: "héllo 🙂", cols: 8)], wrapped: nil)],
+          lines: [
+            ScreenLine(id: 7, row: nil, v: 3, runs: [ScreenRun(text: "héllo 🙂", cols: 8)], wrapped: nil)
+          ],
           first: 2)),
     ] {
-      frames.append(["type": Int(frame.type.rawValue), "hex": hex(frame.encoded), "json": try jsonObject(frame)])
+      frames.append([
+        "type": Int(frame.type.rawValue), "hex": hex(frame.encoded), "json": try jsonObject(frame),
+      ])
     }
     let notice = Frame(.notice, Array("reel: a notice ✓".utf8))
     frames.append(["type": Int(notice.type.rawValue), "hex": hex(notice.encoded), "text": "reel: a notice ✓"])
@@ -107,9 +117,12 @@ final class ViewerModuleTests: XCTestCase {
     let keys = RelayChannelKeys(secret: secret, viewerSalt: viewerSalt, hostSalt: hostSalt)
     var (viewerSeal, _) = keys.viewer()
     var (hostSeal, _) = keys.host()
-    let plaintexts: [[UInt8]] = [[], Array("a key".utf8), [UInt8](repeating: 0x41, count: 63), Array(0...255)]
+    let plaintexts: [[UInt8]] = [
+      [], Array("a key".utf8), [UInt8](repeating: 0x41, count: 63), Array(0...255),
+    ]
     let sealing: [String: Any] = [
-      "room": room, "link": secret.naming(hostKey).text, "verifier": secret.verifier, "hostKeyID": hex(hostKey.id),
+      "room": room, "link": secret.naming(hostKey).text, "verifier": secret.verifier,
+      "hostKeyID": hex(hostKey.id),
       "viewerSalt": hex(viewerSalt), "hostSalt": hex(hostSalt), "hostAnswer": hex(answer),
       "viewerToHost": plaintexts.map { ["plain": hex($0), "sealed": hex(viewerSeal.seal($0))] },
       "hostToViewer": plaintexts.reversed().map { ["plain": hex($0), "sealed": hex(hostSeal.seal($0))] },
@@ -121,9 +134,11 @@ final class ViewerModuleTests: XCTestCase {
     var offset = 0
     var screen: [[String: Any]] = []
     for (label, bytes) in [
-      ("a prompt", "$ "), ("typed", "echo hi\r\nhi\r\n$ "), ("colours", "\u{1B}[31mred\u{1B}[0m \u{1B}[1mbold\u{1B}[0m"),
+      ("a prompt", "$ "), ("typed", "echo hi\r\nhi\r\n$ "),
+      ("colours", "\u{1B}[31mred\u{1B}[0m \u{1B}[1mbold\u{1B}[0m"),
       ("scrolled", "\r\n" + (1...9).map { "line \($0)" }.joined(separator: "\r\n")),
-      ("wide", "\r\n\u{4E16}\u{754C} 🙂 ok"), ("alternate screen", "\u{1B}[?1049h\u{1B}[Hfull screen\r\nrow 2"),
+      ("wide", "\r\n\u{4E16}\u{754C} 🙂 ok"),
+      ("alternate screen", "\u{1B}[?1049h\u{1B}[Hfull screen\r\nrow 2"),
       ("back", "\u{1B}[?1049l"), ("cleared", "\u{1B}[2J\u{1B}[Hclean"),
     ] {
       terminal.feed(bytes)

@@ -11,12 +11,18 @@ final class WindowTitleTests: XCTestCase {
     var rng = SeededRandom(seed: seed)
     // Pieces that move the title, and noise around them.
     let pieces: [[UInt8]] = [
-      Array("\u{1B}]0;zero\u{07}".utf8), Array("\u{1B}]2;two\u{1B}\\".utf8), Array("\u{1B}]1;icon\u{07}".utf8),
-      Array("\u{1B}]2;\u{07}".utf8), Array("\u{1B}]2;héllo 🙂\u{07}".utf8), Array("\u{1B}]x2;not a title\u{07}".utf8),
-      Array("\u{1B}[22;0t".utf8), Array("\u{1B}[22;1t".utf8), Array("\u{1B}[22;2t".utf8), Array("\u{1B}[22t".utf8),
-      Array("\u{1B}[23;0t".utf8), Array("\u{1B}[23;1t".utf8), Array("\u{1B}[23;2t".utf8), Array("\u{1B}[23t".utf8),
-      Array("\u{1B}[>22;2t".utf8), Array("\u{1B}[22$t".utf8), Array("\u{1B}[22;5t".utf8), Array("\u{1B}c".utf8),
-      Array("\u{1B}[!p".utf8), Array("\u{1B}[?1049h".utf8), Array("\u{1B}[?1049l".utf8), Array("text\r\n".utf8),
+      Array("\u{1B}]0;zero\u{07}".utf8), Array("\u{1B}]2;two\u{1B}\\".utf8),
+      Array("\u{1B}]1;icon\u{07}".utf8),
+      Array("\u{1B}]2;\u{07}".utf8), Array("\u{1B}]2;héllo 🙂\u{07}".utf8),
+      Array("\u{1B}]x2;not a title\u{07}".utf8),
+      Array("\u{1B}[22;0t".utf8), Array("\u{1B}[22;1t".utf8), Array("\u{1B}[22;2t".utf8),
+      Array("\u{1B}[22t".utf8),
+      Array("\u{1B}[23;0t".utf8), Array("\u{1B}[23;1t".utf8), Array("\u{1B}[23;2t".utf8),
+      Array("\u{1B}[23t".utf8),
+      Array("\u{1B}[>22;2t".utf8), Array("\u{1B}[22$t".utf8), Array("\u{1B}[22;5t".utf8),
+      Array("\u{1B}c".utf8),
+      Array("\u{1B}[!p".utf8), Array("\u{1B}[?1049h".utf8), Array("\u{1B}[?1049l".utf8),
+      Array("text\r\n".utf8),
       Array("\u{1B}P1$r\u{1B}\\".utf8), Array("\u{1B}]2;".utf8) + [UInt8](repeating: 0x41, count: 5000) + [7],
       Array("\u{1B}]2;cut".utf8), Array("\u{18}".utf8), Array("\u{1B}".utf8),
     ]
@@ -26,7 +32,9 @@ final class WindowTitleTests: XCTestCase {
       var stream: [UInt8] = []
       for _ in 0..<200 {
         if Int.random(in: 0..<5, using: &rng) == 0 {
-          stream += (0..<Int.random(in: 1...30, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+          stream += (0..<Int.random(in: 1...30, using: &rng)).map { _ in
+            UInt8.random(in: 0...255, using: &rng)
+          }
         } else {
           stream += pieces[Int.random(in: 0..<pieces.count, using: &rng)]
         }

@@ -75,7 +75,9 @@ extension LiveHost {
       }
     }
     for (route, viewers) in shared.values {
-      guard !route.send(frame, stream: ObjectIdentifier(session), to: viewers.compactMap(\.shared)) else { continue }
+      guard !route.send(frame, stream: ObjectIdentifier(session), to: viewers.compactMap(\.shared)) else {
+        continue
+      }
       for c in viewers { c.fellBehind = true }
     }
   }

@@ -46,7 +46,8 @@ final class RelayProxies: @unchecked Sendable {
     headers.add(name: "X-Reel-Verifier", value: verifier)
     headers.add(
       name: "Sec-WebSocket-Protocol",
-      value: (takesStreams ? [WebSocketSubprotocol.relayStreams, WebSocketSubprotocol.relay]
+      value: (takesStreams
+        ? [WebSocketSubprotocol.relayStreams, WebSocketSubprotocol.relay]
         : [WebSocketSubprotocol.relay]).joined(separator: ", "))
     headers.add(name: RelayProxies.hopHeader, value: "1")
     let key = ObjectIdentifier(viewer)

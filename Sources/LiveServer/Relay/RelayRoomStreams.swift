@@ -37,7 +37,8 @@ final class RelayRoomStreams: SharedOutputRoute, @unchecked Sendable {
     self.hostKey = hostKey
   }
 
-  func send(_ frame: Frame, stream key: ObjectIdentifier, to transports: [any SharedOutputTransport]) -> Bool {
+  func send(_ frame: Frame, stream key: ObjectIdentifier, to transports: [any SharedOutputTransport]) -> Bool
+  {
     let viewers = transports.compactMap { $0 as? RelayTransport }
     var messages: [[UInt8]] = []
     var sealed: [UInt8]? = nil
@@ -73,7 +74,10 @@ final class RelayRoomStreams: SharedOutputRoute, @unchecked Sendable {
         messages.append(
           RelayMessage(
             .join, channel: viewer.channel,
-            [UInt8(number >> 24), UInt8(number >> 16 & 0xFF), UInt8(number >> 8 & 0xFF), UInt8(number & 0xFF)]
+            [
+              UInt8(number >> 24), UInt8(number >> 16 & 0xFF), UInt8(number >> 8 & 0xFF),
+              UInt8(number & 0xFF),
+            ]
           ).encoded)
         stream.viewers.insert(viewer.channel)
         streamOf[viewer.channel] = key
@@ -136,4 +140,3 @@ final class RelayRoomStreams: SharedOutputRoute, @unchecked Sendable {
     for viewer in woken { viewer.wakeHost() }
   }
 }
-

@@ -112,9 +112,11 @@ final class RelayRooms: @unchecked Sendable {
 
   /// A viewer's connection to `name`: its channel, or why not. `takesStreams`: it spoke
   /// `reel-relay.v3`, and the host may put it on room streams.
-  func connectViewer(_ name: String, verifier: [UInt8], socket: WebSocketEndpoint, takesStreams: Bool) -> Result<
-    UInt32, RemoteServer.Refusal
-  > {
+  func connectViewer(_ name: String, verifier: [UInt8], socket: WebSocketEndpoint, takesStreams: Bool)
+    -> Result<
+      UInt32, RemoteServer.Refusal
+    >
+  {
     let outcome = lock.withLock { () -> (Result<UInt32, RemoteServer.Refusal>, WebSocketEndpoint?, UInt32?) in
       guard let room = rooms[name], let host = room.host else {
         return (.failure(.init(code: .hostStopping, reason: "the room's host is not connected")), nil, nil)

@@ -252,7 +252,8 @@ public final class RelayServer: @unchecked Sendable {
       return .init(status: .notFound, reason: "no room at \(head.uri.prefix(80))")
     }
     let offered = LiveHTTPChannel.offeredProtocols(head)
-    guard offered.contains(WebSocketSubprotocol.relay) || offered.contains(WebSocketSubprotocol.relayStreams) else {
+    guard offered.contains(WebSocketSubprotocol.relay) || offered.contains(WebSocketSubprotocol.relayStreams)
+    else {
       log("\(peer): refused: no \(WebSocketSubprotocol.relay) subprotocol offered")
       return .init(status: .badRequest, reason: "this relay speaks \(WebSocketSubprotocol.relay)")
     }

@@ -28,7 +28,8 @@ public struct WindowTitle: Sendable {
     mutating func dcsDispatch(_ sequence: ControlSequence, payload: [UInt8]) {}
 
     mutating func csiDispatch(_ sequence: ControlSequence) {
-      guard sequence.intermediates.count == 0, sequence.prefix == 0, sequence.final == UInt8(ascii: "t") else {
+      guard sequence.intermediates.count == 0, sequence.prefix == 0, sequence.final == UInt8(ascii: "t")
+      else {
         return
       }
       let which = sequence.raw(1)

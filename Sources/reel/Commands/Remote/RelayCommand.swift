@@ -85,7 +85,8 @@ struct RelayCommand: ParsableCommand {
   func validate() throws {
     guard maxRooms > 0, maxViewers > 0, roomRate > 0, idleRoomSeconds > 0, (eventLoops ?? 1) > 0 else {
       throw ValidationError(
-        "--max-rooms, --max-viewers, --room-rate, --idle-room-seconds and --event-loops take positive numbers")
+        "--max-rooms, --max-viewers, --room-rate, --idle-room-seconds and --event-loops take positive numbers"
+      )
     }
     if database == nil && (advertise != nil || peerCaFile != nil) {
       throw ValidationError("--advertise and --peer-ca-file go with --database")
