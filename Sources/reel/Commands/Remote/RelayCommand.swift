@@ -139,7 +139,7 @@ struct RelayCommand: ParsableCommand {
     let scheme = options.tlsCertificate == nil ? "ws" : "wss"
     let shownHost = options.host.contains(":") ? "[\(options.host)]" : options.host
     Output.print("reel relay: listening on \(scheme)://\(shownHost):\(port)\n", to: 2)
-    while TerminationRequest.signal == nil { usleep(100_000) }
+    TerminationRequest.wait()
     Output.print("reel relay: stopping\n", to: 2)
     relay.stop()
   }
