@@ -57,7 +57,10 @@ let package = Package(
     .target(name: "Capture", dependencies: ["CPTY"]),
     // Between the format and the engine: replaying recordings into terminals.
     .target(name: "Playback", dependencies: ["Recording", "TerminalEmulator"]),
-    .target(name: "Reconnect", dependencies: ["ReelBase", "TerminalEmulator", "Recording"]),
+    // What a host keeps of a session's output to bring any client to its exact screen (the
+    // recent bytes by offset and a shadow emulator): shared by live sessions and `reel simulate`.
+    .target(name: "Shadow", dependencies: ["TerminalEmulator"]),
+    .target(name: "Reconnect", dependencies: ["ReelBase", "TerminalEmulator", "Recording", "Shadow"]),
     // The live protocol's frames (no Foundation), under LiveProtocol and the small attach client.
     .target(name: "LiveWire"),
     // The live protocol's frames, messages and capabilities: all a client needs (no PTYs, no
@@ -71,7 +74,7 @@ let package = Package(
     .target(
       name: "Live",
       dependencies: [
-        "CPTY", "Capture", "LiveProtocol", "LocalAttach", "Recording", "Playback", "Reconnect",
+        "CPTY", "Capture", "LiveProtocol", "LocalAttach", "Recording", "Playback", "Shadow",
         "TerminalEmulator",
       ]),
     // The network client an app embeds: a WebSocket to `reel serve` or through a relay's room
@@ -174,7 +177,7 @@ let package = Package(
     .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
     .testTarget(
       name: "ReconnectTests",
-      dependencies: ["ReelBase", "Reconnect", "Recording", "Playback", "TerminalEmulator"]),
+      dependencies: ["ReelBase", "Reconnect", "Recording", "Playback", "Shadow", "TerminalEmulator"]),
     // The live host through a test-double transport: real programs, no socket, no tmux.
     .testTarget(
       name: "LiveTests",

@@ -50,7 +50,7 @@ public struct LiveRequest: Codable, Sendable {
   public var ringBytes: Int? = nil
   /// send: the bytes for the program.
   public var data: Data? = nil
-  /// attach (remote readOnlyClients): the output offset whose bytes the client's terminal already
+  /// attach (a network client): the output offset whose bytes the client's terminal already
   /// shows; the host resumes from there when the ring still holds what follows.
   public var resumeOffset: Int? = nil
   /// attach, tail: the device of the client's terminal (`ttyname` of its output). The host

@@ -158,8 +158,8 @@ public final class RemoteServer: @unchecked Sendable {
     for (path, file) in [
       ("/", "index.html"), ("/login", "index.html"), ("/viewer.css", "viewer.css"),
       ("/favicon.svg", "favicon.svg"), ("/favicon.ico", "favicon.svg"),
-    ] + RemoteServer.viewerModules.map { ("/" + $0, $0) } {
-      router.get(RouterPath(path)) { _, _ -> Response in RemoteServer.viewerFile(file) }
+    ] + RemoteServer.pageModules.map { ("/" + $0, $0) } {
+      router.get(RouterPath(path)) { _, _ -> Response in RemoteServer.pageFile(file) }
     }
     router.post("/login") { [self] request, context -> Response in
       let peer = context.remoteAddress
@@ -261,9 +261,9 @@ public final class RemoteServer: @unchecked Sendable {
       .utf8)
 
   /// The browser viewer's script: `viewer.js`, the page, and the modules it imports.
-  static let viewerModules = ["viewer.js", "protocol.js", "sealing.js", "screen.js", "render.js", "input.js"]
+  static let pageModules = ["viewer.js", "protocol.js", "sealing.js", "screen.js", "render.js", "input.js"]
 
-  static func viewerFile(_ name: String) -> Response {
+  static func pageFile(_ name: String) -> Response {
     var headers = HTTPFields()
     let (bytes, type): ([UInt8], String) =
       switch name {

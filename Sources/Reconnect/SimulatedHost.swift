@@ -1,4 +1,5 @@
 import Recording
+import Shadow
 import TerminalEmulator
 
 /// The host of `reel simulate`: a `SessionMirror` that, while a client is away, only buffers,

@@ -259,10 +259,18 @@ extension RemoteServerTests {
     let secret = try token("browser")
     // The login page is the viewer's page; its script (no inline script) posts the fragment.
     let page = try String(contentsOf: URL(string: "http://127.0.0.1:\(port)/login")!, encoding: .utf8)
-    XCTAssertTrue(page.contains("<script src=\"/viewer.js\" defer></script>"), page)
+    XCTAssertTrue(page.contains("<script type=\"module\" src=\"/viewer.js\"></script>"), page)
     XCTAssertFalse(page.contains("<script>"), "no inline script")
     let script = try String(contentsOf: URL(string: "http://127.0.0.1:\(port)/viewer.js")!, encoding: .utf8)
     XCTAssertTrue(script.contains("location.hash") && script.contains("history.replaceState"))
+    // Every module the page imports is served, as JavaScript.
+    let modules = script.matches(of: /from "\.\/([a-z]+\.js)"/).map { String($0.1) }
+    XCTAssertEqual(Set(modules), ["protocol.js", "sealing.js", "screen.js", "render.js", "input.js"])
+    for module in modules {
+      let served = get("/" + module, timeout: 5)
+      XCTAssertEqual(served.status, 200, module)
+      XCTAssertEqual(served.headers["content-type"], "text/javascript; charset=utf-8", module)
+    }
 
     XCTAssertEqual(try login("reel_wrong").status, 401)
     XCTAssertEqual(try login(secret, origin: "https://evil.example").status, 403)

@@ -4,7 +4,7 @@ import LiveProtocol
 import TerminalEmulator
 import XCTest
 
-/// Read-only viewers that draw are paced (`LiveHost.deliverToViewers`): a flood reaches them
+/// Read-only viewers that draw are paced (`LiveHost.deliverToWatchers`): a flood reaches them
 /// as screens, a trickle byte for byte, and a viewer that does not draw gets every byte.
 /// Real programs on real pseudo-terminals; every wait is on a condition, with a time-out.
 final class ViewerPacingTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Foundation
 import Recording
 import ReelBase
+import Shadow
 import TerminalEmulator
 import XCTest
 

@@ -17,7 +17,7 @@ final class LiveConnection {
   var streaming = false
   /// The client's terminal got a repaint (and so gets the exit sequence when it leaves).
   var drawsOnTerminal = false
-  /// Screen mode: what its viewer holds (nil: it gets the program's bytes).
+  /// Screen mode: what its client holds (nil: it gets the program's bytes).
   var screenFeed: ScreenFeed? = nil
   /// Its queue overflowed: output is not sent until it drained and got a repaint.
   var fellBehind = false

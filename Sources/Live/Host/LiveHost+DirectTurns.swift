@@ -38,11 +38,11 @@ extension LiveHost {
   }
 
   /// Whether the session left something only the host's loop does: input waiting for the
-  /// terminal (POLLOUT), a viewers' tick or a screen update to keep, a polled client with
+  /// terminal (POLLOUT), a watchers' tick or a screen update to keep, a polled client with
   /// output left or gone.
   private func needsHostTurn(_ session: LiveSession) -> Bool {
-    if session.pendingInputCount > 0 || !session.viewerBatch.frames.isEmpty { return true }
-    for id in session.readOnlyClients.union(session.keyboardHolder.map { [$0] } ?? []) {
+    if session.pendingInputCount > 0 || !session.watcherBatch.frames.isEmpty { return true }
+    for id in session.watchers.union(session.keyboardHolder.map { [$0] } ?? []) {
       guard let c = connections[id] else { continue }
       if c.closed || c.screenFeed.map({ $0.dirty && $0.mayUpdate }) == true { return true }
       if c.hasQueuedOutput, polled[id]?.pollRequest(wantsInput: false) != nil { return true }

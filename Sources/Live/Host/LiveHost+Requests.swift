@@ -135,7 +135,7 @@ extension LiveHost {
       c.closeWhenFlushed()
     case .detach:
       let session = try existing(request)
-      for id in session.readOnlyClients.union(session.keyboardHolder.map { [$0] } ?? []) {
+      for id in session.watchers.union(session.keyboardHolder.map { [$0] } ?? []) {
         if let other = connections[id] { release(other, from: session, end: LiveEnd(.detached)) }
       }
       c.reply(LiveReply(ok: true))
@@ -216,8 +216,8 @@ extension LiveHost {
       throw LiveError("cannot show session \(name) inside itself (its own terminal, \(terminal))")
     }
     let readOnly = request.readOnly || tail
-    // What the viewers' tick holds is theirs, not this client's: its state starts after it.
-    deliverToViewers(of: session)
+    // What the watchers' tick holds is theirs, not this client's: its state starts after it.
+    deliverToWatchers(of: session)
     if !readOnly {
       // Takeover: the keyboard and the size go to the newest client.
       if let previous = session.keyboardHolder, let other = connections[previous] {
@@ -226,7 +226,7 @@ extension LiveHost {
       session.keyboardHolder = c.id
       if let cols = request.cols, let rows = request.rows { session.resize(LiveSize(cols: cols, rows: rows)) }
     } else {
-      session.readOnlyClients.insert(c.id)
+      session.watchers.insert(c.id)
     }
     c.session = name
     c.streaming = true
@@ -270,9 +270,9 @@ extension LiveHost {
   /// Ends a client's attachment: its terminal is given back in a usable state (main screen,
   /// modes off), told why, and the connection closes once that is written.
   func release(_ c: LiveConnection, from session: LiveSession, end: LiveEnd) {
-    deliverToViewers(of: session)
+    deliverToWatchers(of: session)
     if session.keyboardHolder == c.id { session.keyboardHolder = nil }
-    session.readOnlyClients.remove(c.id)
+    session.watchers.remove(c.id)
     c.finish(shadow: session.mirror.shadow, offset: session.outputBytes, end: end)
   }
 }

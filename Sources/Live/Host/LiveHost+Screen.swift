@@ -3,7 +3,7 @@ import Foundation
 import LiveProtocol
 import TerminalEmulator
 
-/// Screen mode (docs/protocol.md#screen-mode): viewers that get the shadow's screen as lines
+/// Screen mode (docs/protocol.md#screen-mode): clients that get the shadow's screen as lines
 /// (`ScreenFeed`) instead of the program's bytes, and send key events the host encodes.
 extension LiveHost {
   /// Starts screen mode for `c`, attached to `session` (after the reply): its first update.
@@ -14,13 +14,13 @@ extension LiveHost {
   }
 
   /// Sends `c` an update when one is due: output arrived, the last update was acknowledged
-  /// and a tick passed — or the viewer typed since its last update (`force`: now, whatever
-  /// the viewer acknowledged — the attachment's first and last).
+  /// and a tick passed — or the client typed since its last update (`force`: now, whatever
+  /// the client acknowledged — the attachment's first and last).
   func sendScreenUpdate(to c: LiveConnection, of session: LiveSession, force: Bool = false) {
     guard let feed = c.screenFeed, c.streaming else { return }
     let now = MonotonicClock.microseconds()
     guard
-      force || (feed.dirty && feed.mayUpdate && (feed.urgent || now &- feed.sentAt >= LiveHost.viewerTick))
+      force || (feed.dirty && feed.mayUpdate && (feed.urgent || now &- feed.sentAt >= LiveHost.watcherTick))
     else { return }
     guard let update = feed.update(from: session.mirror.shadow, offset: session.outputBytes, at: now) else {
       return
@@ -42,7 +42,7 @@ extension LiveHost {
       }
       guard let feed = c.screenFeed, feed.dirty, feed.mayUpdate, let name = c.session, let s = sessions[name]
       else { continue }
-      let due = feed.sentAt &+ LiveHost.viewerTick
+      let due = feed.sentAt &+ LiveHost.watcherTick
       if now >= due {
         sendScreenUpdate(to: c, of: s)
       } else {
@@ -52,7 +52,7 @@ extension LiveHost {
     return wait
   }
 
-  /// The shortest time between two answers of history lines to one viewer (microseconds):
+  /// The shortest time between two answers of history lines to one client (microseconds):
   /// the page asks 200 lines at a time as the user scrolls, one request after the other.
   static let linesInterval: UInt64 = 100_000
   /// History lines are answered only while the connection's queue holds less than this.
@@ -66,9 +66,9 @@ extension LiveHost {
     let now = MonotonicClock.microseconds()
     let due = feed.linesAnsweredAt &+ LiveHost.linesInterval
     guard now >= due || feed.linesAnsweredAt == 0 else { return due - now }
-    // A viewer that does not read keeps its request until its queue drains (looked at again
+    // A client that does not read keeps its request until its queue drains (looked at again
     // every tick).
-    guard c.transport.queuedBytes < LiveHost.linesQueueLimit else { return LiveHost.viewerTick }
+    guard c.transport.queuedBytes < LiveHost.linesQueueLimit else { return LiveHost.watcherTick }
     feed.pendingLines = nil
     session.layOutHistory()
     let lines = feed.lines(before: asked.before, count: asked.count, in: session.mirror.shadow)
@@ -87,7 +87,7 @@ extension LiveHost {
       feed.acknowledge(try frame.decode(ScreenAck.self).seq)
       sendScreenUpdate(to: c, of: session)
     case .linesRequest:
-      // Kept, answered by the loop's next turn (`screenUpdatesDue`): a viewer (a read-only
+      // Kept, answered by the loop's next turn (`screenUpdatesDue`): a client (a read-only
       // one too) that floods requests gets one answer at a time, paced, never a queue of them,
       // and the frames it sent meanwhile cost a decode each.
       feed.pendingLines = try frame.decode(LinesRequest.self)

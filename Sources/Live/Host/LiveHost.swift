@@ -64,10 +64,10 @@ public final class LiveHost {
 
   /// Bytes a client may have queued before it is dropped from the stream (and repainted).
   static let clientQueueLimit = 8 << 20
-  /// The same for a read-only viewer: less, since a watcher that lags is better served by a
+  /// The same for a watcher: less, since a watcher that lags is better served by a
   /// repaint (the screen and its scrollback, tens of KiB) than by megabytes of backlog, and a
   /// hundred of them must not cost the host a hundred backlogs (mosh: never a backlog).
-  static let viewerQueueLimit = 1 << 20
+  static let watcherQueueLimit = 1 << 20
 
   /// Makes the listeners local clients ask for (`reel serve`); nil: this host listens on
   /// nothing but its socket.
@@ -285,7 +285,7 @@ public final class LiveHost {
         if listener >= 0 { unlink(directory.socketPath) }
         return
       }
-      // Microseconds until the next viewers' tick or screen update (200 ms at most).
+      // Microseconds until the next watchers' tick or screen update (200 ms at most).
       let due = [deliverDueTicks(), screenUpdatesDue()].compactMap { $0 }.min() ?? 200_000
       try waitAndServe(timeout: Int32((min(due, 200_000) + 999) / 1000))
     }
@@ -465,25 +465,25 @@ public final class LiveHost {
     }
   }
 
-  /// Sends `frame` to every client streaming the session: output to screen-mode viewers as
-  /// their next update, to paced viewers on their tick (`pace`); anything else after what they
+  /// Sends `frame` to every client streaming the session: output to screen-mode clients as
+  /// their next update, to paced watchers on their tick (`pace`); anything else after what they
   /// were owed.
   private func broadcast(_ session: LiveSession, _ frame: Frame) {
     let output = frame.type == .output
-    if !output { deliverToViewers(of: session) }
+    if !output { deliverToWatchers(of: session) }
     var paced = false
-    for id in session.readOnlyClients.union(session.keyboardHolder.map { [$0] } ?? []) {
+    for id in session.watchers.union(session.keyboardHolder.map { [$0] } ?? []) {
       guard let c = connections[id], c.streaming else { continue }
       if output, let feed = c.screenFeed {
         feed.dirty = true
         sendScreenUpdate(to: c, of: session)
         continue
       }
-      if output && isPacedViewer(c, of: session) {
+      if output && isPacedWatcher(c, of: session) {
         paced = true
         continue
       }
-      let limit = id == session.keyboardHolder ? LiveHost.clientQueueLimit : LiveHost.viewerQueueLimit
+      let limit = id == session.keyboardHolder ? LiveHost.clientQueueLimit : LiveHost.watcherQueueLimit
       if !c.send(frame, limit: limit) {
         // Too far behind: drop what it has queued; it gets a repaint when it drained.
         c.fellBehind = true
@@ -612,7 +612,7 @@ public final class LiveHost {
   /// sessions), or here when the host is stopping — then its clients told (`finishEnd`).
   private func end(_ session: LiveSession, status: Int32, reason: LiveEnd.Reason) {
     session.pump.stop()
-    deliverToViewers(of: session)
+    deliverToWatchers(of: session)
     session.exitStatus = status
     sessions[session.name] = nil
     keeper?.forget(pid: session.program.pid)
@@ -641,7 +641,7 @@ public final class LiveHost {
   /// named is).
   private func finishEnd(_ ending: EndingSession) {
     let session = ending.session
-    let attached = session.readOnlyClients.union(session.keyboardHolder.map { [$0] } ?? [])
+    let attached = session.watchers.union(session.keyboardHolder.map { [$0] } ?? [])
     for id in attached {
       guard let c = connections[id] else { continue }
       sendScreenUpdate(to: c, of: session, force: true)
@@ -700,7 +700,7 @@ public final class LiveHost {
       session.pump.stop()
       takeOutput(of: session)
       flushInput(of: session)
-      deliverToViewers(of: session)
+      deliverToWatchers(of: session)
       session.closeRecording(status: nil)
       do {
         try keeper?.describe(pid: session.program.pid, session.sessionDescription.text)
@@ -735,7 +735,7 @@ public final class LiveHost {
     stopListener(for: connection.id)
     for session in sessions.values {
       if session.keyboardHolder == connection.id { session.keyboardHolder = nil }
-      session.readOnlyClients.remove(connection.id)
+      session.watchers.remove(connection.id)
       session.killWaiters.removeAll { $0 == connection.id }
     }
   }

@@ -2,9 +2,9 @@ import Capture
 import Foundation
 import LocalAttach
 import Playback
-import Reconnect
 import Recording
 import ReelBase
+import Shadow
 import TerminalEmulator
 
 #if canImport(Glibc)

@@ -2,8 +2,8 @@ import Capture
 import Foundation
 import LiveProtocol
 import Playback
-import Reconnect
 import Recording
+import Shadow
 import TerminalEmulator
 
 #if canImport(Glibc)
@@ -32,9 +32,10 @@ final class LiveSession {
   /// The capacity of its ring recording.
   let ringBytes: Int
   private var recorder: BackgroundEventWriter?
-  /// Connection ids: the one holding the keyboard (and the size), and the read-only readOnlyClients.
+  /// Connection ids: the one holding the keyboard (and the size), and the watchers: every
+  /// other client attached or tailing (they watch; none may type).
   var keyboardHolder: Int? = nil
-  var readOnlyClients: Set<Int> = []
+  var watchers: Set<Int> = []
   /// `reel kill` (or a stopping host) hangs the program up; who waits for the end.
   var hangUp: HangUp
   var killWaiters: [Int] = []
@@ -53,13 +54,13 @@ final class LiveSession {
   static let inputLimit = LiveHost.inputLimit
   /// Reads the program's output on its own thread (see `OutputPump`).
   let pump: OutputPump
-  /// Output waiting for the paced viewers' next tick (`LiveHost.deliverToViewers`).
-  var viewerBatch = ViewerBatch()
+  /// Output waiting for the paced watchers' next tick (`LiveHost.deliverToWatchers`).
+  var watcherBatch = WatcherBatch()
   /// Stream offsets skipped when the session was rebuilt after its host crashed (see
   /// `recover`): not output.
   var skippedOffsets = 0
 
-  var clients: Int { readOnlyClients.count + (keyboardHolder == nil ? 0 : 1) }
+  var clients: Int { watchers.count + (keyboardHolder == nil ? 0 : 1) }
   var outputBytes: Int { mirror.endOffset }
 
   /// Starts `command` on a new pseudo-terminal of `size` — through `keeper` when the host has

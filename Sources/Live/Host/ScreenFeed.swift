@@ -2,37 +2,37 @@ import Capture
 import LiveProtocol
 import TerminalEmulator
 
-/// One screen-mode viewer's side of the host's state synchronisation (docs/protocol.md#screen-
+/// One screen-mode client's side of the host's state synchronisation (docs/protocol.md#screen-
 /// mode): which lines it holds at which version, which update it acknowledged. An update holds
-/// only the lines the viewer lacks, and the next one is made only once the last was
+/// only the lines the client lacks, and the next one is made only once the last was
 /// acknowledged and a tick passed — so a slow link gets fewer, larger steps, never a backlog,
-/// and after an outage the viewer gets exactly the lines that changed meanwhile.
+/// and after an outage the client gets exactly the lines that changed meanwhile.
 final class ScreenFeed {
-  /// The last update sent, and the last one the viewer acknowledged.
+  /// The last update sent, and the last one the client acknowledged.
   private(set) var seq = 0
   private(set) var acked = 0
-  /// Output arrived (or the viewer asked) since the last update.
+  /// Output arrived (or the client asked) since the last update.
   var dirty = true
-  /// The viewer typed since the last update: its echo goes without waiting for a tick (still
+  /// The client typed since the last update: its echo goes without waiting for a tick (still
   /// after the acknowledgement), as a terminal's would.
   var urgent = false
   /// When the last update was sent (microseconds, `MonotonicClock.microseconds()`).
   var sentAt: UInt64 = 0
-  /// Primary-screen and history lines the viewer holds: id → version.
+  /// Primary-screen and history lines the client holds: id → version.
   private var heldLines: [Int: Int]
   /// Alternate-screen rows it holds: row → version.
   private var heldRows: [Int: Int] = [:]
   /// What the last update said besides lines.
   private var said: Said? = nil
   /// The primary screen's top line at the last update: lines from there that scrolled off
-  /// since may have changed after the viewer got them.
+  /// since may have changed after the client got them.
   private var lastTop: Int? = nil
   private var bells: Int
   /// Screen rows converted at the last update, by row: the fingerprint they had, the line.
   private var cache: [Int: (fingerprint: UInt64, id: Int?, line: ScreenLine)] = [:]
-  /// Encodes the viewer's key events (it remembers held mouse buttons).
+  /// Encodes the client's key events (it remembers held mouse buttons).
   var keys = InputEncoder()
-  /// The viewer's request for history lines not yet answered: one at most (a newer request
+  /// The client's request for history lines not yet answered: one at most (a newer request
   /// replaces it), answered when the connection's queue has room and the rate allows.
   var pendingLines: LinesRequest? = nil
   /// When the last history lines were answered (microseconds).
@@ -58,12 +58,12 @@ final class ScreenFeed {
   /// Whether an update may go now: the last one was acknowledged.
   var mayUpdate: Bool { acked == seq }
 
-  /// The viewer applied update `seq` (a later or unknown number is ignored).
+  /// The client applied update `seq` (a later or unknown number is ignored).
   func acknowledge(_ seq: Int) {
     if seq > acked && seq <= self.seq { acked = seq }
   }
 
-  /// The update that brings the viewer to `terminal`'s state at `offset`, or nil when it
+  /// The update that brings the client to `terminal`'s state at `offset`, or nil when it
   /// already holds that state.
   func update(from terminal: Terminal, offset: Int, at now: UInt64) -> ScreenUpdate? {
     dirty = false
@@ -71,9 +71,9 @@ final class ScreenFeed {
     var lines: [ScreenLine] = []
     let alternate = terminal.isAlternateScreen
     let top = alternate ? nil : terminal.screenTopLineID
-    // Rows the viewer got while they were on the screen, written again and scrolled off
+    // Rows the client got while they were on the screen, written again and scrolled off
     // before this update (a burst of output between two ticks): their last version, or the
-    // viewer's history keeps a stale one. At most a screen's rows.
+    // client's history keeps a stale one. At most a screen's rows.
     if let top, let lastTop, lastTop < top {
       let start = max(lastTop, terminal.firstRetainedLineID)
       let end = min(top, lastTop + terminal.rows)
@@ -220,7 +220,7 @@ final class ScreenFeed {
     return run
   }
 
-  /// FNV-1a over what a viewer draws, folded to 52 bits (exact as a JavaScript number).
+  /// FNV-1a over what a client draws, folded to 52 bits (exact as a JavaScript number).
   static func version(_ line: ScreenLine) -> Int {
     var hash: UInt64 = 0xCBF2_9CE4_8422_2325
     func mix<S: Sequence>(_ bytes: S) where S.Element == UInt8 {

@@ -13,7 +13,7 @@ import NIOCore
 /// per delivery is one message whatever the number of viewers.
 final class RelayRoomStreams: SharedOutputRoute, @unchecked Sendable {
   /// Stream bytes handed to the relay connection and not yet written, past which a delivery is
-  /// refused and its viewers fall behind (as a viewer's own queue, `LiveHost.viewerQueueLimit`).
+  /// refused and its viewers fall behind (as a viewer's own queue, `LiveHost.watcherQueueLimit`).
   static let inFlightLimit = 1 << 20
 
   private struct Stream {

@@ -151,13 +151,13 @@ public final class RelayServer: @unchecked Sendable {
         tls: options.tlsCertificate != nil, behindProxy: options.behindProxy))
     router.get("/") { _, _ in "reel relay\n" }
     // The browser viewer, for a room's link: https://RELAY/r/ROOM#SECRET.KEY.
-    router.get("/r/:room") { _, _ in RemoteServer.viewerFile("index.html") }
-    for module in RemoteServer.viewerModules {
-      router.get(RouterPath("/" + module)) { _, _ in RemoteServer.viewerFile(module) }
+    router.get("/r/:room") { _, _ in RemoteServer.pageFile("index.html") }
+    for module in RemoteServer.pageModules {
+      router.get(RouterPath("/" + module)) { _, _ in RemoteServer.pageFile(module) }
     }
-    router.get("/viewer.css") { _, _ in RemoteServer.viewerFile("viewer.css") }
-    router.get("/favicon.svg") { _, _ in RemoteServer.viewerFile("favicon.svg") }
-    router.get("/favicon.ico") { _, _ in RemoteServer.viewerFile("favicon.svg") }
+    router.get("/viewer.css") { _, _ in RemoteServer.pageFile("viewer.css") }
+    router.get("/favicon.svg") { _, _ in RemoteServer.pageFile("favicon.svg") }
+    router.get("/favicon.ico") { _, _ in RemoteServer.pageFile("favicon.svg") }
     let options = self.options
     let running = try RunningServer(label: "reel-relay") { logger, onRunning in
       Application(
