@@ -182,7 +182,7 @@ let package = Package(
     .testTarget(
       name: "LiveTests",
       dependencies: [
-        "ReelBase", "LiveProtocol", "Live", "LiveServer", "LiveRemote", "TerminalEmulator",
+        "ReelBase", "LiveProtocol", "Live", "LiveServer", "LiveRemote", "TerminalEmulator", "TestSupport",
         .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOWebSocket", package: "swift-nio"),

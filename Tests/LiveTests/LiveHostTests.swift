@@ -2,6 +2,7 @@ import Foundation
 import Live
 import LiveProtocol
 import TerminalEmulator
+import TestSupport
 import XCTest
 
 /// The host through the test-double transport: real programs on real pseudo-terminals, no
@@ -115,7 +116,7 @@ final class LiveHostTests: XCTestCase {
 
     // Once the program reads, the keys it was sent follow.
     XCTAssertEqual(kill(pid, SIGCONT), 0)
-    XCTAssertNotNil(waitUntil { stuck.unread == 0 }, "every key reached the program")
+    XCTAssertTrue(eventually { stuck.unread == 0 }, "every key reached the program")
   }
 
   func testTakeOverEndsTheFirstAttachmentWithTakenOver() throws {
@@ -171,14 +172,6 @@ final class LiveHostTests: XCTestCase {
     return request
   }
 
-  private func waitUntil(timeout: Double = 20, _ condition: () -> Bool) -> Bool? {
-    let deadline = Date(timeIntervalSinceNow: timeout)
-    while Date() < deadline {
-      if condition() { return true }
-      usleep(10_000)
-    }
-    return condition() ? true : nil
-  }
 }
 
 /// A host on a thread of its own, recording under a scratch directory; stopped through its

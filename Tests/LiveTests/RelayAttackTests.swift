@@ -1,6 +1,7 @@
 import Foundation
 import LiveProtocol
 import NIOPosix
+import TestSupport
 import XCTest
 
 @testable import LiveRemote

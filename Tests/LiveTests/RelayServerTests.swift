@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import NIOWebSocket
+import TestSupport
 import XCTest
 
 @testable import LiveRemote
@@ -206,14 +207,6 @@ final class RelayServerTests: RelayTestCase {
 }
 
 /// Whether `condition` holds within `seconds` (looked at every 20 ms).
-func eventually(seconds: Double = 20, _ condition: () -> Bool) -> Bool {
-  let deadline = Date(timeIntervalSinceNow: seconds)
-  while Date() < deadline {
-    if condition() { return true }
-    usleep(20_000)
-  }
-  return condition()
-}
 
 /// A raw peer of the relay: binary messages in and out, the close code kept.
 final class RelayPeer: @unchecked Sendable {

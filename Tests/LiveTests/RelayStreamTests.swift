@@ -1,5 +1,6 @@
 import Foundation
 import LiveProtocol
+import TestSupport
 import XCTest
 
 @testable import LiveRemote

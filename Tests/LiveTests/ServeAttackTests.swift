@@ -3,6 +3,7 @@ import Live
 import LiveProtocol
 import LiveServer
 import ReelBase
+import TestSupport
 import XCTest
 
 #if canImport(FoundationNetworking)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The browser viewer's input beyond keys, and its session list's limit and removal: real

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The browser's login as a user meets it: a page opened without logging in says how to, the

@@ -1,5 +1,6 @@
 import Foundation
 import ReelBase
+import TestSupport
 import XCTest
 
 /// The browser viewer `reel serve` serves at `/`, in headless Chromium (selenium, through

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// A hostile program in a session probes what it inherited: it must hold its terminal (0, 1, 2)

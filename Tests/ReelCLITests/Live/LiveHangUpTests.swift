@@ -1,6 +1,7 @@
 import Foundation
 import Live
 import LiveProtocol
+import TestSupport
 import XCTest
 
 /// `reel kill` hangs a session up as a closing terminal does (`HangUp`, shared with

@@ -2,6 +2,7 @@ import Foundation
 import Live
 import LiveProtocol
 import ReelBase
+import TestSupport
 import XCTest
 
 /// Input to programs: the host queues it and writes it as each program reads, so a program

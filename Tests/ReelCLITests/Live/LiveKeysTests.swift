@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Keys as a client reads them in a real terminal (tmux): the detach key found in a batch of

@@ -1,6 +1,7 @@
 import Foundation
 import Live
 import LiveProtocol
+import TestSupport
 import XCTest
 
 /// The protocol as a third-party client speaks it (docs/protocol.md): each operation with only

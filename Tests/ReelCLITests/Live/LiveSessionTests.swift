@@ -1,5 +1,6 @@
 import Foundation
 import TerminalEmulator
+import TestSupport
 import XCTest
 
 /// Live sessions with real programs (bash, vim, less, htop) and real clients in real terminals (tmux):

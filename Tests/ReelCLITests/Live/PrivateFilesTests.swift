@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Other local users read nothing of reel's: a session's recording holds every key typed into

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// A session watched and driven through `reel relay`: `reel serve --relay` keeps a room, and

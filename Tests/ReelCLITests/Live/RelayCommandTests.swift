@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `reel relay` as a user runs it: where it listens, what it refuses, how it stops.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `reel relay-link rotate`: new secrets for the running host's relay room. Whoever came

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `reel attach ws://…` in a real terminal (tmux), through `reel serve` and a proxy the test

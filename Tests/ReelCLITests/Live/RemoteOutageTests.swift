@@ -1,5 +1,6 @@
 import Foundation
 import ReelBase
+import TestSupport
 import XCTest
 
 /// `reel attach ws://…` through a hundred random outages: cuts at a random byte of the

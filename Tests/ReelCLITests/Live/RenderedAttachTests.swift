@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `reel attach --render`: the session's screen drawn from its lines (screen mode) with only

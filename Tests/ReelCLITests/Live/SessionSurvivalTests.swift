@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Sessions end only by `reel kill` or their program's exit: a host killed with SIGKILL, one

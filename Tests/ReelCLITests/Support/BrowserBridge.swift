@@ -34,7 +34,7 @@ final class BrowserBridge {
     process.arguments = ["python3", script.path]
     process.standardInput = input
     process.standardOutput = output
-    FileManager.default.createFile(atPath: errorsFile.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errorsFile.path, contents: nil)
     process.standardError = try FileHandle(forWritingTo: errorsFile)
     try process.run()
   }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// One tmux server of its own, running one shell command in a pane: the real terminal that
@@ -17,7 +18,7 @@ final class TmuxPane {
 
   /// Waits (up to `seconds`) until `condition` holds.
   func wait(seconds: Double = 15, until condition: () -> Bool) -> Bool {
-    eventually(seconds: seconds, until: condition)
+    eventually(seconds: seconds, condition)
   }
 
   func send(_ keys: String...) { _ = try? tmux(["send-keys", "-t", "t"] + keys) }
@@ -112,12 +113,4 @@ func trimmedScreen(_ text: String) -> String {
   return lines.joined(separator: "\n")
 }
 
-/// Checks `condition` every 50 ms until it holds or `seconds` passed; its last answer.
-func eventually(seconds: Double = 15, until condition: () -> Bool) -> Bool {
-  let deadline = Date().addingTimeInterval(seconds)
-  while Date() < deadline {
-    if condition() { return true }
-    usleep(50_000)
-  }
-  return condition()
-}
+
