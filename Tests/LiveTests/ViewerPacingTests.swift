@@ -64,6 +64,46 @@ final class ViewerPacingTests: XCTestCase {
       String(decoding: received, as: UTF8.self).contains((1...60000).map { "\($0)\r\n" }.joined()))
   }
 
+  func testAWatcherThatFellBehindCatchesUpOnAScreenAndNothingAfterItRepeats() throws {
+    let owner = running.connect()
+    var request = LiveRequest(.attach, names: ["behind"])
+    request.command = [
+      "/bin/sh", "-c",
+      // Bursts a tick's bytes each (under 32 KiB: sent as they are), more than a watcher's
+      // queue holds in all; then a line every 10 ms.
+      "read x; i=0; while [ $i -lt 80 ]; do head -c 20000 /dev/zero | tr '\\0' x; echo; sleep 0.02;"
+        + " i=$((i+1)); done; i=0; while [ $i -lt 60 ]; do echo tail-$i; sleep 0.01; i=$((i+1)); done;"
+        + " echo behind-done; exec cat",
+    ]
+    request.cols = 40
+    request.rows = 10
+    request.environment = ["TERM=xterm-256color", "PATH=/usr/bin:/bin"]
+    try owner.request(request)
+    XCTAssertEqual(try owner.reply()?.ok, true)
+    // A watcher that reads nothing until the flood overflowed its queue.
+    let watcher = running.connect(capabilities: .readOnly, paused: true)
+    var watch = LiveRequest(.attach, names: ["behind"])
+    watch.readOnly = true
+    watch.cols = 40
+    watch.rows = 10
+    try watcher.request(watch)
+    owner.send(Frame(.input, [0x0D]))
+    XCTAssertTrue(watcher.waitForOverflow(), "the watcher fell behind")
+    // It reads again while the program still prints a line every 10 ms.
+    XCTAssertNotNil(
+      owner.wait { frames, _ in
+        String(decoding: Self.output(frames).suffix(4096), as: UTF8.self).contains("tail-5\r\n") ? true : nil
+      })
+    watcher.resume()
+    let ownerScreen = try XCTUnwrap(owner.wait { frames, _ in Self.screen(frames, showing: "behind-done") })
+    let watcherScreen = try XCTUnwrap(
+      watcher.wait { frames, _ in Self.screen(frames, showing: "behind-done") })
+    XCTAssertEqual(watcherScreen.lines, ownerScreen.lines)
+    XCTAssertGreaterThan(watcherScreen.repaints, 1, "it caught up on a repaint")
+    XCTAssertEqual(
+      watcherScreen.gaps, [], "output after a repaint follows on from its offset: nothing repeated")
+  }
+
   // MARK: - Helpers
 
   /// The keyboard holder of a session that runs `script` once it gets Enter, and a read-only

@@ -34,6 +34,9 @@ extension LiveHost {
   /// A client that fell behind and has drained its queue gets the session's screen again.
   func catchUp(_ c: LiveConnection) {
     guard c.fellBehind && !c.hasQueuedOutput, let name = c.session, let s = sessions[name] else { return }
+    // What the watchers' tick holds is in the repaint: it goes to the others first (this one
+    // is still behind), so that none of it follows the repaint.
+    if isPacedWatcher(c, of: s) { deliverToWatchers(of: s) }
     c.fellBehind = false
     c.send(Frame(.repaint, s.mirror.repaint(scrollbackLines: 0), offset: s.outputBytes))
   }
