@@ -9,7 +9,8 @@ import ReelBase
 /// from; a client frame's JSON (request, resize, screen acknowledgement, key, lines request)
 /// decodes or throws, never traps; the bytes as one
 /// WebSocket message are a frame exactly when they hold one whole frame; as a relay message,
-/// they decode exactly when they have a kind and a channel, and encode back to themselves.
+/// they decode exactly when they have a kind and a channel, and encode back to themselves; as a
+/// room stream's start, exactly when they have its size, and encode back to themselves.
 /// The JSON reader of the small reel (`JSONValue(parsing:)`, no Foundation) on the stream and on
 /// every frame's payload: it reads or throws, never traps, and what it reads serializes to
 /// text it reads back to the same value.
@@ -63,17 +64,26 @@ public func fuzzFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     fuzzFailure("a message is taken as a frame exactly when it holds one whole frame")
   }
   let relay = RelayMessage(bytes: input)
-  if (relay != nil) != (input.count >= 5 && (1...3).contains(input[0])) {
+  if (relay != nil) != (input.count >= 5 && (1...7).contains(input[0])) {
     fuzzFailure("a relay message decodes exactly when it has a known kind and a channel")
   }
   if let relay, relay.encoded != input { fuzzFailure("a relay message does not encode to its bytes") }
+  // A room stream's start, as a host's channel message carries it: exactly its size decodes,
+  // and encodes back to the same bytes.
+  let start = RelayStreamStart(bytes: Array(input))
+  if (start != nil) != (input.count == RelayStreamStart.count) {
+    fuzzFailure("a stream start decodes exactly when it has a start's size")
+  }
+  if let start, start.encoded != Array(input) { fuzzFailure("a stream start does not encode to its bytes") }
   // Peer-supplied text (close reasons, Origins, room names) as it reaches a terminal or a log:
   // no control character survives, and text without one is kept as it is.
   let text = String(decoding: input, as: UTF8.self)
   let escaped = PeerText.escaped(text)
   let isControl = { (s: Unicode.Scalar) in s.value < 0x20 || (0x7F...0x9F).contains(s.value) }
   if escaped.unicodeScalars.contains(where: isControl) { fuzzFailure("a control character was not escaped") }
-  if !text.unicodeScalars.contains(where: isControl) && escaped != text { fuzzFailure("text without controls changed") }
+  if !text.unicodeScalars.contains(where: isControl) && escaped != text {
+    fuzzFailure("text without controls changed")
+  }
   return 0
 }
 

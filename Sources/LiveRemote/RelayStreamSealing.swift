@@ -2,55 +2,6 @@ import Crypto
 import Foundation
 import LiveProtocol
 
-/// What a host's message on one viewer's channel is, past the handshake, when the viewer takes
-/// room streams (`reel-relay.v3`): its first byte. A viewer of `reel-relay.v2` gets frames only,
-/// with no such byte.
-public enum RelayChannelMessage {
-  /// A frame of the live protocol follows.
-  public static let frame: UInt8 = 0
-  /// A `RelayStreamStart` follows: the viewer is put on a room stream.
-  public static let streamStart: UInt8 = 1
-}
-
-/// What the relay puts before each message it sends a `reel-relay.v3` viewer: whose it is.
-public enum RelayRoute {
-  /// The viewer's own channel (sealed with the channel's keys).
-  public static let channel: UInt8 = 0
-  /// The room stream the viewer is on (sealed once for all its viewers, signed by the host).
-  public static let stream: UInt8 = 1
-}
-
-/// What the host tells one viewer on its own sealed channel before the relay puts it on a room
-/// stream: the stream's number, the number of the first stream message the viewer will get,
-/// and the stream's key — so only viewers the host chose can read a stream.
-public struct RelayStreamStart: Sendable, Equatable {
-  /// Bytes of an encoded start: number 4, next message 8, key 32.
-  public static let count = 4 + 8 + 32
-  public let stream: UInt32
-  public let next: UInt64
-  let key: [UInt8]
-
-  init(stream: UInt32, next: UInt64, key: [UInt8]) {
-    self.stream = stream
-    self.next = next
-    self.key = key
-  }
-
-  /// The start's bytes (big-endian numbers, then the key).
-  public var encoded: [UInt8] {
-    (0..<4).map { UInt8(truncatingIfNeeded: stream >> (24 - 8 * UInt32($0))) }
-      + (0..<8).map { UInt8(truncatingIfNeeded: next >> (56 - 8 * UInt64($0))) } + key
-  }
-
-  /// A start from its bytes; nil for anything of another length.
-  public init?(bytes: [UInt8]) {
-    guard bytes.count == RelayStreamStart.count else { return nil }
-    stream = bytes[0..<4].reduce(0) { $0 << 8 | UInt32($1) }
-    next = bytes[4..<12].reduce(0) { $0 << 8 | UInt64($1) }
-    key = Array(bytes[12...])
-  }
-}
-
 /// Seals a room stream's messages once for every viewer on it (docs/protocol.md#relay): the
 /// host's paced output of a session, which the relay copies to each viewer, instead of one seal
 /// and one upload per viewer. AES-256-GCM under the stream's own random key, the nonce the
