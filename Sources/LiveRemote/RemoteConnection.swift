@@ -92,80 +92,29 @@ public enum RemoteConnection {
     ) { endpoint, finish in
       let (connected, take) = connection.value
       let socket = RemoteSocket(endpoint)
-      let handshake = relaySecret.map { RelayHandshake(secret: $0, room: room) }
+      // Through a relay that fans out, each message says whose it is: the channel's or the
+      // room stream's.
       let routed = endpoint.subprotocol == WebSocketSubprotocol.relayStreams
+      let handshake = relaySecret.map { RelayHandshake(secret: $0, room: room, routed: routed) }
       endpoint.start(
         WebSocketEndpoint.Events(
           message: { message in
-            var bytes = Array(message.readableBytesView)
-            if let handshake {
-              if routed {
-                // Whose message: the channel's, or the room stream's (sealed once for all its
-                // viewers, signed by the host).
-                guard let route = bytes.first, route == RelayRoute.channel || route == RelayRoute.stream
-                else {
-                  endpoint.close(code: Int(CloseCode.badRequest.rawValue), reason: "not a relay message")
-                  return
-                }
-                bytes.removeFirst()
-                if route == RelayRoute.stream {
-                  guard let opened = try? socket.openStream(bytes), let frame = try? Frame(message: opened)
-                  else {
-                    endpoint.close(
-                      code: Int(CloseCode.badRequest.rawValue),
-                      reason: "a stream message that does not open, or not the host's")
-                    return
-                  }
-                  if take(frame, socket) { endpoint.close(code: 1000, reason: nil) }
-                  return
-                }
-              }
-              guard handshake.keys != nil else {
-                // The host's salt: the keys, then the request, sealed.
-                guard handshake.received(hostAnswer: bytes, socket: socket) else {
-                  endpoint.close(
-                    code: Int(CloseCode.notAllowed.rawValue),
-                    reason: "the room's host did not prove it is the host the link names")
-                  return
-                }
-                connected(socket)
-                socket.send(first)
-                return
-              }
-              guard var opened = try? socket.open(bytes) else {
-                endpoint.close(
-                  code: Int(CloseCode.badRequest.rawValue), reason: "a sealed message that does not open")
-                return
-              }
-              if routed {
-                // The host's word on the channel: a frame, or the key of a room stream.
-                guard let kind = opened.first else {
-                  endpoint.close(code: Int(CloseCode.badRequest.rawValue), reason: "an empty sealed message")
-                  return
-                }
-                opened.removeFirst()
-                if kind == RelayChannelMessage.streamStart {
-                  guard let start = RelayStreamStart(bytes: opened),
-                    let stream = RelayStreamOpener(start: start, hostPublicKey: handshake.hostPublicKey)
-                  else {
-                    endpoint.close(code: Int(CloseCode.badRequest.rawValue), reason: "not a stream's start")
-                    return
-                  }
-                  socket.streamOpener = stream
-                  return
-                }
-                guard kind == RelayChannelMessage.frame else {
-                  endpoint.close(code: Int(CloseCode.badRequest.rawValue), reason: "not a reel frame")
-                  return
-                }
-              }
-              bytes = opened
+            let bytes = Array(message.readableBytesView)
+            let reading =
+              handshake?.read(bytes, socket: socket)
+              ?? (try? Frame(message: bytes)).map { .frame($0) } ?? .refused(.badRequest, "not a reel frame")
+            switch reading {
+            case .hostProved:
+              // The host's salt: the keys, then the request, sealed.
+              connected(socket)
+              socket.send(first)
+            case .streamStarted:
+              break
+            case .frame(let frame):
+              if take(frame, socket) { endpoint.close(code: 1000, reason: nil) }
+            case .refused(let code, let reason):
+              endpoint.close(code: Int(code.rawValue), reason: reason)
             }
-            guard let frame = try? Frame(message: bytes) else {
-              endpoint.close(code: Int(CloseCode.badRequest.rawValue), reason: "not a reel frame")
-              return
-            }
-            if take(frame, socket) { endpoint.close(code: 1000, reason: nil) }
           },
           ended: finish))
       if let handshake {
@@ -327,14 +276,69 @@ extension RemoteConnection {
 package final class RelayHandshake: @unchecked Sendable {
   let secret: RelaySecret
   let room: String
+  /// The relay puts a route byte before each message (`reel-relay.v3`).
+  let routed: Bool
   let viewerSalt = RelayChannelKeys.makeSalt()
   private(set) var keys: RelayChannelKeys? = nil
   /// The host's public key its answer proved (X9.63): what checks its room streams.
   private(set) var hostPublicKey: [UInt8] = []
 
-  init(secret: RelaySecret, room: String) {
+  init(secret: RelaySecret, room: String, routed: Bool) {
     self.secret = secret
     self.room = room
+    self.routed = routed
+  }
+
+  /// What a message from the relay was, once read.
+  enum Reading {
+    /// The host's answer proved it is the host the link names: the channel is keyed.
+    case hostProved
+    /// A frame of the host's, from the channel or the room stream.
+    case frame(Frame)
+    /// The host put the viewer on a room stream.
+    case streamStarted
+    /// Not what the host would send: the connection closes with this code.
+    case refused(CloseCode, String)
+  }
+
+  /// Reads one message of the relay's (on the event loop): the host's answer to the salt first,
+  /// then sealed frames on the channel or the room stream.
+  func read(_ message: [UInt8], socket: RemoteSocket) -> Reading {
+    var bytes = message
+    if routed {
+      guard let route = bytes.first, route == RelayRoute.channel || route == RelayRoute.stream else {
+        return .refused(.badRequest, "not a relay message")
+      }
+      bytes.removeFirst()
+      if route == RelayRoute.stream {
+        guard let opened = try? socket.openStream(bytes), let frame = try? Frame(message: opened) else {
+          return .refused(.badRequest, "a stream message that does not open, or not the host's")
+        }
+        return .frame(frame)
+      }
+    }
+    guard keys != nil else {
+      return received(hostAnswer: bytes, socket: socket)
+        ? .hostProved : .refused(.notAllowed, "the room's host did not prove it is the host the link names")
+    }
+    guard var opened = try? socket.open(bytes) else {
+      return .refused(.badRequest, "a sealed message that does not open")
+    }
+    if routed {
+      // The host's word on the channel: a frame, or the key of a room stream.
+      guard let kind = opened.first else { return .refused(.badRequest, "an empty sealed message") }
+      opened.removeFirst()
+      if kind == RelayChannelMessage.streamStart {
+        guard let start = RelayStreamStart(bytes: opened),
+          let stream = RelayStreamOpener(start: start, hostPublicKey: hostPublicKey)
+        else { return .refused(.badRequest, "not a stream's start") }
+        socket.streamOpener = stream
+        return .streamStarted
+      }
+      guard kind == RelayChannelMessage.frame else { return .refused(.badRequest, "not a reel frame") }
+    }
+    guard let frame = try? Frame(message: opened) else { return .refused(.badRequest, "not a reel frame") }
+    return .frame(frame)
   }
 
   /// The host's answer: when it is signed by the host key the link names, the socket seals and
