@@ -85,7 +85,32 @@ public enum ScreenSearch {
       let end = part + 1 < bounds.count ? bounds[part + 1] : Int.max
       results.set(part, Result { try searchPart(open: open, from: bounds[part], to: end, matcher: matcher) })
     }
-    return try results.values.flatMap { try $0!.get() }
+    // In order: what a part could not know at its start (which primary lines had shown when it
+    // started on the alternate screen) the parts before it say.
+    var hits: [Hit] = []
+    var primaryShown: Set<LineKey>? = nil
+    for result in results.values {
+      let part = try result!.get()
+      hits += part.hits
+      if let primaryShown {
+        hits += part.onReturn.filter { !primaryShown.contains($0.key) }.map(\.hit)
+      }
+      if let end = part.primaryShownAtEnd { primaryShown = end }
+    }
+    return hits.sorted { ($0.event, $0.row) < ($1.event, $1.row) }
+  }
+
+  /// What one part of the work found.
+  struct PartOutcome {
+    var hits: [Hit] = []
+    /// For a part that starts on the alternate screen: primary lines showing the pattern when
+    /// it first comes back to the primary screen that were hidden under it at the start, each
+    /// with the hit it is unless it had shown before (the parts before the part say; the first
+    /// part takes them as shown).
+    var onReturn: [(key: LineKey, hit: Hit)] = []
+    /// The primary lines that had shown the pattern at the part's end; nil for a part that
+    /// never saw the primary screen (it started on the alternate one and stayed there).
+    var primaryShownAtEnd: Set<LineKey>? = nil
   }
 
   /// Event numbers the parts start at: 0, then evenly through the recording where the source
@@ -108,7 +133,7 @@ public enum ScreenSearch {
   /// screen there decides which lines already showed the pattern), then checks after each.
   static func searchPart(open: () throws -> any EventSource, from start: Int, to end: Int, matcher: Matcher)
     throws
-    -> [Hit]
+    -> PartOutcome
   {
     var source = try open()
     let position = try ScreenReplay.position(of: &source, before: .event(start), scrollback: 0)
@@ -117,15 +142,19 @@ public enum ScreenSearch {
     var visit = terminal.isAlternateScreen ? 1 : 0
     var cache = LineMatches()
     var shown = lines(showing: matcher, in: terminal, visit: visit, cache: &cache)
+    // A part that starts on the alternate screen: the primary screen's lines hidden under it
+    // (read on a copy switched back) are taken as shown until it comes back; whether they had
+    // shown is for the parts before it to say (`PartOutcome.onReturn`).
+    var hiddenAtStart: Set<LineKey> = []
+    var sawPrimary = !terminal.isAlternateScreen
     if terminal.isAlternateScreen {
-      // A part that starts on the alternate screen: the primary screen's lines, hidden under
-      // it, already showed before it and are not new when the program leaves (read on a copy
-      // switched back).
       var primary = terminal
       primary.feed(Array("\u{1B}[?1049l".utf8))
-      shown.merge(lines(showing: matcher, in: primary, visit: 0, cache: &cache)) { $1 }
+      let hidden = lines(showing: matcher, in: primary, visit: 0, cache: &cache)
+      hiddenAtStart = Set(hidden.keys)
+      shown.merge(hidden) { $1 }
     }
-    var hits: [Hit] = []
+    var outcome = PartOutcome()
     var next = position.next
     var n = position.nextNumber
     while let event = next, n < end {
@@ -134,12 +163,17 @@ public enum ScreenSearch {
       if terminal.isAlternateScreen && !wasAlternate { visit += 1 }
       if event.kind == .output || event.kind == .resize {
         let now = lines(showing: matcher, in: terminal, visit: visit, cache: &cache)
-        for (key, found) in now where shown[key] == nil {
-          hits.append(
-            Hit(
-              event: n, time: event.time, row: found.row, alternateScreen: terminal.isAlternateScreen,
-              line: found.line))
+        for (key, found) in now {
+          let hit = Hit(
+            event: n, time: event.time, row: found.row, alternateScreen: terminal.isAlternateScreen,
+            line: found.line)
+          if shown[key] == nil {
+            outcome.hits.append(hit)
+          } else if !sawPrimary && hiddenAtStart.contains(key) && !terminal.isAlternateScreen {
+            outcome.onReturn.append((key, hit))
+          }
         }
+        if !terminal.isAlternateScreen { sawPrimary = true }
         // The other screen's lines are kept: the primary screen's come back unchanged when a
         // full-screen program leaves, and are not new then.
         let onAlternate = terminal.isAlternateScreen
@@ -148,7 +182,8 @@ public enum ScreenSearch {
       n += 1
       next = try source.next()
     }
-    return hits.sorted { ($0.event, $0.row) < ($1.event, $1.row) }
+    if sawPrimary { outcome.primaryShownAtEnd = Set(shown.keys.filter { $0.alternateVisit == 0 }) }
+    return outcome
   }
 
   struct LineKey: Hashable {
@@ -221,14 +256,14 @@ public enum ScreenSearch {
 /// Results of the parts, written by concurrent workers (each its own slot) under a lock.
 private final class PartResults: @unchecked Sendable {
   private let lock = NSLock()
-  private var slots: [Result<[ScreenSearch.Hit], Error>?]
+  private var slots: [Result<ScreenSearch.PartOutcome, Error>?]
   init(count: Int) { slots = Array(repeating: nil, count: count) }
-  func set(_ index: Int, _ result: Result<[ScreenSearch.Hit], Error>) {
+  func set(_ index: Int, _ result: Result<ScreenSearch.PartOutcome, Error>) {
     lock.lock()
     slots[index] = result
     lock.unlock()
   }
-  var values: [Result<[ScreenSearch.Hit], Error>?] {
+  var values: [Result<ScreenSearch.PartOutcome, Error>?] {
     lock.lock()
     defer { lock.unlock() }
     return slots

@@ -83,6 +83,30 @@ final class SearchTests: ScratchDirectoryTestCase {
     XCTAssertEqual(inParts.map { $0["row"] as? Int }, onePass.map { $0["row"] as? Int })
   }
 
+  /// A part that starts on the alternate screen does not know whether the primary lines under
+  /// it had shown: a line written and hidden in the same event (the program entered the
+  /// alternate screen at once) first shows when the program leaves, and is a hit then — the
+  /// parts before say so (a clean-clone CI run lost such a hit when the output came in two
+  /// reads instead of one).
+  func testALineHiddenAsItWasWrittenIsFoundWhenThePartStartsOnTheAlternateScreen() throws {
+    var text = "{\"version\": 2, \"width\": 40, \"height\": 10}\n"
+    for visit in 0..<7 {
+      text += "[\(visit).0, \"o\", \"needle \(visit)\\r\\n\\u001b[?1049h\\u001b[Hfull screen\"]\n"
+      text += "[\(visit).5, \"o\", \"\\u001b[?1049l\"]\n"
+    }
+    let cast = path("hidden.cast")
+    try Data(text.utf8).write(to: URL(fileURLWithPath: cast))
+    let reel = path("hidden.reel")
+    XCTAssertEqual(try ReelCLI.run(["convert", cast, reel]).status, 0)
+    let onePass = try hits([cast, "needle"])
+    XCTAssertEqual(onePass.map { $0["event"] as? Int }, [1, 3, 5, 7, 9, 11, 13])
+    // 14 events: on two cores the second part starts at event 7, after one that entered the
+    // alternate screen (and on more cores others do too).
+    let inParts = try hits([reel, "needle"])
+    XCTAssertEqual(inParts.map { $0["event"] as? Int }, onePass.map { $0["event"] as? Int })
+    XCTAssertEqual(inParts.map { $0["line"] as? String }, (0..<7).map { "needle \($0)" })
+  }
+
   /// `play --search`: n goes to the next hit and pauses there (the pane shows what `dump --at`
   /// shows at the hit's time), N back; past the last hit nothing moves.
   func testPlayJumpsBetweenHits() throws {
