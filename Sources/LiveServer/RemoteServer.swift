@@ -433,34 +433,3 @@ public final class FailedAttempts: @unchecked Sendable {
     return String(peer[..<colon])
   }
 }
-
-/// The port the server bound, handed from its task to the thread that started it.
-final class BoundPort: @unchecked Sendable {
-  private let condition = NSCondition()
-  private var port: Int? = nil
-  private var failure: String? = nil
-
-  func set(_ port: Int) {
-    condition.withLock {
-      self.port = port
-      condition.broadcast()
-    }
-  }
-  func fail(_ message: String) {
-    condition.withLock {
-      failure = message
-      condition.broadcast()
-    }
-  }
-
-  func wait(seconds: Double) throws -> Int {
-    let deadline = Date(timeIntervalSinceNow: seconds)
-    condition.lock()
-    defer { condition.unlock() }
-    while port == nil && failure == nil {
-      guard condition.wait(until: deadline) else { break }
-    }
-    if let port { return port }
-    throw LiveError("cannot listen: \(failure ?? "the server did not start")")
-  }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import LiveProtocol
+import NIOConcurrencyHelpers
 import NIOPosix
 import TestSupport
 import XCTest
@@ -153,11 +154,12 @@ final class RelayAttackTests: RelayTestCase {
     let channel = Array(open[1..<5])
     let viewerSalt = Array(try XCTUnwrap(impostor.message(1)).dropFirst(5))
     impostor.send([2] + channel + impostorKey.answer(room: secret.roomName, viewerSalt: viewerSalt).message)
-    let outcome = LockedBox<RemoteConnection.Outcome?>(nil)
-    ended.whenSuccess { outcome.value = $0 }
-    XCTAssertTrue(eventually { outcome.value != nil }, "the viewer went on with an impostor")
-    guard case .closed(let code, _) = outcome.value else {
-      return XCTFail("the viewer did not refuse: \(String(describing: outcome.value))")
+    let outcome = NIOLockedValueBox<RemoteConnection.Outcome?>(nil)
+    ended.whenSuccess { ending in outcome.withLockedValue { $0 = ending } }
+    XCTAssertTrue(eventually { outcome.withLockedValue { $0 } != nil }, "the viewer went on with an impostor")
+    let ending = outcome.withLockedValue { $0 }
+    guard case .closed(let code, _) = ending else {
+      return XCTFail("the viewer did not refuse: \(String(describing: ending))")
     }
     XCTAssertEqual(code, .notAllowed)
     // The viewer sent the impostor nothing sealed: no data past its salt.

@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdWSClient
 import LiveProtocol
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOWebSocket
@@ -179,11 +180,14 @@ final class RelayServerTests: RelayTestCase {
     var tampered = seal.seal(try Frame(.reply, json: ["ok": true]).encoded)
     tampered[tampered.count / 2] ^= 0x04
     host.send([2] + channel + tampered)
-    let outcome = LockedBox<RemoteConnection.Outcome?>(nil)
-    ended.whenSuccess { outcome.value = $0 }
-    XCTAssertTrue(eventually { outcome.value != nil }, "the viewer kept a connection that was tampered with")
-    guard case .closed(let code, let reason) = outcome.value else {
-      return XCTFail("the viewer did not close the connection itself: \(String(describing: outcome.value))")
+    let outcome = NIOLockedValueBox<RemoteConnection.Outcome?>(nil)
+    ended.whenSuccess { ending in outcome.withLockedValue { $0 = ending } }
+    XCTAssertTrue(
+      eventually { outcome.withLockedValue { $0 } != nil },
+      "the viewer kept a connection that was tampered with")
+    let ending = outcome.withLockedValue { $0 }
+    guard case .closed(let code, let reason) = ending else {
+      return XCTFail("the viewer did not close the connection itself: \(String(describing: ending))")
     }
     XCTAssertEqual(code, .badRequest)
     XCTAssertTrue(code.isFinal)

@@ -1,6 +1,7 @@
 import Foundation
 import LiveProtocol
 import LiveRemote
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -59,13 +60,13 @@ final class RelayProxies: @unchecked Sendable {
       }
     }
     let backlog = viewerBacklog
-    let upgraded = Flag()
+    let upgraded = NIOLockedValueBox(false)
     let outcome = try? await RemoteConnection.open(
       endpoint, path: "/r/\(room)/view", headers: headers, tls: endpoint.secure ? tls : nil,
       on: viewer.channel.eventLoop, pingInterval: .seconds(20), maxMessage: RelayServer.maxMessage,
       caOption: "--peer-ca-file"
     ) { upstream, finish in
-      upgraded.set()
+      upgraded.withLockedValue { $0 = true }
       let addRoute = takesStreams && upstream.subprotocol != WebSocketSubprotocol.relayStreams
       upstream.start(
         WebSocketEndpoint.Events(
@@ -105,7 +106,7 @@ final class RelayProxies: @unchecked Sendable {
           }))
     }.get()
     var failure: String? = nil
-    if !upgraded.isSet {
+    if !upgraded.withLockedValue { $0 } {
       // The owner could not be reached: the viewer comes back to find the room.
       viewer.channel.eventLoop.execute {
         viewer.start(WebSocketEndpoint.Events())

@@ -2,6 +2,7 @@ import Foundation
 import Live
 import LiveProtocol
 import LiveRemote
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -137,7 +138,7 @@ public final class RelayRoomConnection: RelayRoomKeeper, @unchecked Sendable {
     while !lock.withLock({ stopped }) {
       let relay = relays[index % relays.count]
       index += 1
-      let connected = Flag()
+      let connected = NIOLockedValueBox(false)
       let keys = lock.withLock { self.keys }
       let room = keys.room
       var headers = HTTPHeaders()
@@ -156,7 +157,7 @@ public final class RelayRoomConnection: RelayRoomKeeper, @unchecked Sendable {
           relay, path: "/r/\(room)/host", headers: headers, tls: tls, on: loop, pingInterval: .seconds(10),
           maxMessage: RelayServer.maxMessage
         ) { [self] socket, finish in
-          connected.set()
+          connected.withLockedValue { $0 = true }
           lock.withLock { current = socket }
           streams = RelayRoomStreams(socket: socket, hostKey: keys.key)
           log("relay \(relay.name): room \(room) connected")
@@ -175,7 +176,7 @@ public final class RelayRoomConnection: RelayRoomKeeper, @unchecked Sendable {
         }.get()) ?? .lost(nil)
       lock.withLock { current = nil }
       if lock.withLock({ stopped }) { return }
-      if connected.isSet { attempt = 0 }
+      if connected.withLockedValue { $0 } { attempt = 0 }
       attempt += 1
       var delay = RemoteLink.delay(attempt: attempt)
       if case .closed(let code, let reason) = outcome, code == .notAllowed {
@@ -238,12 +239,4 @@ public final class RelayRoomConnection: RelayRoomKeeper, @unchecked Sendable {
   }
 
   var secrets: [RelaySecret] { lock.withLock { [keys.secret, keys.readOnlySecret] } }
-}
-
-/// A set-once flag read from another task.
-final class Flag: @unchecked Sendable {
-  private let lock = NSLock()
-  private var value = false
-  func set() { lock.withLock { value = true } }
-  var isSet: Bool { lock.withLock { value } }
 }

@@ -11,6 +11,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import ServiceLifecycle
+import Synchronization
 
 /// Where and how `reel relay` listens, and what it allows.
 public struct RelayOptions: Sendable {
@@ -422,13 +423,12 @@ extension RelayServer {
 }
 
 /// Async work run one at a time, in the order it was asked for (an actor would interleave at
-/// its awaits).
-final class SerialWork: @unchecked Sendable {
-  private let lock = NSLock()
-  private var tail: Task<Void, Never>? = nil
+/// its awaits): each piece waits for the one before it.
+final class SerialWork: Sendable {
+  private let tail = Mutex<Task<Void, Never>?>(nil)
 
   func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
-    let task = lock.withLock { () -> Task<T, any Error> in
+    let task = tail.withLock { tail -> Task<T, any Error> in
       let previous = tail
       let task = Task {
         await previous?.value
@@ -441,31 +441,21 @@ final class SerialWork: @unchecked Sendable {
   }
 }
 
-/// Waits, blocking the calling thread (never an async task's), for async work started from
-/// synchronous code such as a command's `run`.
+/// Waits, blocking the calling thread (never an event loop's or an async task's), for async
+/// work started from synchronous code such as a command's `run`: a promise the work completes,
+/// or a timer fails first (the work is then cancelled).
 enum BlockingWait {
   static func run(seconds: Double, _ work: @escaping @Sendable () async throws -> Void) throws {
-    let done = DispatchSemaphore(value: 0)
-    let failure = LockedBox<(any Error)?>(nil)
+    let loop = MultiThreadedEventLoopGroup.singleton.next()
+    let done = loop.makePromise(of: Void.self)
     let task = Task {
-      do { try await work() } catch { failure.value = error }
-      done.signal()
+      do { done.succeed(try await work()) } catch { done.fail(error) }
     }
-    guard done.wait(timeout: .now() + seconds) == .success else {
+    let timer = loop.scheduleTask(in: .milliseconds(Int64(seconds * 1000))) {
+      done.fail(LiveError("timed out after \(Int(seconds)) s"))
       task.cancel()
-      throw LiveError("timed out after \(Int(seconds)) s")
     }
-    if let error = failure.value { throw error }
-  }
-}
-
-/// A value behind a lock.
-final class LockedBox<Value>: @unchecked Sendable {
-  private let lock = NSLock()
-  private var stored: Value
-  init(_ value: Value) { stored = value }
-  var value: Value {
-    get { lock.withLock { stored } }
-    set { lock.withLock { stored = newValue } }
+    defer { timer.cancel() }
+    try done.futureResult.wait()
   }
 }

@@ -3,38 +3,50 @@ import LiveProtocol
 import LiveRemote
 import Logging
 import NIOCore
+import NIOPosix
 import NIOSSL
 import ServiceLifecycle
 
 /// A server (`reel serve`'s, `reel relay`'s) run as a service in the background: started, its
 /// bound port waited for, stopped gracefully (its WebSockets closed with a code that says to
 /// come back).
-final class RunningServer: @unchecked Sendable {
+final class RunningServer: Sendable {
   let port: Int
   private let group: ServiceGroup
-  private let finished = DispatchSemaphore(value: 0)
+  /// Completed when the group ended (stopped or failed).
+  private let finished: EventLoopFuture<Void>
 
   /// Starts what `make` builds (given a quiet logger and the hook that learns the port);
-  /// throws a one-line error when it cannot bind.
+  /// throws a one-line error when it cannot bind. Blocks the calling thread (never an event
+  /// loop's) until the server listens.
   init(label: String, _ make: (Logger, @escaping @Sendable (any Channel) async -> Void) throws -> any Service)
     throws
   {
-    let bound = BoundPort()
+    let loop = MultiThreadedEventLoopGroup.singleton.next()
+    // The first outcome counts: the port once bound, or why it could not be.
+    let bound = loop.makePromise(of: Int.self)
+    let ended = loop.makePromise(of: Void.self)
     var logger = Logger(label: label)
     logger.logLevel = .critical
-    let service = try make(logger) { channel in bound.set(channel.localAddress?.port ?? -1) }
-    group = ServiceGroup(
+    let service = try make(logger) { channel in bound.succeed(channel.localAddress?.port ?? -1) }
+    let group = ServiceGroup(
       configuration: .init(services: [service], gracefulShutdownSignals: [], logger: logger))
-    let (group, finished) = (self.group, self.finished)
+    self.group = group
+    finished = ended.futureResult
     Task {
       do {
         try await group.run()
+        bound.fail(LiveError("cannot listen: the server stopped before it listened"))
       } catch {
-        bound.fail(RunningServer.describe(error))
+        bound.fail(LiveError("cannot listen: \(RunningServer.describe(error))"))
       }
-      finished.signal()
+      ended.succeed()
     }
-    port = try bound.wait(seconds: 20)
+    let timer = loop.scheduleTask(in: .seconds(20)) {
+      bound.fail(LiveError("cannot listen: the server did not start"))
+    }
+    defer { timer.cancel() }
+    port = try bound.futureResult.wait()
   }
 
   /// Why a server could not listen, in a user's words (not NIO's).
@@ -53,11 +65,17 @@ final class RunningServer: @unchecked Sendable {
     return "\(error)"
   }
 
+  /// Stops gracefully and waits (at most 10 s) for the server to end; stopping a stopped
+  /// server returns at once.
   func stop() {
     let group = self.group
     Task { await group.triggerGracefulShutdown() }
-    // Signalled again once seen: stopping a stopped server returns at once.
-    if finished.wait(timeout: .now() + 10) == .success { finished.signal() }
+    let loop = finished.eventLoop
+    let waited = loop.makePromise(of: Void.self)
+    waited.completeWith(finished)
+    let timer = loop.scheduleTask(in: .seconds(10)) { waited.succeed() }
+    defer { timer.cancel() }
+    try? waited.futureResult.wait()
   }
 
   /// The TLS configuration from a PEM certificate chain and key, or nil without them.
