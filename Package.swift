@@ -134,7 +134,7 @@ let package = Package(
       name: "Bench",
       dependencies: [
         "CLISupport", "ReelBase", "TerminalEmulator", "Recording", "Playback", "Capture", "Reconnect",
-        "LiveProtocol", "Live", "LiveServer", "LiveRemote",
+        "LiveProtocol", "Live", "LiveServer", "LiveRemote", "LinkEmulator",
         .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Logging", package: "swift-log"),
@@ -171,6 +171,10 @@ let package = Package(
     ),
     // Shared test helpers (XCTest base classes); not part of any product.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
+    // A slow network between a client and a server on loopback (delay, jitter, rate, stalls,
+    // cuts), for the tests and the bench.
+    .target(name: "LinkEmulator"),
+    .testTarget(name: "LinkEmulatorTests", dependencies: ["LinkEmulator"]),
     .testTarget(
       name: "RecordingTests",
       dependencies: ["ReelBase", "Recording", "Playback", "TerminalEmulator", "TestSupport"]),
@@ -194,6 +198,7 @@ let package = Package(
       name: "ReelCLITests",
       dependencies: [
         "reel", "ReelBench", "RemoteExample", "ReelBase", "Capture", "LocalAttach", "LiveProtocol", "Live",
+        "LinkEmulator",
         "Reconnect",
         "TerminalEmulator",
         "TestSupport",

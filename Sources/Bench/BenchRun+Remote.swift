@@ -24,6 +24,7 @@ extension BenchRun {
     if figures.contains("browser") { fields.append(("browser", try browserFigure(exe: exe))) }
     if figures.contains("relay") { fields.append(("relay", try relayFigure(exe: exe))) }
     if figures.contains("fanout") { fields.append(("relayFanOut", try fanOutFigure(exe: exe))) }
+    if figures.contains("network") { fields.append(("slowLink", try networkFigure(exe: exe))) }
     return .object(fields)
   }
 
@@ -168,6 +169,47 @@ extension BenchRun {
       ("watchedHostCPUSeconds", .double((v.watchedHostCPU * 1000).rounded() / 1000)),
       ("idleBytesPerViewer", .int(Int(v.idleBytesPerViewer))),
       ("streamedBytesPerViewer", .int(Int(v.streamedBytesPerViewer))), ("rounds", .int(v.rounds)),
+    ])
+  }
+
+  private func networkFigure(exe: String) throws -> JSONValue {
+    let keys = options.networkKeys
+    let interval = 0.15
+    BenchProgress.step("remote: keys typed \(Int(interval * 1000)) ms apart through a link emulator at RTT 0, 100, 300 ms")
+    let (rows, notes) = try RemoteNetworkBench.run(exe: exe, keys: keys, interval: interval)
+    let p50 = { (values: [Double]) in LiveBench.percentile(values, 0.5) }
+    let p95 = { (values: [Double]) in LiveBench.percentile(values, 0.95) }
+    let under = { (values: [Double]) in
+      values.isEmpty ? 0 : Double(values.filter { $0 < 20 }.count) * 100 / Double(values.count)
+    }
+    if !json {
+      BenchProgress.line(
+        "remote over a slow link: \(keys) keys typed \(Int(interval * 1000)) ms apart into `cat` (not waiting for"
+          + " each other) through a link emulator (half the RTT each way), rounds interleaved; key to screen")
+      for row in rows {
+        BenchProgress.line(
+          String(
+            format: "  RTT %3d ms  %@ p50 %7.1f ms  p95 %7.1f ms  shown < 20 ms %5.1f %%",
+            Int(row.rtt * 1000), row.client.padding(toLength: 28, withPad: " ", startingAt: 0),
+            p50(row.milliseconds), p95(row.milliseconds), under(row.milliseconds)))
+      }
+      for note in notes { BenchProgress.line("  \(note)") }
+    }
+    let rounded = { (value: Double) in JSONValue.double((value * 100).rounded() / 100) }
+    return .object([
+      ("keysPerRun", .int(keys)), ("intervalMillis", .int(Int(interval * 1000))),
+      (
+        "clients",
+        .array(
+          rows.map { row in
+            .object([
+              ("client", .string(row.client)), ("rttMillis", .int(Int(row.rtt * 1000))),
+              ("keys", .int(row.milliseconds.count)), ("millisP50", rounded(p50(row.milliseconds))),
+              ("millisP95", rounded(p95(row.milliseconds))), ("shownUnder20msPercent", rounded(under(row.milliseconds))),
+            ])
+          })
+      ),
+      ("notes", .array(notes.map { .string($0) })),
     ])
   }
 

@@ -30,8 +30,10 @@ package struct BenchOptions: Sendable {
   /// The remote section's figures to measure (all by default).
   package var remoteFigures = BenchOptions.remoteFigureNames
   package static let remoteFigureNames = [
-    "throughput", "latency", "catch-up", "viewers", "idle", "screen", "browser", "relay", "fanout",
+    "throughput", "latency", "catch-up", "viewers", "idle", "screen", "browser", "relay", "fanout", "network",
   ]
+  /// Keys typed per client, link and round in the remote section's slow-link figure.
+  package var networkKeys = 40
   /// Idle connections beside a typing client in the remote section's idle figure.
   package var idleConnections = 1000
   /// Idle rooms on a relay in the relay figure's memory figure.

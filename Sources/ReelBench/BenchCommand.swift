@@ -102,6 +102,11 @@ struct BenchCommand: ParsableCommand {
   var idleConnections = 1000
 
   @Option(
+    name: .customLong("network-keys"),
+    help: "Keys typed per client, link and round in the remote section's slow-link figure (network).")
+  var networkKeys = 40
+
+  @Option(
     name: .customLong("outage-seconds"),
     help:
       "The longest outage in the remote section's catch-up figures, and how long the screen-mode viewer watches heavy output (seconds)."
@@ -111,7 +116,7 @@ struct BenchCommand: ParsableCommand {
   @Option(
     name: .customLong("remote-figures"),
     help:
-      "Comma-separated figures of the remote section (throughput, latency, catch-up, viewers, idle, screen, browser, relay, fanout)."
+      "Comma-separated figures of the remote section (throughput, latency, catch-up, viewers, idle, screen, browser, relay, fanout, network)."
   )
   var remoteFigures = BenchOptions.remoteFigureNames.joined(separator: ",")
 
@@ -174,6 +179,8 @@ struct BenchCommand: ParsableCommand {
       throw CLIError("--idle-connections must be 1...5000")
     }
     options.idleConnections = idleConnections
+    guard (1...60).contains(networkKeys) else { throw CLIError("--network-keys must be 1...60") }
+    options.networkKeys = networkKeys
     options.outageSeconds = outageSeconds
     options.remoteFigures = figures
     guard relayRooms >= 1 && relayRooms <= 10_000 else { throw CLIError("--relay-rooms must be 1...10000") }

@@ -13,9 +13,9 @@ extension LiveHost {
     sendScreenUpdate(to: c, of: session, force: true)
   }
 
-  /// Sends `c` an update when one is due: output arrived, the last update was acknowledged
-  /// and a tick passed — or the client typed since its last update (`force`: now, whatever
-  /// the client acknowledged — the attachment's first and last).
+  /// Sends `c` an update when one is due: output arrived, the updates on their way fit the
+  /// link's window and a tick passed or the client typed since its last update (`force`: now,
+  /// whatever is on its way — the attachment's first and last).
   func sendScreenUpdate(to c: LiveConnection, of session: LiveSession, force: Bool = false) {
     guard let feed = c.screenFeed, c.streaming else { return }
     let now = MonotonicClock.microseconds()
@@ -25,7 +25,10 @@ extension LiveHost {
     guard let update = feed.update(from: session.mirror.shadow, offset: session.outputBytes, at: now) else {
       return
     }
-    if let frame = try? Frame(.screen, json: update) { c.send(frame) }
+    if let frame = try? Frame(.screen, json: update) {
+      feed.sent(bytes: frame.payload.count, at: now)
+      c.send(frame)
+    }
   }
 
   /// Sends the screen updates that are due; the microseconds until the next one may be (nil:
@@ -84,7 +87,7 @@ extension LiveHost {
     guard let feed = c.screenFeed else { return }
     switch frame.type {
     case .screenAck:
-      feed.acknowledge(try frame.decode(ScreenAck.self).seq)
+      feed.acknowledge(try frame.decode(ScreenAck.self).seq, at: MonotonicClock.microseconds())
       sendScreenUpdate(to: c, of: session)
     case .linesRequest:
       // Kept, answered by the loop's next turn (`screenUpdatesDue`): a client (a read-only

@@ -3,10 +3,15 @@ import LiveProtocol
 import TerminalEmulator
 
 /// One screen-mode client's side of the host's state synchronisation (docs/protocol.md#screen-
-/// mode): which lines it holds at which version, which update it acknowledged. An update holds
-/// only the lines the client lacks, and the next one is made only once the last was
-/// acknowledged and a tick passed — so a slow link gets fewer, larger steps, never a backlog,
-/// and after an outage the client gets exactly the lines that changed meanwhile.
+/// mode): which lines it holds at which version, which updates it acknowledged. An update holds
+/// only the lines the client lacks (updates arrive in order, so each may count on those before
+/// it); the next one is made once a tick passed (or at once for the client's own keys) while
+/// the updates not yet acknowledged are fewer bytes than the link carries in about two round
+/// trips (`window`, from the round trips and delivery rates the acknowledgements measure) — so
+/// a key's echo leaves at once instead of waiting for the last update's acknowledgement, a
+/// slow link still gets fewer, larger steps and never a backlog (the state waiting meanwhile
+/// is folded into the next update), and after an outage the client gets exactly the lines that
+/// changed meanwhile.
 final class ScreenFeed {
   /// The last update sent, and the last one the client acknowledged.
   private(set) var seq = 0
@@ -55,12 +60,66 @@ final class ScreenFeed {
     self.bells = bells
   }
 
-  /// Whether an update may go now: the last one was acknowledged.
-  var mayUpdate: Bool { acked == seq }
+  /// An update sent and not yet acknowledged.
+  private struct InFlight {
+    var seq: Int
+    var bytes: Int
+    var sentAt: UInt64
+    /// Bytes acknowledged (`delivered`) when it was sent.
+    var deliveredBefore: Int
+  }
+  private var inFlight: [InFlight] = []
+  private(set) var inFlightBytes = 0
+  /// Bytes of updates acknowledged so far.
+  private var delivered = 0
+  /// Recent acknowledgements' measures: when, the round trip (µs), the delivery rate over it
+  /// (bytes per second).
+  private var samples: [(at: UInt64, roundTrip: UInt64, rate: Double)] = []
+  /// Bytes of updates that may be on their way at once: twice what the link delivers in its
+  /// shortest recent round trip, at least `minimumWindow`.
+  private(set) var window = ScreenFeed.minimumWindow
+  /// The window before any measure, and its floor: a screenful of changed lines goes at once.
+  static let minimumWindow = 32 << 10
+  /// Updates on their way at most, whatever their size.
+  static let inFlightLimit = 64
+  /// How long a measure counts (µs): a link that changes is followed within this.
+  static let sampleLifetime: UInt64 = 10_000_000
 
-  /// The client applied update `seq` (a later or unknown number is ignored).
-  func acknowledge(_ seq: Int) {
-    if seq > acked && seq <= self.seq { acked = seq }
+  /// The latest round trip measured (µs), nil before the first acknowledgement.
+  var roundTrip: UInt64? { samples.last?.roundTrip }
+
+  /// Whether an update may go now: nothing is on its way, or what is fits in the window.
+  var mayUpdate: Bool {
+    inFlight.isEmpty || (inFlightBytes < window && inFlight.count < ScreenFeed.inFlightLimit)
+  }
+
+  /// Update `seq` (the latest made) left as `bytes` bytes at `now`.
+  func sent(bytes: Int, at now: UInt64) {
+    inFlight.append(InFlight(seq: seq, bytes: bytes, sentAt: now, deliveredBefore: delivered))
+    inFlightBytes += bytes
+  }
+
+  /// The client applied update `seq` and those before it (a later or unknown number is
+  /// ignored): they are off the way, and the newest of them measures the link.
+  func acknowledge(_ seq: Int, at now: UInt64 = MonotonicClock.microseconds()) {
+    guard seq > acked && seq <= self.seq else { return }
+    acked = seq
+    var newest: InFlight? = nil
+    while let first = inFlight.first, first.seq <= seq {
+      inFlight.removeFirst()
+      inFlightBytes -= first.bytes
+      delivered += first.bytes
+      newest = first
+    }
+    guard let newest else { return }
+    let roundTrip = max(1, now &- newest.sentAt)
+    let rate = Double(delivered - newest.deliveredBefore) * 1e6 / Double(roundTrip)
+    samples.append((now, roundTrip, rate))
+    let recent = samples.drop { now &- $0.at > ScreenFeed.sampleLifetime }.suffix(64)
+    samples = recent.isEmpty ? [samples.last!] : Array(recent)
+    let shortest = samples.map(\.roundTrip).min()!
+    let fastest = samples.map(\.rate).max()!
+    window = max(ScreenFeed.minimumWindow, Int(min(2 * fastest * Double(shortest) / 1e6, Double(64 << 20))))
   }
 
   /// The update that brings the client to `terminal`'s state at `offset`, or nil when it

@@ -15,7 +15,7 @@ final class BenchCommandTests: XCTestCase {
         "--seek-size",
         "2", "--resizes",
         "300",
-        "--viewers", "5", "--idle-connections", "20",
+        "--viewers", "5", "--idle-connections", "20", "--network-keys", "4",
         "--outage-seconds", "3", "--relay-rooms", "50", "--relay-viewers", "20",
       ], environment: environment)
     XCTAssertEqual(r.status, 0, r.stderr)
@@ -194,6 +194,16 @@ final class BenchCommandTests: XCTestCase {
     XCTAssertLessThan(upload[1], 4, "\(fanRows)")
     XCTAssertGreaterThan(upload[2], 15, "\(fanRows)")
     for row in fanRows { XCTAssertGreaterThan(row["echoP50"] as? Double ?? 0, 0, "\(row)") }
+    // The slow link: every key of both clients timed at each round trip; a key never shows
+    // before the link's round trip (a lower bound, not a timing).
+    let slowLink = try XCTUnwrap(remote["slowLink"] as? [String: Any])
+    let linkRows = try XCTUnwrap(slowLink["clients"] as? [[String: Any]])
+    XCTAssertEqual(linkRows.compactMap { $0["rttMillis"] as? Int }, [0, 0, 100, 100, 300, 300])
+    XCTAssertEqual(linkRows.compactMap { $0["keys"] as? Int }, Array(repeating: 4, count: 6), "\(slowLink)")
+    for row in linkRows {
+      XCTAssertGreaterThanOrEqual(
+        row["millisP50"] as? Double ?? 0, Double(row["rttMillis"] as? Int ?? 0), "\(row)")
+    }
   }
 
   /// The table: headers with units, the recording ratio worded for a reader, progress on

@@ -1,0 +1,158 @@
+import CLISupport
+import Capture
+import Foundation
+import Live
+import LiveProtocol
+import LinkEmulator
+import LiveServer
+import ReelBase
+import TerminalEmulator
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `reel bench`'s slow-link figure: keys typed at a person's steady pace (not each waiting for
+/// the last) into `cat` through `reel attach ws://` and `reel attach --render ws://`, the
+/// connection carried by a link emulator at several round-trip times; for each key, the time
+/// from typing it until the client's screen (reel's emulator, fed what the client draws) shows
+/// it. Interleaved: each round goes through every link and client once.
+enum RemoteNetworkBench {
+  struct Row {
+    var client: String
+    var rtt: Double
+    var milliseconds: [Double] = []
+  }
+
+  static func run(
+    exe: String, rtts: [Double] = [0, 0.1, 0.3], keys: Int = 40, interval: Double = 0.15
+  ) throws -> (rows: [Row], notes: [String]) {
+    // Three rounds; one for a quick run (the test's few keys).
+    let rounds = keys >= 10 ? 3 : 1
+    let served = try RemoteBench.Served(exe: exe, token: TokenRecord(label: "bench", create: true))
+    defer { served.stop() }
+    try LiveBench.startSession(
+      "network", command: "exec cat", cols: 80, rows: 24, exe: exe, directory: served.sockets)
+    defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["network"]), in: served.sockets) }
+    var environment = ProcessInfo.processInfo.environment
+    environment["REEL_SOCKET_DIR"] = served.sockets.path
+    environment["REEL_TOKEN"] = served.token
+    environment["TERM"] = "xterm-256color"
+    environment["LANG"] = "C.UTF-8"
+    let links = try rtts.map { try LinkEmulator(to: served.port, shape: .roundTrip($0)) }
+    defer { links.forEach { $0.stop() } }
+    let clients: [(name: String, arguments: (Int) -> [String])] = [
+      ("reel attach ws://", { [exe, "attach", "ws://127.0.0.1:\($0)/network"] }),
+      ("reel attach --render ws://", { [exe, "attach", "--render", "ws://127.0.0.1:\($0)/network"] }),
+    ]
+    var rows: [Row] = []
+    for rtt in rtts {
+      for client in clients { rows.append(Row(client: client.name, rtt: rtt)) }
+    }
+    var notes: [String] = []
+    var random = SplitMix64(seed: 5201)
+    for _ in 0..<rounds {
+      for (l, link) in links.enumerated() {
+        for (c, client) in clients.enumerated() {
+          do {
+            rows[l * clients.count + c].milliseconds += try typeSteadily(
+              client.arguments(link.port), environment: environment, keys: min(keys, 60), interval: interval,
+              random: &random)
+          } catch {
+            notes.append("\(client.name) at RTT \(Int(rtts[l] * 1000)) ms: \(error)")
+          }
+        }
+      }
+    }
+    return (rows, notes)
+  }
+
+  /// Starts `arguments` in a PTY, waits until a first key echoes, then types `keys` letters
+  /// `interval` seconds apart on one line, whatever the screen shows, and times each until the
+  /// line on the client's screen shows it.
+  static func typeSteadily(
+    _ arguments: [String], environment: [String: String], keys: Int, interval: Double,
+    random: inout SplitMix64
+  ) throws -> [Double] {
+    let pty = try PseudoTerminal(size: WindowSize(cols: 80, rows: 24))
+    let device = open(pty.devicePath, O_RDWR | O_NOCTTY)
+    if device >= 0 {
+      var settings = termios()
+      if tcgetattr(device, &settings) == 0 {
+        cfmakeraw(&settings)
+        _ = tcsetattr(device, TCSANOW, &settings)
+      }
+      close(device)
+    }
+    let child = try ChildProcess(
+      arguments: arguments, environment: environment.map { "\($0.key)=\($0.value)" }, terminal: pty)
+    defer {
+      child.signal(SIGKILL)
+      _ = child.wait()
+    }
+    var screen = Terminal(cols: 80, rows: 24)
+    var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    func readAvailable(waitingMillis: Int32) throws {
+      var p = pollfd(fd: pty.controller, events: Int16(POLLIN), revents: 0)
+      guard poll(&p, 1, waitingMillis) > 0 else { return }
+      let n = buffer.withUnsafeMutableBytes { read(pty.controller, $0.baseAddress, $0.count) }
+      guard n > 0 else { throw CLIError("the client ended") }
+      screen.feed(Array(buffer[0..<n]))
+      let replies = screen.takeReplies()
+      if !replies.isEmpty { _ = replies.withUnsafeBytes { write(pty.controller, $0.baseAddress, $0.count) } }
+    }
+    func type(_ bytes: [UInt8]) { _ = bytes.withUnsafeBytes { write(pty.controller, $0.baseAddress, $0.count) } }
+    /// The letters of `line` the cursor's row shows, from its start.
+    func shown(_ line: [UInt8]) -> Int {
+      let row = Array(screen.rowText(screen.cursor.row).utf8)
+      return zip(row, line).prefix { $0 == $1 }.count
+    }
+    let letters = Array("abcdefghijklmnopqrstuvwxyz".utf8)
+    func key() -> UInt8 { letters[Int(random.next() % UInt64(letters.count))] }
+    // Ready: a first key echoes on a line of its own (Ctrl-U kills what was left on cat's line).
+    var ready = false
+    for _ in 1...10 where !ready {
+      let first = key()
+      type([0x15, first])
+      let deadline = MonotonicClock.nanoseconds() + 3_000_000_000
+      while MonotonicClock.nanoseconds() < deadline && !ready {
+        try readAvailable(waitingMillis: 100)
+        ready = shown([first]) == 1 && screen.cursor.col == 1
+      }
+    }
+    guard ready else { throw CLIError("the client never showed a key") }
+    // Typed after the ready key's line is killed: the timed line starts at column 0.
+    type([0x15])
+    let cleared = MonotonicClock.nanoseconds() + 10_000_000_000
+    while screen.cursor.col != 0 && MonotonicClock.nanoseconds() < cleared { try readAvailable(waitingMillis: 100) }
+    var line: [UInt8] = []
+    var typedAt: [UInt64] = []
+    var times: [Double] = []
+    let start = MonotonicClock.nanoseconds()
+    let deadline = start + UInt64((Double(keys) * interval + 20) * 1e9)
+    while times.count < keys && MonotonicClock.nanoseconds() < deadline {
+      let now = MonotonicClock.nanoseconds()
+      if typedAt.count < keys {
+        let due = start + UInt64(Double(typedAt.count) * interval * 1e9)
+        if now >= due {
+          let next = key()
+          line.append(next)
+          typedAt.append(MonotonicClock.nanoseconds())
+          type([next])
+          continue
+        }
+        try readAvailable(waitingMillis: Int32(max(1, min(100, (due - now) / 1_000_000))))
+      } else {
+        try readAvailable(waitingMillis: 100)
+      }
+      let seen = MonotonicClock.nanoseconds()
+      while times.count < min(shown(line), typedAt.count) {
+        times.append(Double(seen - typedAt[times.count]) / 1e6)
+      }
+    }
+    guard times.count == keys else {
+      throw CLIError("\(keys - times.count) of \(keys) keys never showed")
+    }
+    return times
+  }
+}
