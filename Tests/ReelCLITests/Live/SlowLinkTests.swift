@@ -1,0 +1,65 @@
+import Foundation
+import LinkEmulator
+import TestSupport
+import XCTest
+
+/// `reel attach --render ws://` over a slow link (the link emulator: 300 ms round trip with
+/// jitter, 1 Mbit/s, a bounded queue, a stall): typed lines, a flood of output, vim and less
+/// scrolling — with several screen updates on their way at once, the pane in a real terminal
+/// (tmux) ends exactly on the session's screen and cursor (`reel history`) every time.
+extension LiveSessionTests {
+  func testRenderedAttachOverASlowLinkEndsOnTheSessionsScreen() throws {
+    try XCTSkipUnless(TmuxPane.installed, "tmux is not installed")
+    let serve = try startServe()
+    defer { serve.process.terminate() }
+    let link = try LinkEmulator(
+      to: serve.port, shape: .roundTrip(0.3, jitter: 0.02, bytesPerSecond: 125_000))
+    defer { link.stop() }
+    let long = root.appendingPathComponent("long.txt")
+    try (1...500).map { "line \($0) of a file vim and less scroll through, long enough to wrap a little" }
+      .joined(separator: "\n").write(to: long, atomically: true, encoding: .utf8)
+    let pane = try remoteAttachPane(
+      port: link.port, token: serve.token, "slow --render -c 'bash --norc --noprofile'")
+    XCTAssertTrue(waitForScreen(pane, containing: "$"), "no prompt:\n\(pane.screen())")
+
+    /// The pane equals the session's screen and cursor (its shadow), within a minute.
+    func assertSame(_ what: String, line: UInt = #line) throws {
+      var expected = ""
+      var cursor = ""
+      let same = pane.wait(seconds: 60) {
+        expected = (try? self.history("slow")) ?? ""
+        cursor = ((try? self.shadowState("slow")) ?? "").split(separator: " ").prefix(2).joined(separator: " ")
+        return pane.screen() == expected && pane.display("#{cursor_x} #{cursor_y}") == cursor
+      }
+      XCTAssertTrue(
+        same, "\(what): the pane shows\n\(pane.screen())\nthe session\n\(expected)\ncursor \(cursor)", line: line)
+    }
+
+    // Typed at once, faster than the round trip: every key's update leaves without waiting.
+    pane.send("echo typed-at-once-over-a-slow-link", "Enter")
+    XCTAssertTrue(pane.wait(seconds: 30) { pane.screen().contains("\ntyped-at-once-over-a-slow-link") })
+    try assertSame("after typing")
+    // A flood through 1 Mbit/s: the screen ends on its last lines, with nothing left behind.
+    pane.send("seq 1 20000; echo flood-over", "Enter")
+    XCTAssertTrue(pane.wait(seconds: 60) { pane.screen().contains("\nflood-over") }, pane.screen())
+    try assertSame("after the flood")
+    // vim, scrolled page by page with keys sent at once, and a stall in the middle.
+    pane.send("vim -u NONE -N '\(long.path)'", "Enter")
+    XCTAssertTrue(pane.wait(seconds: 30) { pane.screen().hasPrefix("line 1 of") }, pane.screen())
+    for page in 0..<6 {
+      pane.send("C-f")
+      if page == 2 { link.stall(for: 0.5) }
+    }
+    try assertSame("vim after six pages")
+    pane.send(":q", "Enter")
+    try assertSame("after vim")
+    pane.send("less '\(long.path)'", "Enter")
+    XCTAssertTrue(pane.wait(seconds: 30) { pane.screen().hasPrefix("line 1 of") }, pane.screen())
+    for key in ["space", "space", "b", "G", "g"] { pane.send(key) }
+    try assertSame("less after paging")
+    pane.send("q")
+    try assertSame("after less")
+    pane.send("C-]", "d")
+    XCTAssertTrue(waitForScreen(pane, containing: "reel-exit=0"), pane.screen())
+  }
+}
