@@ -185,13 +185,14 @@ extension BenchRun {
     if !json {
       BenchProgress.line(
         "remote over a slow link: \(keys) keys typed \(Int(interval * 1000)) ms apart into `cat` (not waiting for"
-          + " each other) through a link emulator (half the RTT each way), rounds interleaved; key to screen")
+          + " each other) through a link emulator (half the RTT each way), rounds interleaved; key to screen;"
+          + " runs whose screen did not end equal to the session's, cell for cell")
       for row in rows {
         BenchProgress.line(
           String(
-            format: "  RTT %3d ms  %@ p50 %7.1f ms  p95 %7.1f ms  shown < 20 ms %5.1f %%",
+            format: "  RTT %3d ms  %@ p50 %7.1f ms  p95 %7.1f ms  shown < 20 ms %5.1f %%  ended different %d",
             Int(row.rtt * 1000), row.client.padding(toLength: 28, withPad: " ", startingAt: 0),
-            p50(row.milliseconds), p95(row.milliseconds), under(row.milliseconds)))
+            p50(row.milliseconds), p95(row.milliseconds), under(row.milliseconds), row.endedDifferent))
       }
       for note in notes { BenchProgress.line("  \(note)") }
     }
@@ -206,6 +207,7 @@ extension BenchRun {
               ("client", .string(row.client)), ("rttMillis", .int(Int(row.rtt * 1000))),
               ("keys", .int(row.milliseconds.count)), ("millisP50", rounded(p50(row.milliseconds))),
               ("millisP95", rounded(p95(row.milliseconds))), ("shownUnder20msPercent", rounded(under(row.milliseconds))),
+              ("runsEndedDifferent", .int(row.endedDifferent)),
             ])
           })
       ),

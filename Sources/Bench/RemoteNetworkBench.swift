@@ -6,6 +6,7 @@ import LiveProtocol
 import LinkEmulator
 import LiveServer
 import ReelBase
+import Recording
 import TerminalEmulator
 
 #if canImport(Glibc)
@@ -22,6 +23,9 @@ enum RemoteNetworkBench {
     var client: String
     var rtt: Double
     var milliseconds: [Double] = []
+    /// Runs whose client screen did not come to equal the session's, cell for cell (text and
+    /// underline: a prediction left behind), after the last key.
+    var endedDifferent = 0
   }
 
   static func run(
@@ -51,13 +55,22 @@ enum RemoteNetworkBench {
     }
     var notes: [String] = []
     var random = SplitMix64(seed: 5201)
+    let sockets = served.sockets
+    let sessionScreen = { () -> Terminal? in
+      guard let reply = try? LiveClient.ask(LiveRequest(.history, names: ["network"]), in: sockets),
+        let compressed = reply.snapshot, let bytes = try? Zstd.decompress([UInt8](compressed))
+      else { return nil }
+      return try? Terminal(snapshot: bytes)
+    }
     for _ in 0..<rounds {
       for (l, link) in links.enumerated() {
         for (c, client) in clients.enumerated() {
           do {
-            rows[l * clients.count + c].milliseconds += try typeSteadily(
+            let run = try typeSteadily(
               client.arguments(link.port), environment: environment, keys: min(keys, 60), interval: interval,
-              random: &random)
+              random: &random, sessionScreen: sessionScreen)
+            rows[l * clients.count + c].milliseconds += run.times
+            if !run.endedSame { rows[l * clients.count + c].endedDifferent += 1 }
           } catch {
             notes.append("\(client.name) at RTT \(Int(rtts[l] * 1000)) ms: \(error)")
           }
@@ -69,11 +82,12 @@ enum RemoteNetworkBench {
 
   /// Starts `arguments` in a PTY, waits until a first key echoes, then types `keys` letters
   /// `interval` seconds apart on one line, whatever the screen shows, and times each until the
-  /// line on the client's screen shows it.
+  /// line on the client's screen shows it; then waits (10 s at most) for the client's screen to
+  /// equal the session's cell for cell — a prediction left behind never does.
   static func typeSteadily(
     _ arguments: [String], environment: [String: String], keys: Int, interval: Double,
-    random: inout SplitMix64
-  ) throws -> [Double] {
+    random: inout SplitMix64, sessionScreen: () -> Terminal?
+  ) throws -> (times: [Double], endedSame: Bool) {
     let pty = try PseudoTerminal(size: WindowSize(cols: 80, rows: 24))
     let device = open(pty.devicePath, O_RDWR | O_NOCTTY)
     if device >= 0 {
@@ -153,6 +167,23 @@ enum RemoteNetworkBench {
     guard times.count == keys else {
       throw CLIError("\(keys - times.count) of \(keys) keys never showed")
     }
-    return times
+    func same() -> Bool {
+      guard let session = sessionScreen(), session.rows == screen.rows, session.cols == screen.cols else {
+        return false
+      }
+      for row in 0..<screen.rows {
+        guard session.rowText(row) == screen.rowText(row) else { return false }
+        for col in 0..<screen.cols
+        where (screen.style(of: screen.cell(row: row, col: col)).underline != .none)
+          != (session.style(of: session.cell(row: row, col: col)).underline != .none)
+        {
+          return false
+        }
+      }
+      return session.cursor.row == screen.cursor.row && session.cursor.col == screen.cursor.col
+    }
+    let settled = MonotonicClock.nanoseconds() + 10_000_000_000
+    while !same() && MonotonicClock.nanoseconds() < settled { try readAvailable(waitingMillis: 100) }
+    return (times, same())
   }
 }

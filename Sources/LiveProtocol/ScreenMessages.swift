@@ -31,8 +31,8 @@ public struct HeldLine: Codable, Sendable, Equatable {
 /// Host → screen-mode viewer (`FrameType.screen`): the session's screen as it is after all
 /// output before `offset`, as far as it differs from what the viewer holds.
 public struct ScreenUpdate: Codable, Sendable, Equatable {
-  /// Increasing from 1; the viewer acknowledges it (`ScreenAck`) and gets the next update only
-  /// then.
+  /// Increasing from 1; the viewer acknowledges it (`ScreenAck`); the host keeps the updates
+  /// not yet acknowledged within a window of bytes.
   public var seq: Int
   /// The output offset the state stands for.
   public var offset: Int
@@ -51,10 +51,22 @@ public struct ScreenUpdate: Codable, Sendable, Equatable {
   /// The bell rang since the previous update.
   public var bell: Bool?
   public var modes: ScreenModes
+  /// How many of the viewer's input frames (`input` and `key`, counted from 1 over the
+  /// attachment) the state reflects: those the host wrote to the program at least
+  /// `ScreenUpdate.echoDelay` before making it — the program had time to echo them. A viewer
+  /// that predicts echoes judges its predictions up to this one against the update.
+  public var echo: Int?
+  /// The round trip the host measured from the viewer's acknowledgements, milliseconds.
+  public var rtt: Int?
+
+  /// How long after writing a viewer's input to the program the host counts it in `echo`
+  /// (mosh's 50 ms: a program that echoes has done so by then).
+  public static let echoDelay: UInt64 = 50_000
 
   public init(
     seq: Int, offset: Int, cols: Int, rows: Int, alternate: Bool, top: Int?, first: Int?,
-    lines: [ScreenLine], cursor: ScreenCursor, title: String, bell: Bool?, modes: ScreenModes
+    lines: [ScreenLine], cursor: ScreenCursor, title: String, bell: Bool?, modes: ScreenModes,
+    echo: Int? = nil, rtt: Int? = nil
   ) {
     self.seq = seq
     self.offset = offset
@@ -68,6 +80,8 @@ public struct ScreenUpdate: Codable, Sendable, Equatable {
     self.title = title
     self.bell = bell
     self.modes = modes
+    self.echo = echo
+    self.rtt = rtt
   }
 }
 

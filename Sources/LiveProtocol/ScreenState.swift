@@ -35,6 +35,9 @@ public struct ScreenState: Sendable {
     return last.alternate ? alternateRows[row] : last.top.flatMap { lines[$0 + row] }
   }
 
+  /// The primary-screen or history line `id`, if held.
+  public func line(id: Int) -> ScreenLine? { lines[id] }
+
   /// The screen's rows as text, trailing blanks trimmed.
   public var rowTexts: [String] { (0..<(last?.rows ?? 0)).map { line(row: $0)?.text ?? "" } }
 

@@ -22,6 +22,9 @@ public protocol AttachmentScreen {
   mutating func draw(_ frame: Frame) throws -> (bytes: [UInt8], acknowledgement: Frame)
   /// The key frame a mouse event goes to the host as.
   func keyFrame(for mouse: MouseEvent) throws -> Frame
+  /// An input or key frame is about to go to the host: the bytes to draw at once (the echo
+  /// predicted for it, if any).
+  mutating func sending(_ frame: Frame) -> [UInt8]
 }
 
 /// The client side of an attachment (`reel attach`, `reel tail`, the quick attach): the user's
@@ -144,6 +147,16 @@ public struct TerminalAttachment {
 
   func send(_ frame: Frame) throws { try UnixSocket.writeAll(fd, frame.encoded) }
 
+  /// Sends an input or key frame, after drawing what the screen predicts of it.
+  private mutating func sendInput(_ frame: Frame) throws {
+    if var screen {
+      let drawn = screen.sending(frame)
+      self.screen = screen
+      if !drawn.isEmpty { TerminalAttachment.writeOut(drawn) }
+    }
+    try send(frame)
+  }
+
   /// After the connection was lost: attached again through `reconnect` (true), or not.
   private mutating func comeBack() throws -> Bool {
     guard let reconnect else { return false }
@@ -169,10 +182,10 @@ public struct TerminalAttachment {
 
   /// Sends the program its keys (unless read-only); true when the user asked to leave, which
   /// has been asked of the host.
-  private func act(on outcome: ClientKeys.Outcome) throws -> Bool {
-    if !outcome.send.isEmpty && !readOnly { try send(Frame(.input, outcome.send)) }
+  private mutating func act(on outcome: ClientKeys.Outcome) throws -> Bool {
+    if !outcome.send.isEmpty && !readOnly { try sendInput(Frame(.input, outcome.send)) }
     if let screen, !readOnly {
-      for mouse in outcome.mouse { try send(screen.keyFrame(for: mouse)) }
+      for mouse in outcome.mouse { try sendInput(screen.keyFrame(for: mouse)) }
     }
     if outcome.leave { try send(Frame(.detach)) }
     return outcome.leave

@@ -55,15 +55,26 @@ private final class ClientHolder {
 }
 
 /// Screen mode for `TerminalAttachment`: updates decoded and drawn by a `ScreenRenderer`,
-/// acknowledged; mouse events sent as key events.
+/// acknowledged; what the user types echoed at once where it can be predicted
+/// (`EchoPredictor`), drawn over the screen until the host's updates confirm or withdraw it;
+/// mouse events sent as key events.
 struct RenderedScreen: AttachmentScreen {
   var renderer = ScreenRenderer()
+  var predictor = EchoPredictor()
   var enter: [UInt8] { ScreenRenderer.enter }
   var leave: [UInt8] { ScreenRenderer.leave }
 
   mutating func draw(_ frame: Frame) throws -> (bytes: [UInt8], acknowledgement: Frame) {
     let update = try frame.decode(ScreenUpdate.self)
-    return (renderer.draw(update), try Frame(.screenAck, json: ScreenAck(seq: update.seq)))
+    var bytes = renderer.draw(update)
+    predictor.judge(update, state: renderer.state)
+    bytes += renderer.draw(overlay: predictor.overlay(on: renderer.state))
+    return (bytes, try Frame(.screenAck, json: ScreenAck(seq: update.seq)))
+  }
+
+  mutating func sending(_ frame: Frame) -> [UInt8] {
+    predictor.sending(frame.type == .input ? Array(frame.payload) : nil, on: renderer.state)
+    return renderer.draw(overlay: predictor.overlay(on: renderer.state))
   }
 
   func keyFrame(for mouse: MouseEvent) throws -> Frame {

@@ -11,7 +11,10 @@ import TerminalEmulator
 /// program's, so the terminal's keys are the bytes the program expects, and the mouse is
 /// reported while the program asks for it.
 public struct ScreenRenderer: Sendable {
-  private var state = ScreenState()
+  /// The screen as the updates drawn made it.
+  public private(set) var state = ScreenState()
+  /// What the last overlay drew (predicted echo), to draw over again or take away.
+  private var overlay: EchoPredictor.Overlay? = nil
   /// What each terminal row shows: the line's id (nil on the alternate screen) and version.
   private var drawn: [Int: (id: Int?, v: Int)] = [:]
   private var size: (cols: Int, rows: Int)? = nil
@@ -67,9 +70,7 @@ public struct ScreenRenderer: Sendable {
       let key = (id: line?.id, v: line?.v ?? -1)
       if let shown = drawn[row], shown.id == key.id, shown.v == key.v { continue }
       drawn[row] = key
-      out += "\u{1B}[\(row + 1);1H"
-      for run in line?.runs ?? [] { out += ScreenRenderer.sgr(run) + run.text }
-      out += "\u{1B}[0m\u{1B}[K"
+      out += rowText(row)
     }
     if modes != update.modes {
       let m = update.modes
@@ -85,6 +86,36 @@ public struct ScreenRenderer: Sendable {
     out += "\u{1B}[\(update.cursor.row + 1);\(update.cursor.col + 1)H"
     if update.cursor.visible { out += "\u{1B}[?25h" }
     out += "\u{1B}[?2026l"
+    return Array(out.utf8)
+  }
+
+  /// The bytes that draw row `row` from the state, whole.
+  private func rowText(_ row: Int) -> String {
+    var out = "\u{1B}[\(row + 1);1H"
+    for run in state.line(row: row)?.runs ?? [] { out += ScreenRenderer.sgr(run) + run.text }
+    return out + "\u{1B}[0m\u{1B}[K"
+  }
+
+  /// The bytes that draw `overlay` (predicted echo) over the screen: rows an earlier overlay
+  /// drew on and this one does not are drawn again from the state (no trace is left), then
+  /// the predicted cells, then the cursor where it is predicted (or the host's). Nothing
+  /// when there was and is no overlay.
+  public mutating func draw(overlay next: EchoPredictor.Overlay?) -> [UInt8] {
+    guard let update = state.last, next != nil || overlay != nil else { return [] }
+    var out = "\u{1B}[?2026h\u{1B}[?25l"
+    let rows = Set(next?.cells.map(\.row) ?? [])
+    for row in Set(overlay?.cells.map(\.row) ?? []).subtracting(rows) where row < update.rows {
+      out += rowText(row)
+    }
+    for cell in next?.cells ?? [] where cell.row < update.rows && cell.col < update.cols {
+      out += "\u{1B}[\(cell.row + 1);\(cell.col + 1)H\u{1B}[0\(next?.underlined == true ? ";4" : "")m"
+      out += String(cell.character) + "\u{1B}[0m"
+    }
+    let cursor = next?.cursor ?? (update.cursor.row, update.cursor.col)
+    out += "\u{1B}[\(cursor.row + 1);\(cursor.col + 1)H"
+    if update.cursor.visible { out += "\u{1B}[?25h" }
+    out += "\u{1B}[?2026l"
+    overlay = next
     return Array(out.utf8)
   }
 

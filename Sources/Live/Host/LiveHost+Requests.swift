@@ -58,6 +58,7 @@ extension LiveHost {
       writeToProgram(session, frame.payload)
       session.recordInput(frame.payload)
       c.screenFeed?.urgent = true
+      c.screenFeed?.received(inputAt: MonotonicClock.microseconds())
     case .resize where holds:
       session.resize(try frame.decode(LiveSize.self))
     case .detach:

@@ -43,8 +43,22 @@ extension LiveHost {
       {
         wait = min(wait ?? .max, retry)
       }
-      guard let feed = c.screenFeed, feed.dirty, feed.mayUpdate, let name = c.session, let s = sessions[name]
-      else { continue }
+      guard let feed = c.screenFeed, let name = c.session, let s = sessions[name] else { continue }
+      // An input old enough to count as echoed: an update says so (the viewer judges its
+      // predictions by it), at once, even if the screen did not change.
+      if let due = feed.echoDue {
+        if now >= due {
+          feed.dirty = true
+          feed.urgent = true
+        } else {
+          wait = min(wait ?? .max, due - now)
+        }
+      }
+      guard feed.dirty, feed.mayUpdate else { continue }
+      if feed.urgent {
+        sendScreenUpdate(to: c, of: s)
+        continue
+      }
       let due = feed.sentAt &+ LiveHost.watcherTick
       if now >= due {
         sendScreenUpdate(to: c, of: s)
@@ -96,6 +110,8 @@ extension LiveHost {
       feed.pendingLines = try frame.decode(LinesRequest.self)
     case .key:
       let bytes = feed.bytes(for: try frame.decode(KeyEvent.self), in: session.mirror.shadow)
+      // Counted whatever it stands for: the viewer counts every key frame it sends.
+      feed.received(inputAt: MonotonicClock.microseconds())
       guard !bytes.isEmpty else { return }
       feed.urgent = true
       writeToProgram(session, bytes)

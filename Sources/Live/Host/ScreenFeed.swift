@@ -23,6 +23,12 @@ final class ScreenFeed {
   var urgent = false
   /// When the last update was sent (microseconds, `MonotonicClock.microseconds()`).
   var sentAt: UInt64 = 0
+  /// The viewer's input frames received so far, and when those not yet counted in an
+  /// update's `echo` were written to the program.
+  private(set) var inputs = 0
+  private var inputsWaiting: [(number: Int, at: UInt64)] = []
+  /// The `echo` the last update said.
+  private var echoSaid = 0
   /// Primary-screen and history lines the client holds: id → version.
   private var heldLines: [Int: Int]
   /// Alternate-screen rows it holds: row → version.
@@ -122,6 +128,24 @@ final class ScreenFeed {
     window = max(ScreenFeed.minimumWindow, Int(min(2 * fastest * Double(shortest) / 1e6, Double(64 << 20))))
   }
 
+  /// The viewer's next input frame was written to the program at `now`.
+  func received(inputAt now: UInt64) {
+    inputs += 1
+    inputsWaiting.append((inputs, now))
+  }
+
+  /// When the oldest input not yet counted in `echo` may be (microseconds), nil for none.
+  var echoDue: UInt64? { inputsWaiting.first.map { $0.at &+ ScreenUpdate.echoDelay } }
+
+  /// The inputs written at least `ScreenUpdate.echoDelay` before `now`.
+  private func echoed(at now: UInt64) -> Int {
+    while let first = inputsWaiting.first, now >= first.at &+ ScreenUpdate.echoDelay {
+      inputsWaiting.removeFirst()
+      echoSaid = max(echoSaid, first.number)
+    }
+    return echoSaid
+  }
+
   /// The update that brings the client to `terminal`'s state at `offset`, or nil when it
   /// already holds that state.
   func update(from terminal: Terminal, offset: Int, at now: UInt64) -> ScreenUpdate? {
@@ -174,14 +198,16 @@ final class ScreenFeed {
         reverseVideo: terminal.modes.contains(.reverseVideo)))
     let rang = terminal.bellCount != bells
     bells = terminal.bellCount
-    guard !lines.isEmpty || said != self.said || rang else { return nil }
+    let echoBefore = echoSaid
+    let echo = echoed(at: now)
+    guard !lines.isEmpty || said != self.said || rang || echo != echoBefore else { return nil }
     self.said = said
     seq += 1
     sentAt = now
     return ScreenUpdate(
       seq: seq, offset: offset, cols: said.cols, rows: said.rows, alternate: alternate, top: top,
       first: said.first, lines: lines, cursor: said.cursor, title: said.title, bell: rang ? true : nil,
-      modes: said.modes)
+      modes: said.modes, echo: inputs > 0 ? echo : nil, rtt: roundTrip.map { Int(($0 + 500) / 1000) })
   }
 
   /// History lines `before - count ..< before` that are retained (and not on the screen).

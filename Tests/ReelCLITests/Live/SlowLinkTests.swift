@@ -62,4 +62,62 @@ extension LiveSessionTests {
     pane.send("C-]", "d")
     XCTAssertTrue(waitForScreen(pane, containing: "reel-exit=0"), pane.screen())
   }
+
+  /// Predictive echo through tmux: with the link stalled (the host cannot have echoed), keys
+  /// typed at a prompt show at once, underlined; once the link comes back the pane is the
+  /// session's screen exactly, with no underline left. At a password prompt nothing typed shows.
+  func testPredictedEchoShowsWhileTheLinkIsStalledAndLeavesNoTrace() throws {
+    try XCTSkipUnless(TmuxPane.installed, "tmux is not installed")
+    let serve = try startServe()
+    defer { serve.process.terminate() }
+    let link = try LinkEmulator(to: serve.port, shape: .roundTrip(0.3))
+    defer { link.stop() }
+    let pane = try remoteAttachPane(
+      port: link.port, token: serve.token, "predict --render -c 'bash --norc --noprofile'")
+    XCTAssertTrue(waitForScreen(pane, containing: "$"), "no prompt:\n\(pane.screen())")
+    func assertSame(_ what: String, line: UInt = #line) {
+      var expected = ""
+      XCTAssertTrue(
+        pane.wait(seconds: 30) {
+          expected = (try? self.history("predict")) ?? ""
+          return pane.screen() == expected
+        }, "\(what): the pane shows\n\(pane.screen())\nthe session\n\(expected)", line: line)
+      let styled = (try? pane.tmux(["capture-pane", "-p", "-e", "-t", "t"])) ?? ""
+      XCTAssertFalse(styled.contains("\u{1B}[4m"), "\(what): an underline is left:\n\(styled)", line: line)
+    }
+    // Keys the host echoes: the predictions they confirm make the next ones show.
+    pane.send("echo ")
+    XCTAssertTrue(pane.wait(seconds: 30) { pane.screen().hasSuffix("$ echo") }, pane.screen())
+    // Stalled: whatever shows now was predicted. The first try may come before the update that
+    // confirms the last key; the key it typed is confirmed once the link is back, and then
+    // the second must show.
+    var predicted = false
+    var typed = "echo "
+    for letter in ["p", "q"] where !predicted {
+      link.stall(for: 4)
+      let before = pane.screen()
+      pane.send(letter)
+      typed += letter
+      predicted = pane.wait(seconds: 2) { pane.screen() != before && pane.screen().hasSuffix("$ " + typed) }
+      let line = typed
+      XCTAssertTrue(pane.wait(seconds: 30) { (try? self.history("predict"))?.hasSuffix("$ " + line) == true })
+    }
+    XCTAssertTrue(predicted, "no key showed while the link was stalled:\n\(pane.screen())")
+    assertSame("after the stall")
+    pane.send("Enter")
+    XCTAssertTrue(pane.wait(seconds: 30) { pane.screen().contains("\np") || pane.screen().contains("\nq") })
+    assertSame("after Enter")
+    // A prompt that echoes nothing: no key shows, stalled or not.
+    pane.send("read -s -p 'Password: ' pw; echo \"got ${#pw}\"", "Enter")
+    XCTAssertTrue(pane.wait(seconds: 30) { pane.screen().hasSuffix("Password:") }, pane.screen())
+    link.stall(for: 2)
+    pane.send("secret")
+    XCTAssertFalse(
+      pane.wait(seconds: 3) { !pane.screen().hasSuffix("Password:") }, "typed at a password prompt:\n\(pane.screen())")
+    pane.send("Enter")
+    XCTAssertTrue(pane.wait(seconds: 30) { pane.screen().contains("got 6") }, pane.screen())
+    assertSame("after the password")
+    pane.send("C-]", "d")
+    XCTAssertTrue(waitForScreen(pane, containing: "reel-exit=0"), pane.screen())
+  }
 }
