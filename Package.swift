@@ -116,7 +116,7 @@ let package = Package(
         .embedInCode("Viewer/index.html"), .embedInCode("Viewer/viewer.css"),
         .embedInCode("Viewer/viewer.js"), .embedInCode("Viewer/protocol.js"),
         .embedInCode("Viewer/sealing.js"), .embedInCode("Viewer/screen.js"), .embedInCode("Viewer/render.js"),
-        .embedInCode("Viewer/input.js"),
+        .embedInCode("Viewer/input.js"), .embedInCode("Viewer/prediction.js"),
       ]),
     // `reel relay --database`: many relay nodes sharing their rooms' ownership in PostgreSQL
     // (the `RelayDirectory` that LiveServer's relay asks where a room lives).

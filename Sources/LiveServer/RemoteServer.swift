@@ -261,7 +261,9 @@ public final class RemoteServer: @unchecked Sendable {
       .utf8)
 
   /// The browser viewer's script: `viewer.js`, the page, and the modules it imports.
-  static let pageModules = ["viewer.js", "protocol.js", "sealing.js", "screen.js", "render.js", "input.js"]
+  static let pageModules = [
+    "viewer.js", "protocol.js", "sealing.js", "screen.js", "render.js", "input.js", "prediction.js",
+  ]
 
   static func pageFile(_ name: String) -> Response {
     var headers = HTTPFields()
@@ -273,6 +275,7 @@ public final class RemoteServer: @unchecked Sendable {
       case "screen.js": (PackageResources.screen_js, "text/javascript; charset=utf-8")
       case "render.js": (PackageResources.render_js, "text/javascript; charset=utf-8")
       case "input.js": (PackageResources.input_js, "text/javascript; charset=utf-8")
+      case "prediction.js": (PackageResources.prediction_js, "text/javascript; charset=utf-8")
       case "viewer.css": (PackageResources.viewer_css, "text/css; charset=utf-8")
       case "favicon.svg": (RemoteServer.favicon, "image/svg+xml")
       default: (PackageResources.index_html, "text/html; charset=utf-8")

@@ -1,3 +1,4 @@
+import Foundation
 import Live
 import ReelBase
 import LiveProtocol
@@ -256,4 +257,82 @@ struct EchoPredictorTests {
   }
 
   static func cursor(_ line: String) -> Int { line.count }
+
+  /// Scripts for the page's predictor (Tests/Viewer/prediction.test.js, through
+  /// ViewerModuleTests' vectors): updates and typed input, with what this predictor draws
+  /// after each step — the page's must draw the same.
+  static func vectorScripts() throws -> [[String: Any]] {
+    var scripts: [[String: Any]] = []
+    var random = SplitMix64(seed: 2026)
+    for round in 0..<80 {
+      var state = ScreenState()
+      var predictor = EchoPredictor()
+      var steps: [[String: Any]] = []
+      func record(_ step: [String: Any]) {
+        var step = step
+        if let overlay = predictor.overlay(on: state) {
+          step["overlay"] = [
+            "cells": overlay.cells.map { [$0.row, $0.col, String($0.character)] as [Any] },
+            "underlined": overlay.underlined,
+            "cursor": overlay.cursor.map { [$0.row, $0.col] } as Any,
+          ]
+        } else {
+          step["overlay"] = NSNull()
+        }
+        steps.append(step)
+      }
+      func receive(_ update: ScreenUpdate) throws {
+        state.apply(update)
+        predictor.judge(update, state: state)
+        let json = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(update))
+        record(["update": json])
+      }
+      func type(_ bytes: [UInt8]?) {
+        predictor.sending(bytes, on: state)
+        record(["type": bytes.map { $0.map(Int.init) } as Any])
+      }
+      var host = round % 4 == 0 ? "Password:" : "$ "
+      let mode = Int(random.next() % 3)
+      let rtt = [5, 50, 300][Int(random.next() % 3)]
+      var seq = 1
+      var written: [[UInt8]?] = []
+      var echoed = 0
+      try receive(update(seq, [host], cursor: (0, host.count), echo: nil, rtt: rtt))
+      for _ in 0..<Int(random.next() % 16 + 1) {
+        let choice = random.next() % 12
+        let key: [UInt8]? =
+          choice < 7
+          ? [UInt8(97 + random.next() % 26)]
+          : choice < 9 ? [0x7F] : choice < 10 ? [0x1B, 0x5B, 0x44] : choice < 11 ? [0x15] : nil
+        type(key)
+        written.append(key)
+        if random.next() % 3 == 0 {
+          while echoed < written.count && random.next() % 2 == 0 {
+            host = apply(written[echoed], to: host, mode: mode)
+            echoed += 1
+          }
+          seq += 1
+          try receive(update(seq, [host], cursor: (0, host.count), echo: echoed, rtt: rtt))
+        }
+      }
+      while echoed < written.count {
+        host = apply(written[echoed], to: host, mode: mode)
+        echoed += 1
+      }
+      seq += 1
+      try receive(update(seq, [host], cursor: (0, host.count), echo: echoed, rtt: rtt))
+      scripts.append([
+        "steps": steps, "confirmed": predictor.confirmed, "withdrawn": predictor.withdrawn,
+      ])
+    }
+    return scripts
+  }
+
+  /// `apply` for the vectors' keys: Ctrl-U kills the line back to the prompt; a key frame
+  /// (nil) does nothing.
+  static func apply(_ key: [UInt8]?, to line: String, mode: Int) -> String {
+    guard let key, !line.hasPrefix("Password") else { return line }
+    if key == [0x15] { return "$ " }
+    return apply(String(decoding: key, as: UTF8.self), to: line, mode: mode)
+  }
 }

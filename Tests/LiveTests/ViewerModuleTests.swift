@@ -7,7 +7,7 @@ import XCTest
 @testable import LiveRemote
 
 /// The browser page's modules (Sources/LiveServer/Viewer: protocol.js, sealing.js, screen.js,
-/// render.js, input.js) under Node's test runner (`node --test`, Tests/Viewer), against vectors
+/// render.js, input.js, prediction.js) under Node's test runner (`node --test`, Tests/Viewer), against vectors
 /// this test makes with the host's own code: frames from Swift's encoder, sealed messages and a
 /// signed handshake from swift-crypto, and screen-mode updates a real `Terminal` and the host's
 /// `ScreenFeed` produce — so the page and the host cannot drift apart.
@@ -31,7 +31,7 @@ final class ViewerModuleTests: XCTestCase {
     let tests = Self.root.appendingPathComponent("Tests/Viewer")
     var testFiles: [String] = []
     for (source, names) in [
-      (viewer, ["protocol.js", "sealing.js", "screen.js", "render.js", "input.js"]),
+      (viewer, ["protocol.js", "sealing.js", "screen.js", "render.js", "input.js", "prediction.js"]),
       (
         tests,
         try FileManager.default.contentsOfDirectory(atPath: tests.path).filter { $0.hasSuffix(".test.js") }
@@ -43,7 +43,7 @@ final class ViewerModuleTests: XCTestCase {
         if name.hasSuffix(".test.js") { testFiles.append(name) }
       }
     }
-    XCTAssertGreaterThanOrEqual(testFiles.count, 5)
+    XCTAssertGreaterThanOrEqual(testFiles.count, 6)
     try Data(#"{"type":"module"}"#.utf8).write(to: dir.appendingPathComponent("package.json"))
     let vectors = dir.appendingPathComponent("vectors.json")
     try JSONSerialization.data(withJSONObject: try Self.vectors(), options: [.sortedKeys]).write(to: vectors)
@@ -161,6 +161,7 @@ final class ViewerModuleTests: XCTestCase {
     return [
       "frames": frames, "pageFrames": pageFrames, "detachHex": hex(Frame(.detach).encoded),
       "frameTypes": frameTypes, "sealing": sealing, "screen": screen,
+      "prediction": try EchoPredictorTests.vectorScripts(),
     ]
   }
 }

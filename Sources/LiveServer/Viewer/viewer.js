@@ -8,6 +8,7 @@ import { channelKeys, seal, open as openSealed, verifyHost, roomSecret } from ".
 import { ScreenState, lineText } from "./screen.js";
 import { lineElement, gapElement } from "./render.js";
 import { keyEvent, mouseEvent, heldButton } from "./input.js";
+import { EchoPredictor, predictedBytes, lineWithPredictions } from "./prediction.js";
 
   const $ = (id) => document.getElementById(id);
 
@@ -20,6 +21,8 @@ import { keyEvent, mouseEvent, heldButton } from "./input.js";
     // details by name.
     may: null, details: new Map(),
     screen: new ScreenState(), first: null,
+    // What the user types, drawn before the host's echo on a slow link (prediction.js).
+    predictor: new EchoPredictor(),
     attached: JSON.parse(localStorage.getItem("reel.attached") || "[]"), available: [],
     drafts: new Map(), message: "",
     // Seed 000's limit on sessions attached on this device; -1: no limit.
@@ -456,6 +459,8 @@ import { keyEvent, mouseEvent, heldButton } from "./input.js";
     setConnection("connecting");
     // A request for history sent on an earlier connection is answered on none.
     historyAsked = null;
+    // A new attachment: the host counts this connection's keys from one.
+    state.predictor = new EchoPredictor();
     const size = measure();
     const held = [];
     for (const line of state.screen.lines.values()) held.push({ id: line.id, v: line.v });
@@ -510,12 +515,13 @@ import { keyEvent, mouseEvent, heldButton } from "./input.js";
         setConnection(state.readOnly ? "connected (read-only)" : state.watching ? "connected (watching)" : "connected", "open");
         remember(state.session);
         // Keys typed while the keyboard was being taken, in order.
-        if (!state.watching && !state.readOnly) for (const event of state.pendingKeys.splice(0)) socket.send(frame(T.key, event));
+        if (!state.watching && !state.readOnly) for (const event of state.pendingKeys.splice(0)) sendKeyFrame(event);
         break;
       }
       case T.screen: {
         const update = json(f.payload);
         apply(update);
+        state.predictor.judge(update, state.screen);
         ws.send(frame(T.screenAck, { seq: update.seq }));
         render();
         break;
@@ -596,7 +602,13 @@ import { keyEvent, mouseEvent, heldButton } from "./input.js";
     const anchor = restore || (atBottom ? null : topLine());
     restore = null;
     const used = new Set();
-    const elements = state.screen.rowsToDraw().map((row) => {
+    const overlay = state.predictor.overlay(state.screen);
+    const screenRows = state.screen.update ? state.screen.update.rows : 0;
+    const drawn = state.screen.rowsToDraw();
+    const elements = drawn.map((row, index) => {
+      const screenRow = index - (drawn.length - screenRows);
+      const cells = overlay && screenRow >= 0 ? overlay.cells.filter((c) => c.row === screenRow) : [];
+      if (cells.length) row = { ...row, line: lineWithPredictions(row.line, cells, overlay.underlined) };
       const [key, el] = elementFor(row);
       used.add(key);
       return el;
@@ -606,11 +618,12 @@ import { keyEvent, mouseEvent, heldButton } from "./input.js";
     patchChildren(screen, [...elements, cursor]);
     const update = state.screen.update;
     if (update) {
-      const row = elements[elements.length - update.rows + update.cursor.row];
+      const at = overlay && overlay.cursor ? overlay.cursor : update.cursor;
+      const row = elements[elements.length - update.rows + at.row];
       cursor.hidden = !update.cursor.visible || !row;
       if (row) {
         cursor.style.top = row.offsetTop + "px";
-        cursor.style.left = "calc(4px + " + update.cursor.col + "ch)";
+        cursor.style.left = "calc(4px + " + at.col + "ch)";
       }
     }
     placeKeyboard(cursor);
@@ -698,7 +711,15 @@ import { keyEvent, mouseEvent, heldButton } from "./input.js";
       if (state.watching) takeKeyboard();
       return;
     }
+    sendKeyFrame(event);
+  }
+
+  // Every key frame the host counts (docs/protocol.md#predictive-echo), its echo predicted.
+  function sendKeyFrame(event) {
+    const before = state.predictor.showing;
+    state.predictor.sending(predictedBytes(event), state.screen);
     socket.send(frame(T.key, event));
+    if (before || state.predictor.showing) render();
   }
 
   // Keys are read where they are typed, the keyboard's text area (a click on the screen puts
@@ -877,6 +898,12 @@ import { keyEvent, mouseEvent, heldButton } from "./input.js";
         connection: state.connection,
         session: state.session,
         rows: state.screen.rowsToDraw().filter((r) => !r.gap).map((r) => ({ lineId: r.id, text: lineText(r.line) })),
+        // The screen's rows as drawn (predicted echo included), and the predictions' state.
+        drawnRows: Array.from($("screen").querySelectorAll(".line:not(.history)")).map((el) =>
+          el.textContent.replace(/\u200b/g, "").replace(/ +$/, "")),
+        predicting: state.predictor.showing,
+        predictionsConfirmed: state.predictor.confirmed,
+        predictionsWithdrawn: state.predictor.withdrawn,
         cursor: update ? { row: update.cursor.row, col: update.cursor.col } : null,
         topLineId: top ? top.id : null,
         takenOver: state.takenOver,

@@ -120,4 +120,41 @@ extension LiveSessionTests {
     pane.send("C-]", "d")
     XCTAssertTrue(waitForScreen(pane, containing: "reel-exit=0"), pane.screen())
   }
+
+  /// The page's predictive echo through a stalled link: keys show at once (underlined) while
+  /// the host cannot have echoed them; once the link is back the page draws the session's
+  /// screen exactly, with no underline left.
+  func testThePagePredictsEchoOverAStalledLinkWithoutATrace() throws {
+    let (browser, serve) = try browserAndServe()
+    defer { serve.process.terminate() }
+    let link = try LinkEmulator(to: serve.port, shape: .roundTrip(0.3))
+    defer { link.stop() }
+    try detachedShell("pb")
+    try openAndAttach(browser, "a", port: link.port, token: serve.token, session: "pb")
+    try browser.type("a", "echo ")
+    XCTAssertNotNil(try browser.wait("a") { $0.rows.contains("$ echo") }, "\(browser.lastSeen?.rows ?? [])")
+    var predicted = false
+    var typed = "$ echo "
+    for letter in ["p", "q"] where !predicted {
+      link.stall(for: 4)
+      try browser.type("a", letter)
+      typed += letter
+      let line = typed
+      predicted =
+        try browser.wait("a", seconds: 2) { $0.predicting && $0.drawnRows.contains(line) && !$0.rows.contains(line) }
+        != nil
+      if predicted { try screenshot(browser, "a", "viewer-predicted-echo") }
+      XCTAssertNotNil(try browser.wait("a", seconds: 30) { $0.rows.contains(line) }, "the host never echoed \(line)")
+    }
+    XCTAssertTrue(predicted, "no key showed while the link was stalled: \(browser.lastSeen?.drawnRows ?? [])")
+    let rows = try sessionRows("pb")
+    let same = try browser.wait("a", seconds: 30) {
+      !$0.predicting && $0.drawnRows.suffix(rows) == $0.rows.suffix(rows)
+    }
+    XCTAssertNotNil(same, "the page draws \(browser.lastSeen?.drawnRows ?? []) over \(browser.lastSeen?.rows ?? [])")
+    XCTAssertEqual(same?.screen(rows: rows), try history("pb"))
+    let underlined = try browser.run(
+      "a", "return [...document.querySelectorAll('#screen span')].some((s) => s.style.textDecoration.includes('underline'))")
+    XCTAssertEqual(underlined as? Bool, false, "an underline is left")
+  }
 }

@@ -141,6 +141,10 @@ struct ViewerState {
   var message: String { raw["message"] as? String ?? "" }
   var mouse: String? { raw["mouse"] as? String }
   var connected: Bool { connection.hasPrefix("connected") }
+  /// The screen's rows as the page draws them, predicted echo included.
+  var drawnRows: [String] { raw["drawnRows"] as? [String] ?? [] }
+  /// Predictions are drawn now.
+  var predicting: Bool { raw["predicting"] as? Bool ?? false }
   /// The last `rows` rows: the screen.
   func screen(rows count: Int) -> String { trimmedScreen(rows.suffix(count).joined(separator: "\n")) }
 }
