@@ -146,7 +146,9 @@ final class RemoteServerTests: XCTestCase {
     owner.send(try Frame(.key, json: KeyEvent(paste: "pasted\r")))
     let seen = try XCTUnwrap(follow(watcher) { $0.rowTexts.filter { $0 == "pasted" }.count == 2 })
     XCTAssertFalse(seen.rowTexts.contains { $0.contains("intruder") }, "\(seen.rowTexts)")
-    XCTAssertEqual(try XCTUnwrap(follow(owner) { $0.rowTexts.contains("pasted") }).rowTexts, seen.rowTexts)
+    // The owner comes to the same screen (its updates do not wait for each other: it may see
+    // the echo before cat's line).
+    XCTAssertNotNil(follow(owner) { $0.rowTexts == seen.rowTexts }, "the owner never showed \(seen.rowTexts)")
   }
 
   func testRemoteSessionsGetTheServersEnvironmentNotTheRequests() throws {
