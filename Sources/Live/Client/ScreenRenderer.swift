@@ -78,9 +78,10 @@ public struct ScreenRenderer: Sendable {
       if modes?.mouse != m.mouse { out += ScreenRenderer.mouseModes(m.mouse) }
       modes = m
     }
-    if title != update.title {
-      title = update.title
-      out += "\u{1B}]2;\(update.title.filter { $0 >= " " && $0 != "\u{7F}" })\u{07}"
+    let shown = ScreenRenderer.title(update)
+    if title != shown {
+      title = shown
+      out += "\u{1B}]2;\(shown)\u{07}"
     }
     if update.bell == true { out += "\u{07}" }
     out += "\u{1B}[\(update.cursor.row + 1);\(update.cursor.col + 1)H"
@@ -117,6 +118,15 @@ public struct ScreenRenderer: Sendable {
     out += "\u{1B}[?2026l"
     overlay = next
     return Array(out.utf8)
+  }
+
+  /// The window title for `update`: the program's, and on a slow link the round trip the host
+  /// measured (from 80 ms, in steps of 10 ms so that it does not change with every update).
+  static func title(_ update: ScreenUpdate) -> String {
+    let program = update.title.filter { $0 >= " " && $0 != "\u{7F}" }
+    guard let rtt = update.rtt, rtt >= 80 else { return program }
+    let link = "\((rtt + 5) / 10 * 10) ms"
+    return program.isEmpty ? "reel \u{B7} " + link : program + " \u{B7} " + link
   }
 
   /// SGR 0 and the run's style: palette colours as 30–37/90–97 (40–47/100–107) or 38;5;N,

@@ -128,9 +128,21 @@ import { EchoPredictor, predictedBytes, lineWithPredictions } from "./prediction
 
   function setConnection(text, kind) {
     state.connection = text;
+    state.connectionKind = kind || "";
+    state.rtt = null;
     const el = $("connection");
     el.textContent = text;
     el.className = "connection " + (kind || "");
+  }
+
+  // The round trip the host measured (an update's rtt), beside "connected": green under 80 ms,
+  // yellow under 300, red beyond (as sshx shows it).
+  function showRoundTrip(rtt) {
+    if (rtt === undefined || rtt === null || state.connectionKind !== "open" || rtt === state.rtt) return;
+    state.rtt = rtt;
+    const el = $("connection");
+    el.textContent = state.connection + " \u00b7 " + rtt + " ms";
+    el.className = "connection open " + (rtt < 80 ? "fast" : rtt < 300 ? "slow" : "slower");
   }
 
   function closeWords(code, reason) {
@@ -522,6 +534,7 @@ import { EchoPredictor, predictedBytes, lineWithPredictions } from "./prediction
         const update = json(f.payload);
         apply(update);
         state.predictor.judge(update, state.screen);
+        showRoundTrip(update.rtt);
         ws.send(frame(T.screenAck, { seq: update.seq }));
         render();
         break;
@@ -902,6 +915,7 @@ import { EchoPredictor, predictedBytes, lineWithPredictions } from "./prediction
         drawnRows: Array.from($("screen").querySelectorAll(".line:not(.history)")).map((el) =>
           el.textContent.replace(/\u200b/g, "").replace(/ +$/, "")),
         predicting: state.predictor.showing,
+        connectionShown: $("connection").textContent,
         predictionsConfirmed: state.predictor.confirmed,
         predictionsWithdrawn: state.predictor.withdrawn,
         cursor: update ? { row: update.cursor.row, col: update.cursor.col } : null,

@@ -75,15 +75,17 @@ extension LiveSessionTests {
     let pane = try remoteAttachPane(
       port: link.port, token: serve.token, "predict --render -c 'bash --norc --noprofile'")
     XCTAssertTrue(waitForScreen(pane, containing: "$"), "no prompt:\n\(pane.screen())")
+    /// The pane comes to equal the session's screen with no underline left (the updates that
+    /// judge the last predictions come a moment after the echo itself).
     func assertSame(_ what: String, line: UInt = #line) {
       var expected = ""
+      var styled = ""
       XCTAssertTrue(
         pane.wait(seconds: 30) {
           expected = (try? self.history("predict")) ?? ""
-          return pane.screen() == expected
-        }, "\(what): the pane shows\n\(pane.screen())\nthe session\n\(expected)", line: line)
-      let styled = (try? pane.tmux(["capture-pane", "-p", "-e", "-t", "t"])) ?? ""
-      XCTAssertFalse(styled.contains("\u{1B}[4m"), "\(what): an underline is left:\n\(styled)", line: line)
+          styled = (try? pane.tmux(["capture-pane", "-p", "-e", "-t", "t"])) ?? ""
+          return pane.screen() == expected && !styled.contains("\u{1B}[4m")
+        }, "\(what): the pane shows\n\(styled)\nthe session\n\(expected)", line: line)
     }
     // Keys the host echoes: the predictions they confirm make the next ones show.
     pane.send("echo ")
@@ -133,6 +135,13 @@ extension LiveSessionTests {
     try openAndAttach(browser, "a", port: link.port, token: serve.token, session: "pb")
     try browser.type("a", "echo ")
     XCTAssertNotNil(try browser.wait("a") { $0.rows.contains("$ echo") }, "\(browser.lastSeen?.rows ?? [])")
+    // The link's round trip beside "connected" (the host measures at least the link's 300 ms).
+    let measured = try browser.wait("a") {
+      ($0.raw["connectionShown"] as? String)?.wholeMatch(of: /connected · (\d+) ms/).flatMap { Int($0.1) }.map {
+        $0 >= 300
+      } == true
+    }
+    XCTAssertNotNil(measured, "\(browser.lastSeen?.raw["connectionShown"] ?? "")")
     var predicted = false
     var typed = "$ echo "
     for letter in ["p", "q"] where !predicted {
