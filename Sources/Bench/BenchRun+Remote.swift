@@ -196,9 +196,29 @@ extension BenchRun {
       }
       for note in notes { BenchProgress.line("  \(note)") }
     }
+    BenchProgress.step("remote: Ctrl-C under a flood through a 1 Mbit/s link at RTT 300 ms")
+    let flood = try RemoteNetworkBench.ctrlCUnderFlood(exe: exe, rounds: keys >= 10 ? 2 : 1)
+    if !json {
+      BenchProgress.line(
+        "  Ctrl-C under a flood (`seq 1 3000000`, Ctrl-C 2 s after it started, 1 Mbit/s, RTT 300 ms): seconds until the prompt shows")
+      for row in flood.rows {
+        BenchProgress.line(
+          "    \(row.client.padding(toLength: 28, withPad: " ", startingAt: 0)) "
+            + row.seconds.map { String(format: "%.2f s", $0) }.joined(separator: ", "))
+      }
+      for note in flood.notes { BenchProgress.line("    \(note)") }
+    }
     let rounded = { (value: Double) in JSONValue.double((value * 100).rounded() / 100) }
     return .object([
       ("keysPerRun", .int(keys)), ("intervalMillis", .int(Int(interval * 1000))),
+      (
+        "ctrlCUnderFlood",
+        .array(
+          flood.rows.map { row in
+            .object([("client", .string(row.client)), ("seconds", .array(row.seconds.map { rounded($0) }))])
+          })
+      ),
+      ("ctrlCNotes", .array(flood.notes.map { .string($0) })),
       (
         "clients",
         .array(

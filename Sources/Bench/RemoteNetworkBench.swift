@@ -186,4 +186,91 @@ enum RemoteNetworkBench {
     while !same() && MonotonicClock.nanoseconds() < settled { try readAvailable(waitingMillis: 100) }
     return (times, same())
   }
+
+  /// Ctrl-C under a flood: through each client over a link of `rate` bytes per second and
+  /// round trip `rtt`, `seq 1 3000000` in a shell, Ctrl-C 2 s after it started printing; the
+  /// seconds until the shell's prompt shows again on the client's screen. Interleaved rounds.
+  static func ctrlCUnderFlood(
+    exe: String, rate: Double = 125_000, rtt: Double = 0.3, rounds: Int = 2
+  ) throws -> (rows: [(client: String, seconds: [Double])], notes: [String]) {
+    let served = try RemoteBench.Served(exe: exe, token: TokenRecord(label: "bench", create: true))
+    defer { served.stop() }
+    try LiveBench.startSession(
+      "flood", command: "PS1='$ ' exec bash --norc --noprofile", cols: 80, rows: 24, exe: exe,
+      directory: served.sockets)
+    defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["flood"]), in: served.sockets) }
+    var environment = ProcessInfo.processInfo.environment
+    environment["REEL_SOCKET_DIR"] = served.sockets.path
+    environment["REEL_TOKEN"] = served.token
+    environment["TERM"] = "xterm-256color"
+    environment["LANG"] = "C.UTF-8"
+    let link = try LinkEmulator(to: served.port, shape: .roundTrip(rtt, bytesPerSecond: rate))
+    defer { link.stop() }
+    let clients: [(name: String, arguments: [String])] = [
+      ("reel attach ws://", [exe, "attach", "ws://127.0.0.1:\(link.port)/flood"]),
+      ("reel attach --render ws://", [exe, "attach", "--render", "ws://127.0.0.1:\(link.port)/flood"]),
+    ]
+    var rows = clients.map { (client: $0.name, seconds: [Double]()) }
+    var notes: [String] = []
+    for _ in 0..<rounds {
+      for (index, client) in clients.enumerated() {
+        do {
+          rows[index].seconds.append(try interrupt(client.arguments, environment: environment))
+        } catch {
+          notes.append("\(client.name): \(error)")
+        }
+      }
+    }
+    return (rows, notes)
+  }
+
+  /// One run of `ctrlCUnderFlood` through the client `arguments`.
+  static func interrupt(_ arguments: [String], environment: [String: String]) throws -> Double {
+    let pty = try PseudoTerminal(size: WindowSize(cols: 80, rows: 24))
+    let device = open(pty.devicePath, O_RDWR | O_NOCTTY)
+    if device >= 0 {
+      var settings = termios()
+      if tcgetattr(device, &settings) == 0 {
+        cfmakeraw(&settings)
+        _ = tcsetattr(device, TCSANOW, &settings)
+      }
+      close(device)
+    }
+    let child = try ChildProcess(
+      arguments: arguments, environment: environment.map { "\($0.key)=\($0.value)" }, terminal: pty)
+    defer {
+      child.signal(SIGKILL)
+      _ = child.wait()
+    }
+    var screen = Terminal(cols: 80, rows: 24)
+    var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    func read(until done: () -> Bool, seconds: Double) throws -> Bool {
+      let deadline = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
+      while MonotonicClock.nanoseconds() < deadline {
+        if done() { return true }
+        var p = pollfd(fd: pty.controller, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, 50) > 0 else { continue }
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(pty.controller, $0.baseAddress, $0.count) }
+        guard n > 0 else { throw CLIError("the client ended") }
+        screen.feed(Array(buffer[0..<n]))
+        let replies = screen.takeReplies()
+        if !replies.isEmpty { _ = replies.withUnsafeBytes { write(pty.controller, $0.baseAddress, $0.count) } }
+      }
+      return done()
+    }
+    func type(_ text: String) { _ = Array(text.utf8).withUnsafeBytes { write(pty.controller, $0.baseAddress, $0.count) } }
+    let atPrompt = { screen.rowText(screen.cursor.row).trimmingCharacters(in: .whitespaces) == "$" }
+    type("\u{15}\r")
+    guard try read(until: atPrompt, seconds: 30) else { throw CLIError("no prompt") }
+    type("seq 1 3000000\r")
+    guard try read(until: { screen.textDump(includeScrollback: false).contains("\n1\n") || !atPrompt() }, seconds: 30)
+    else { throw CLIError("the flood did not start") }
+    // Two seconds of flood (reading what comes, as a terminal would), then Ctrl-C.
+    _ = try read(until: { false }, seconds: 2)
+    type("\u{03}")
+    let start = MonotonicClock.nanoseconds()
+    guard try read(until: { atPrompt() && screen.textDump(includeScrollback: false).contains("^C") }, seconds: 120)
+    else { throw CLIError("no prompt within 120 s of Ctrl-C") }
+    return Double(MonotonicClock.nanoseconds() - start) / 1e9
+  }
 }

@@ -34,6 +34,9 @@ public final class LinkEmulator: @unchecked Sendable {  // its state is behind `
   public var accepted: Int { lock.withLock { acceptedCount } }
   /// Connections open now.
   public var open: Int { lock.withLock { links.count } }
+  /// Bytes carried from the server to its clients so far (written to them).
+  public var deliveredToClients: Int { lock.withLock { toClients } }
+  private var toClients = 0
 
   /// Listens on a free loopback port and carries what arrives to `target` on 127.0.0.1.
   public init(to target: Int, shape: LinkShape) throws {
@@ -191,6 +194,9 @@ public final class LinkEmulator: @unchecked Sendable {  // its state is behind `
         LinkEmulator.setNonBlocking(fd)
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        #if canImport(Darwin)
+          setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
       }
       links.append(Link(client: client, server: server))
       acceptedCount += 1
@@ -252,7 +258,7 @@ public final class LinkEmulator: @unchecked Sendable {  // its state is behind `
           }
         }
         while !direction.pending.isEmpty {
-          let n = direction.pending.withUnsafeBytes { write(direction.destination, $0.baseAddress, $0.count) }
+          let n = direction.pending.withUnsafeBytes { send(direction.destination, $0.baseAddress, $0.count, noSignal) }
           if n < 0 {
             if errno == EAGAIN || errno == EINTR { break }
             link.close()
@@ -260,6 +266,7 @@ public final class LinkEmulator: @unchecked Sendable {  // its state is behind `
           }
           direction.pending.removeFirst(n)
           direction.queued -= n
+          if direction === link.directions[1] { toClients += n }
         }
         if direction.ended && !direction.shutDown && direction.segments.isEmpty && direction.pending.isEmpty {
           shutdown(direction.destination, Int32(SHUT_WR))
@@ -347,3 +354,10 @@ private final class Link {
 }
 
 private func closeDescriptor(_ fd: Int32) { _ = close(fd) }
+
+/// A write to a peer that went away fails with EPIPE instead of killing the process.
+#if os(Linux)
+  private let noSignal = Int32(MSG_NOSIGNAL)
+#else
+  private let noSignal: Int32 = 0
+#endif

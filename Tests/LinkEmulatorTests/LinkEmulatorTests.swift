@@ -136,6 +136,7 @@ struct LinkEmulatorTests {
     let back = Self.read(fd, count: message.count)
     #expect(back == message)
     #expect(Self.now() - start >= 0.5)
+    #expect(link.deliveredToClients == message.count)
   }
 
   @Test func nothingCrossesDuringAStallAndItArrivesAfter() throws {

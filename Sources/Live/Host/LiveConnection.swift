@@ -21,6 +21,14 @@ final class LiveConnection {
   var screenFeed: ScreenFeed? = nil
   /// Its queue overflowed: output is not sent until it drained and got a repaint.
   var fellBehind = false
+  /// Output bytes the transport took so far.
+  private var enqueuedBytes = 0
+  /// The start of a measure of the delivery rate: when, and the bytes handed on by then
+  /// (taken and no longer queued). Nil while the queue is empty (an idle link says nothing of
+  /// its rate) and after the client fell behind.
+  var rateMark: (at: UInt64, handedOn: Int)? = nil
+  /// Bytes per second the connection carried while output waited for it (smoothed).
+  private(set) var deliveryRate: Double? = nil
   /// A `reel serve` that asked for a listener: it takes no more frames, and its going away
   /// stops the listener.
   var listening = false
@@ -48,7 +56,31 @@ final class LiveConnection {
   func send(_ frame: Frame, limit: Int = Int.max) -> Bool {
     guard !closed else { return false }
     if fellBehind && frame.type == .output { return true }
-    return transport.enqueue(frame, limit: limit)
+    guard transport.enqueue(frame, limit: limit) else { return false }
+    enqueuedBytes += frame.encodedCount
+    return true
+  }
+
+  /// The bytes of output this client may have queued at `now` (microseconds): what its link
+  /// carries in `LiveHost.backlogTime`, measured while output waited for it — at least
+  /// `LiveHost.backlogFloor`, and `LiveHost.clientQueueLimit` before any measure.
+  func backlogLimit(at now: UInt64) -> Int {
+    let queued = transport.queuedBytes
+    let handedOn = enqueuedBytes - queued
+    if queued == 0 {
+      rateMark = nil
+    } else if let mark = rateMark {
+      let elapsed = now &- mark.at
+      if elapsed >= 100_000 {
+        let sample = Double(handedOn - mark.handedOn) * 1e6 / Double(elapsed)
+        deliveryRate = deliveryRate.map { 0.7 * $0 + 0.3 * sample } ?? sample
+        rateMark = (now, handedOn)
+      }
+    } else {
+      rateMark = (now, handedOn)
+    }
+    guard let deliveryRate else { return LiveHost.clientQueueLimit }
+    return max(LiveHost.backlogFloor, Int(deliveryRate * Double(LiveHost.backlogTime) / 1e6))
   }
 
   func reply(_ reply: LiveReply) {

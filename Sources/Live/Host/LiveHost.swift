@@ -64,6 +64,12 @@ public final class LiveHost {
 
   /// Bytes a client may have queued before it is dropped from the stream (and repainted).
   static let clientQueueLimit = 8 << 20
+  /// A keyboard holder across a network may have queued what its link carries in this long
+  /// (microseconds; at least `backlogFloor` bytes): past it, it is dropped from the stream and
+  /// repainted once it drained — its link cannot carry the output, and Ctrl-C must not wait
+  /// behind it.
+  static let backlogTime: UInt64 = 250_000
+  static let backlogFloor = 64 << 10
   /// The same for a watcher: less, since a watcher that lags is better served by a
   /// repaint (the screen and its scrollback, tens of KiB) than by megabytes of backlog, and a
   /// hundred of them must not cost the host a hundred backlogs (mosh: never a backlog).
@@ -483,10 +489,14 @@ public final class LiveHost {
         paced = true
         continue
       }
-      let limit = id == session.keyboardHolder ? LiveHost.clientQueueLimit : LiveHost.watcherQueueLimit
+      var limit = id == session.keyboardHolder ? LiveHost.clientQueueLimit : LiveHost.watcherQueueLimit
+      if id == session.keyboardHolder && c.transport.boundsBacklogByTime && output {
+        limit = min(limit, c.backlogLimit(at: MonotonicClock.microseconds()))
+      }
       if !c.send(frame, limit: limit) {
         // Too far behind: drop what it has queued; it gets a repaint when it drained.
         c.fellBehind = true
+        c.rateMark = nil
         catchUp(c)
       }
     }

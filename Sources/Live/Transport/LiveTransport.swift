@@ -43,10 +43,15 @@ public protocol LiveTransport: AnyObject {
   var maxFrameBytes: Int { get }
   /// The host attached this client, bringing its screen up to date by `payload`.
   func attached(with payload: AttachPayload)
+  /// The peer is across a network, whose rate the host measures: a keyboard holder's output
+  /// backlog is bounded by time (what the link carries in `LiveHost.backlogTime`), not only by
+  /// bytes, so that Ctrl-C in a flood shows at once instead of after megabytes of output.
+  var boundsBacklogByTime: Bool { get }
 }
 
 extension LiveTransport {
   public var maxFrameBytes: Int { Int.max }
+  public var boundsBacklogByTime: Bool { false }
   /// The host attached this client, bringing its screen up to date by `payload` (for a
   /// server's log line; nothing by default).
   public func attached(with payload: AttachPayload) {}

@@ -189,6 +189,9 @@ final class RelayTransport: SharedOutputTransport, @unchecked Sendable {
     return true
   }
 
+  /// Across a network: the host bounds a keyboard holder's backlog by time.
+  var boundsBacklogByTime: Bool { true }
+
   var queuedBytes: Int { condition.withLock { inFlight } }
 
   func nextFrame() throws -> Frame? {

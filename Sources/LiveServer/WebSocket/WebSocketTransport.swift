@@ -86,6 +86,9 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
 
   func attached(with payload: AttachPayload) { onAttached(payload) }
 
+  /// Across a network: the host bounds a keyboard holder's backlog by time.
+  var boundsBacklogByTime: Bool { true }
+
   var queuedBytes: Int { condition.withLock { outgoing.count + inFlight } }
 
   func nextFrame() throws -> Frame? {
@@ -150,8 +153,19 @@ final class WebSocketTransport: LiveTransport, @unchecked Sendable {
 
   // MARK: - The event loop's side
 
+  /// Unsent bytes the kernel keeps for the connection at most (TCP_NOTSENT_LOWAT): beyond
+  /// them the socket is not writable and output waits in the transport's queue, where the
+  /// host sees it (and bounds a keyboard holder's by time) instead of in a socket buffer of
+  /// megabytes it cannot take back.
+  static let unsentLimit = 32 << 10
+
   /// Starts hearing the connection (on its event loop).
   func start() {
+    #if os(Linux) || os(macOS)
+      try? endpoint.channel.syncOptions?.setOption(
+        ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: TCP_NOTSENT_LOWAT)),
+        value: WebSocketTransport.unsentLimit)
+    #endif
     let transport = self
     endpoint.start(
       WebSocketEndpoint.Events(

@@ -166,4 +166,33 @@ extension LiveSessionTests {
       "a", "return [...document.querySelectorAll('#screen span')].some((s) => s.style.textDecoration.includes('underline'))")
     XCTAssertEqual(underlined as? Bool, false, "an underline is left")
   }
+
+  /// Ctrl-C in a flood through `reel attach ws://` over 1 Mbit/s: the host keeps no more
+  /// output queued for the keyboard holder than its link carries in a quarter second (it
+  /// measures the rate), so the prompt comes back after a few hundred KB, not after the
+  /// megabytes the flood queued (8 MiB and the socket's buffers before) — and the pane is then
+  /// the session's screen exactly.
+  func testCtrlCInAFloodThroughASlowLinkDoesNotWaitForTheBacklog() throws {
+    try XCTSkipUnless(TmuxPane.installed, "tmux is not installed")
+    let serve = try startServe()
+    defer { serve.process.terminate() }
+    let link = try LinkEmulator(to: serve.port, shape: .roundTrip(0.3, bytesPerSecond: 125_000))
+    defer { link.stop() }
+    let pane = try remoteAttachPane(port: link.port, token: serve.token, "flood -c 'bash --norc --noprofile'")
+    XCTAssertTrue(waitForScreen(pane, containing: "$"), "no prompt:\n\(pane.screen())")
+    pane.send("seq 1 3000000", "Enter")
+    // Two seconds' worth of the link (250 KB) arrived: then Ctrl-C.
+    let started = link.deliveredToClients
+    XCTAssertTrue(eventually(seconds: 30) { link.deliveredToClients > started + 250_000 })
+    pane.send("C-c")
+    let atCtrlC = link.deliveredToClients
+    XCTAssertTrue(
+      pane.wait(seconds: 120) { pane.screen().hasSuffix("^C\n$") || pane.screen().hasSuffix("^C\n$ ") },
+      "no prompt after Ctrl-C:\n\(pane.screen())")
+    let afterCtrlC = link.deliveredToClients - atCtrlC
+    XCTAssertLessThan(afterCtrlC, 1_500_000, "\(afterCtrlC) bytes came after Ctrl-C before the prompt")
+    try assertPaneMatchesSession(pane, "flood", "after Ctrl-C")
+    pane.send("C-]", "d")
+    XCTAssertTrue(waitForScreen(pane, containing: "reel-exit=0"), pane.screen())
+  }
 }
