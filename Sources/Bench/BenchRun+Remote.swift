@@ -175,7 +175,8 @@ extension BenchRun {
   private func networkFigure(exe: String) throws -> JSONValue {
     let keys = options.networkKeys
     let interval = 0.15
-    BenchProgress.step("remote: keys typed \(Int(interval * 1000)) ms apart through a link emulator at RTT 0, 100, 300 ms")
+    BenchProgress.step(
+      "remote: keys typed \(Int(interval * 1000)) ms apart through a link emulator at RTT 0, 100, 300 ms")
     let (rows, notes) = try RemoteNetworkBench.run(exe: exe, keys: keys, interval: interval)
     let p50 = { (values: [Double]) in LiveBench.percentile(values, 0.5) }
     let p95 = { (values: [Double]) in LiveBench.percentile(values, 0.95) }
@@ -200,7 +201,8 @@ extension BenchRun {
     let flood = try RemoteNetworkBench.ctrlCUnderFlood(exe: exe, rounds: keys >= 10 ? 2 : 1)
     if !json {
       BenchProgress.line(
-        "  Ctrl-C under a flood (`seq 1 3000000`, Ctrl-C 2 s after it started, 1 Mbit/s, RTT 300 ms): seconds until the prompt shows")
+        "  Ctrl-C under a flood (`seq 1 3000000`, Ctrl-C 2 s after it started, 1 Mbit/s, RTT 300 ms): seconds until the prompt shows"
+      )
       for row in flood.rows {
         BenchProgress.line(
           "    \(row.client.padding(toLength: 28, withPad: " ", startingAt: 0)) "
@@ -226,7 +228,8 @@ extension BenchRun {
             .object([
               ("client", .string(row.client)), ("rttMillis", .int(Int(row.rtt * 1000))),
               ("keys", .int(row.milliseconds.count)), ("millisP50", rounded(p50(row.milliseconds))),
-              ("millisP95", rounded(p95(row.milliseconds))), ("shownUnder20msPercent", rounded(under(row.milliseconds))),
+              ("millisP95", rounded(p95(row.milliseconds))),
+              ("shownUnder20msPercent", rounded(under(row.milliseconds))),
               ("runsEndedDifferent", .int(row.endedDifferent)),
             ])
           })

@@ -95,7 +95,7 @@ enum RemoteLatencyBench {
 
   /// An sshd on a free loopback port that lets this user in with a key made for it; the
   /// daemon and the `ssh` command line (without the destination) that uses it.
-  private static func startSSHD(dir: String) throws -> (Process, [String]) {
+  static func startSSHD(dir: String) throws -> (Process, [String]) {
     let keys = dir + "/ssh"
     try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
     for name in ["host", "client"] {
@@ -163,47 +163,16 @@ enum RemoteLatencyBench {
     _ arguments: [String], environment: [String: String], keys: Int, random: inout SplitMix64,
     typing: () -> Void = {}
   ) throws -> [Double] {
-    let pty = try PseudoTerminal(size: WindowSize(cols: 80, rows: 24))
-    // Raw from the start: no key is echoed by this PTY itself before the client takes it over.
-    let device = open(pty.devicePath, O_RDWR | O_NOCTTY)
-    if device >= 0 {
-      var settings = termios()
-      if tcgetattr(device, &settings) == 0 {
-        cfmakeraw(&settings)
-        _ = tcsetattr(device, TCSANOW, &settings)
-      }
-      close(device)
-    }
-    let child = try ChildProcess(
-      arguments: arguments, environment: environment.map { "\($0.key)=\($0.value)" }, terminal: pty)
-    defer {
-      child.signal(SIGKILL)
-      _ = child.wait()
-    }
-    var screen = Terminal(cols: 80, rows: 24)
-    var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    let client = try ClientTerminal(arguments, environment: environment)
     /// Reads what the client draws until `done` holds for the screen (or `seconds`).
     func readUntil(seconds: Double = 20, _ done: (String) -> Bool) throws {
-      let deadline = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
-      while MonotonicClock.nanoseconds() < deadline {
-        var p = pollfd(fd: pty.controller, events: Int16(POLLIN), revents: 0)
-        guard poll(&p, 1, 100) > 0 else { continue }
-        let n = buffer.withUnsafeMutableBytes { read(pty.controller, $0.baseAddress, $0.count) }
-        guard n > 0 else { throw CLIError("the client ended") }
-        screen.feed(Array(buffer[0..<n]))
-        let replies = screen.takeReplies()
-        if !replies.isEmpty {
-          _ = replies.withUnsafeBytes { write(pty.controller, $0.baseAddress, $0.count) }
-        }
-        if done(screen.textDump(includeScrollback: false)) { return }
+      guard try client.read(until: { done($0.textDump(includeScrollback: false)) }, seconds: seconds) else {
+        throw CLIError(
+          "the client did not show the key within \(seconds) s; it shows:\n\(client.screen.textDump(includeScrollback: false))"
+        )
       }
-      throw CLIError(
-        "the client did not show the key within \(seconds) s; it shows:\n\(screen.textDump(includeScrollback: false))"
-      )
     }
-    func type(_ bytes: [UInt8]) {
-      _ = bytes.withUnsafeBytes { write(pty.controller, $0.baseAddress, $0.count) }
-    }
+    func type(_ bytes: [UInt8]) { client.type(bytes) }
     /// Rows of the screen that hold exactly `text` (trailing blanks aside).
     func rows(_ screen: String, _ text: String) -> Int {
       screen.split(separator: "\n", omittingEmptySubsequences: false).filter {

@@ -1,12 +1,12 @@
 import CLISupport
 import Capture
 import Foundation
+import LinkEmulator
 import Live
 import LiveProtocol
-import LinkEmulator
 import LiveServer
-import ReelBase
 import Recording
+import ReelBase
 import TerminalEmulator
 
 #if canImport(Glibc)
@@ -45,15 +45,46 @@ enum RemoteNetworkBench {
     environment["LANG"] = "C.UTF-8"
     let links = try rtts.map { try LinkEmulator(to: served.port, shape: .roundTrip($0)) }
     defer { links.forEach { $0.stop() } }
-    let clients: [(name: String, arguments: (Int) -> [String])] = [
-      ("reel attach ws://", { [exe, "attach", "ws://127.0.0.1:\($0)/network"] }),
-      ("reel attach --render ws://", { [exe, "attach", "--render", "ws://127.0.0.1:\($0)/network"] }),
+    var clients: [(name: String, arguments: (Int) -> [String], link: [LinkEmulator])] = [
+      ("reel attach ws://", { [exe, "attach", "ws://127.0.0.1:\($0)/network"] }, links),
+      ("reel attach --render ws://", { [exe, "attach", "--render", "ws://127.0.0.1:\($0)/network"] }, links),
     ]
+    // ssh + tmux through the same kind of link, to an sshd the bench starts (the baseline a
+    // remote shell user knows).
+    var notes: [String] = []
+    let tmux = RecordingBench.which("tmux") ? TmuxServer(socket: "reel-network-\(getpid())") : nil
+    defer { _ = tmux?.run(["kill-server"]) }
+    var sshd: Process? = nil
+    defer {
+      sshd?.terminate()
+      sshd?.waitUntilExit()
+    }
+    var sshLinks: [LinkEmulator] = []
+    defer { sshLinks.forEach { $0.stop() } }
+    if let tmux, FileManager.default.isExecutableFile(atPath: "/usr/sbin/sshd"), RecordingBench.which("ssh") {
+      try tmux.newSession("network", cols: 80, rows: 24, command: "exec cat")
+      let (daemon, ssh) = try RemoteLatencyBench.startSSHD(dir: served.dir)
+      sshd = daemon
+      if let at = ssh.firstIndex(of: "-p"), let port = Int(ssh[at + 1]) {
+        sshLinks = try rtts.map { try LinkEmulator(to: port, shape: .roundTrip($0)) }
+        let attach = "tmux -L \(tmux.socket) attach -t network"
+        clients.append(
+          (
+            "ssh + tmux attach",
+            { port in
+              var through = ssh
+              through[at + 1] = "\(port)"
+              return through + ["-t", "root@127.0.0.1", attach]
+            }, sshLinks
+          ))
+      }
+    } else {
+      notes.append("ssh + tmux left out: needs tmux, ssh and sshd (Debian's openssh-server)")
+    }
     var rows: [Row] = []
     for rtt in rtts {
       for client in clients { rows.append(Row(client: client.name, rtt: rtt)) }
     }
-    var notes: [String] = []
     var random = SplitMix64(seed: 5201)
     let sockets = served.sockets
     let sessionScreen = { () -> Terminal? in
@@ -63,14 +94,15 @@ enum RemoteNetworkBench {
       return try? Terminal(snapshot: bytes)
     }
     for _ in 0..<rounds {
-      for (l, link) in links.enumerated() {
+      for l in rtts.indices {
         for (c, client) in clients.enumerated() {
           do {
+            let reel = client.name.hasPrefix("reel")
             let run = try typeSteadily(
-              client.arguments(link.port), environment: environment, keys: min(keys, 60), interval: interval,
-              random: &random, sessionScreen: sessionScreen)
+              client.arguments(client.link[l].port), environment: environment, keys: min(keys, 60),
+              interval: interval, random: &random, sessionScreen: reel ? sessionScreen : nil)
             rows[l * clients.count + c].milliseconds += run.times
-            if !run.endedSame { rows[l * clients.count + c].endedDifferent += 1 }
+            if run.endedSame == false { rows[l * clients.count + c].endedDifferent += 1 }
           } catch {
             notes.append("\(client.name) at RTT \(Int(rtts[l] * 1000)) ms: \(error)")
           }
@@ -86,36 +118,12 @@ enum RemoteNetworkBench {
   /// equal the session's cell for cell — a prediction left behind never does.
   static func typeSteadily(
     _ arguments: [String], environment: [String: String], keys: Int, interval: Double,
-    random: inout SplitMix64, sessionScreen: () -> Terminal?
-  ) throws -> (times: [Double], endedSame: Bool) {
-    let pty = try PseudoTerminal(size: WindowSize(cols: 80, rows: 24))
-    let device = open(pty.devicePath, O_RDWR | O_NOCTTY)
-    if device >= 0 {
-      var settings = termios()
-      if tcgetattr(device, &settings) == 0 {
-        cfmakeraw(&settings)
-        _ = tcsetattr(device, TCSANOW, &settings)
-      }
-      close(device)
-    }
-    let child = try ChildProcess(
-      arguments: arguments, environment: environment.map { "\($0.key)=\($0.value)" }, terminal: pty)
-    defer {
-      child.signal(SIGKILL)
-      _ = child.wait()
-    }
-    var screen = Terminal(cols: 80, rows: 24)
-    var buffer = [UInt8](repeating: 0, count: 64 << 10)
-    func readAvailable(waitingMillis: Int32) throws {
-      var p = pollfd(fd: pty.controller, events: Int16(POLLIN), revents: 0)
-      guard poll(&p, 1, waitingMillis) > 0 else { return }
-      let n = buffer.withUnsafeMutableBytes { read(pty.controller, $0.baseAddress, $0.count) }
-      guard n > 0 else { throw CLIError("the client ended") }
-      screen.feed(Array(buffer[0..<n]))
-      let replies = screen.takeReplies()
-      if !replies.isEmpty { _ = replies.withUnsafeBytes { write(pty.controller, $0.baseAddress, $0.count) } }
-    }
-    func type(_ bytes: [UInt8]) { _ = bytes.withUnsafeBytes { write(pty.controller, $0.baseAddress, $0.count) } }
+    random: inout SplitMix64, sessionScreen: (() -> Terminal?)?
+  ) throws -> (times: [Double], endedSame: Bool?) {
+    let client = try ClientTerminal(arguments, environment: environment)
+    func readAvailable(waitingMillis: Int32) throws { try client.readAvailable(waitingMillis: waitingMillis) }
+    func type(_ bytes: [UInt8]) { client.type(bytes) }
+    var screen: Terminal { client.screen }
     /// The letters of `line` the cursor's row shows, from its start.
     func shown(_ line: [UInt8]) -> Int {
       let row = Array(screen.rowText(screen.cursor.row).utf8)
@@ -138,7 +146,9 @@ enum RemoteNetworkBench {
     // Typed after the ready key's line is killed: the timed line starts at column 0.
     type([0x15])
     let cleared = MonotonicClock.nanoseconds() + 10_000_000_000
-    while screen.cursor.col != 0 && MonotonicClock.nanoseconds() < cleared { try readAvailable(waitingMillis: 100) }
+    while screen.cursor.col != 0 && MonotonicClock.nanoseconds() < cleared {
+      try readAvailable(waitingMillis: 100)
+    }
     var line: [UInt8] = []
     var typedAt: [UInt64] = []
     var times: [Double] = []
@@ -167,6 +177,7 @@ enum RemoteNetworkBench {
     guard times.count == keys else {
       throw CLIError("\(keys - times.count) of \(keys) keys never showed")
     }
+    guard let sessionScreen else { return (times, nil) }
     func same() -> Bool {
       guard let session = sessionScreen(), session.rows == screen.rows, session.cols == screen.cols else {
         return false
@@ -226,50 +237,27 @@ enum RemoteNetworkBench {
 
   /// One run of `ctrlCUnderFlood` through the client `arguments`.
   static func interrupt(_ arguments: [String], environment: [String: String]) throws -> Double {
-    let pty = try PseudoTerminal(size: WindowSize(cols: 80, rows: 24))
-    let device = open(pty.devicePath, O_RDWR | O_NOCTTY)
-    if device >= 0 {
-      var settings = termios()
-      if tcgetattr(device, &settings) == 0 {
-        cfmakeraw(&settings)
-        _ = tcsetattr(device, TCSANOW, &settings)
-      }
-      close(device)
-    }
-    let child = try ChildProcess(
-      arguments: arguments, environment: environment.map { "\($0.key)=\($0.value)" }, terminal: pty)
-    defer {
-      child.signal(SIGKILL)
-      _ = child.wait()
-    }
-    var screen = Terminal(cols: 80, rows: 24)
-    var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    let client = try ClientTerminal(arguments, environment: environment)
     func read(until done: () -> Bool, seconds: Double) throws -> Bool {
-      let deadline = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
-      while MonotonicClock.nanoseconds() < deadline {
-        if done() { return true }
-        var p = pollfd(fd: pty.controller, events: Int16(POLLIN), revents: 0)
-        guard poll(&p, 1, 50) > 0 else { continue }
-        let n = buffer.withUnsafeMutableBytes { Glibc.read(pty.controller, $0.baseAddress, $0.count) }
-        guard n > 0 else { throw CLIError("the client ended") }
-        screen.feed(Array(buffer[0..<n]))
-        let replies = screen.takeReplies()
-        if !replies.isEmpty { _ = replies.withUnsafeBytes { write(pty.controller, $0.baseAddress, $0.count) } }
-      }
-      return done()
+      try client.read(until: { _ in done() }, seconds: seconds)
     }
-    func type(_ text: String) { _ = Array(text.utf8).withUnsafeBytes { write(pty.controller, $0.baseAddress, $0.count) } }
+    func type(_ text: String) { client.type(Array(text.utf8)) }
+    var screen: Terminal { client.screen }
     let atPrompt = { screen.rowText(screen.cursor.row).trimmingCharacters(in: .whitespaces) == "$" }
     type("\u{15}\r")
     guard try read(until: atPrompt, seconds: 30) else { throw CLIError("no prompt") }
     type("seq 1 3000000\r")
-    guard try read(until: { screen.textDump(includeScrollback: false).contains("\n1\n") || !atPrompt() }, seconds: 30)
+    guard
+      try read(
+        until: { screen.textDump(includeScrollback: false).contains("\n1\n") || !atPrompt() }, seconds: 30)
     else { throw CLIError("the flood did not start") }
     // Two seconds of flood (reading what comes, as a terminal would), then Ctrl-C.
     _ = try read(until: { false }, seconds: 2)
     type("\u{03}")
     let start = MonotonicClock.nanoseconds()
-    guard try read(until: { atPrompt() && screen.textDump(includeScrollback: false).contains("^C") }, seconds: 120)
+    guard
+      try read(
+        until: { atPrompt() && screen.textDump(includeScrollback: false).contains("^C") }, seconds: 120)
     else { throw CLIError("no prompt within 120 s of Ctrl-C") }
     return Double(MonotonicClock.nanoseconds() - start) / 1e9
   }

@@ -47,6 +47,10 @@ public final class LinkEmulator: @unchecked Sendable {  // its state is behind `
     guard listener >= 0 else { throw LinkShapeError("socket: \(String(cString: strerror(errno)))") }
     var one: Int32 = 1
     setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+    // Small kernel buffers where the emulator reads (accepted sockets inherit the listener's):
+    // what waits for the bottleneck is the emulator's queue, not megabytes of socket buffer
+    // TCP's window would otherwise let a sender fill.
+    LinkEmulator.limitReceiveBuffer(listener)
     var address = LinkEmulator.loopback(port: 0)
     let bound = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -179,6 +183,7 @@ public final class LinkEmulator: @unchecked Sendable {  // its state is behind `
       let client = accept(listener, nil, nil)
       guard client >= 0 else { return }
       let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      if server >= 0 { LinkEmulator.limitReceiveBuffer(server) }
       var address = LinkEmulator.loopback(port: target)
       let connected = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -258,7 +263,9 @@ public final class LinkEmulator: @unchecked Sendable {  // its state is behind `
           }
         }
         while !direction.pending.isEmpty {
-          let n = direction.pending.withUnsafeBytes { send(direction.destination, $0.baseAddress, $0.count, noSignal) }
+          let n = direction.pending.withUnsafeBytes {
+            send(direction.destination, $0.baseAddress, $0.count, noSignal)
+          }
           if n < 0 {
             if errno == EAGAIN || errno == EINTR { break }
             link.close()
@@ -299,6 +306,13 @@ public final class LinkEmulator: @unchecked Sendable {  // its state is behind `
     address.sin_port = UInt16(port).bigEndian
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     return address
+  }
+
+  /// The kernel's receive buffer of `fd` held to 16 KiB (set before listening or connecting,
+  /// so that TCP's window follows it).
+  static func limitReceiveBuffer(_ fd: Int32) {
+    var size: Int32 = 16 << 10
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
   }
 
   static func setNonBlocking(_ fd: Int32) {
@@ -342,7 +356,9 @@ private final class Link {
   private(set) var finished = false
 
   init(client: Int32, server: Int32) {
-    directions = [Direction(source: client, destination: server), Direction(source: server, destination: client)]
+    directions = [
+      Direction(source: client, destination: server), Direction(source: server, destination: client),
+    ]
   }
 
   func close() {

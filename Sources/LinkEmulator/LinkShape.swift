@@ -32,7 +32,8 @@ public struct LinkShape: Sendable, Equatable {
   }
 
   /// A link with round-trip time `rtt` seconds (half of it each way).
-  public static func roundTrip(_ rtt: Double, jitter: Double = 0, bytesPerSecond: Double? = nil) -> LinkShape {
+  public static func roundTrip(_ rtt: Double, jitter: Double = 0, bytesPerSecond: Double? = nil) -> LinkShape
+  {
     LinkShape(delay: rtt / 2, jitter: jitter, bytesPerSecond: bytesPerSecond)
   }
 
@@ -61,7 +62,9 @@ public struct LinkShape: Sendable, Equatable {
 
   static func seconds(_ text: String) throws -> Double {
     for (suffix, scale) in [("ms", 0.001), ("us", 0.000_001), ("s", 1.0)] where text.hasSuffix(suffix) {
-      if let value = Double(text.dropLast(suffix.count)), value >= 0, value * scale <= 60 { return value * scale }
+      if let value = Double(text.dropLast(suffix.count)), value >= 0, value * scale <= 60 {
+        return value * scale
+      }
     }
     throw LinkShapeError("'\(text)': a time such as 150ms or 0.2s (at most 60 s)")
   }

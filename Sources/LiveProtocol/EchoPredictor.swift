@@ -130,7 +130,8 @@ public struct EchoPredictor: Sendable, Equatable {
     func add(_ character: Character?, at col: Int, cursorAfter: Int) {
       predictions.append(
         Prediction(
-          line: line, col: col, character: character, number: number, cursorAfter: cursorAfter, shown: confident))
+          line: line, col: col, character: character, number: number, cursorAfter: cursorAfter,
+          shown: confident))
     }
     var i = 0
     while i < bytes.count {
@@ -203,7 +204,9 @@ public struct EchoPredictor: Sendable, Equatable {
     while let first = predictions.first, first.number <= echo {
       predictions.removeFirst()
       guard let character = first.character else { continue }
-      if EchoPredictor.character(at: first.col, of: EchoPredictor.hostLine(first.line, in: state)) == character {
+      if EchoPredictor.character(at: first.col, of: EchoPredictor.hostLine(first.line, in: state))
+        == character
+      {
         confirmed += 1
         // Only a prediction made since the last input not predicted vouches for what
         // follows it (one from before Enter says nothing of the prompt after it).

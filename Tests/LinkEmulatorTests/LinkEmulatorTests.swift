@@ -111,7 +111,8 @@ struct LinkEmulatorTests {
     let fd = try Self.connect(link.port)
     defer { close(fd) }
     for round in 0..<3 {
-      let message = Array("ping \(round) ".utf8) + (0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ round) }
+      let message =
+        Array("ping \(round) ".utf8) + (0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ round) }
       let start = Self.now()
       Self.send(fd, message)
       let back = Self.read(fd, count: message.count)
@@ -125,7 +126,8 @@ struct LinkEmulatorTests {
     let echo = try EchoServer()
     defer { echo.stop() }
     // 100 KiB at 200 KiB/s each way: half a second to cross, whatever the queue.
-    let link = try LinkEmulator(to: echo.port, shape: LinkShape(bytesPerSecond: 200 * 1024, queueLimit: 16 << 10))
+    let link = try LinkEmulator(
+      to: echo.port, shape: LinkShape(bytesPerSecond: 200 * 1024, queueLimit: 16 << 10))
     defer { link.stop() }
     let fd = try Self.connect(link.port)
     defer { close(fd) }

@@ -1,7 +1,7 @@
 import Foundation
 import Live
-import ReelBase
 import LiveProtocol
+import ReelBase
 import TerminalEmulator
 import Testing
 
@@ -20,9 +20,11 @@ struct EchoPredictorTests {
     }
     return ScreenUpdate(
       seq: seq, offset: 0, cols: 80, rows: 5, alternate: alternate, top: alternate ? nil : 0,
-      first: alternate ? nil : 0, lines: lines, cursor: ScreenCursor(row: cursor.0, col: cursor.1, visible: true),
+      first: alternate ? nil : 0, lines: lines,
+      cursor: ScreenCursor(row: cursor.0, col: cursor.1, visible: true),
       title: "", bell: nil,
-      modes: ScreenModes(mouse: "none", bracketedPaste: false, applicationCursorKeys: false, reverseVideo: false),
+      modes: ScreenModes(
+        mouse: "none", bracketedPaste: false, applicationCursorKeys: false, reverseVideo: false),
       echo: echo, rtt: rtt)
   }
 

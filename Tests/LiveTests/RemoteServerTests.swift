@@ -267,7 +267,8 @@ extension RemoteServerTests {
     XCTAssertTrue(script.contains("location.hash") && script.contains("history.replaceState"))
     // Every module the page imports is served, as JavaScript.
     let modules = script.matches(of: /from "\.\/([a-z]+\.js)"/).map { String($0.1) }
-    XCTAssertEqual(Set(modules), ["protocol.js", "sealing.js", "screen.js", "render.js", "input.js", "prediction.js"])
+    XCTAssertEqual(
+      Set(modules), ["protocol.js", "sealing.js", "screen.js", "render.js", "input.js", "prediction.js"])
     for module in modules {
       let served = get("/" + module, timeout: 5)
       XCTAssertEqual(served.status, 200, module)

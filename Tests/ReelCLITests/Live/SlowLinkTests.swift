@@ -28,11 +28,13 @@ extension LiveSessionTests {
       var cursor = ""
       let same = pane.wait(seconds: 60) {
         expected = (try? self.history("slow")) ?? ""
-        cursor = ((try? self.shadowState("slow")) ?? "").split(separator: " ").prefix(2).joined(separator: " ")
+        cursor = ((try? self.shadowState("slow")) ?? "").split(separator: " ").prefix(2).joined(
+          separator: " ")
         return pane.screen() == expected && pane.display("#{cursor_x} #{cursor_y}") == cursor
       }
       XCTAssertTrue(
-        same, "\(what): the pane shows\n\(pane.screen())\nthe session\n\(expected)\ncursor \(cursor)", line: line)
+        same, "\(what): the pane shows\n\(pane.screen())\nthe session\n\(expected)\ncursor \(cursor)",
+        line: line)
     }
 
     // Typed at once, faster than the round trip: every key's update leaves without waiting.
@@ -115,7 +117,8 @@ extension LiveSessionTests {
     link.stall(for: 2)
     pane.send("secret")
     XCTAssertFalse(
-      pane.wait(seconds: 3) { !pane.screen().hasSuffix("Password:") }, "typed at a password prompt:\n\(pane.screen())")
+      pane.wait(seconds: 3) { !pane.screen().hasSuffix("Password:") },
+      "typed at a password prompt:\n\(pane.screen())")
     pane.send("Enter")
     XCTAssertTrue(pane.wait(seconds: 30) { pane.screen().contains("got 6") }, pane.screen())
     assertSame("after the password")
@@ -137,7 +140,8 @@ extension LiveSessionTests {
     XCTAssertNotNil(try browser.wait("a") { $0.rows.contains("$ echo") }, "\(browser.lastSeen?.rows ?? [])")
     // The link's round trip beside "connected" (the host measures at least the link's 300 ms).
     let measured = try browser.wait("a") {
-      ($0.raw["connectionShown"] as? String)?.wholeMatch(of: /connected · (\d+) ms/).flatMap { Int($0.1) }.map {
+      ($0.raw["connectionShown"] as? String)?.wholeMatch(of: /connected · (\d+) ms/).flatMap { Int($0.1) }.map
+      {
         $0 >= 300
       } == true
     }
@@ -150,20 +154,26 @@ extension LiveSessionTests {
       typed += letter
       let line = typed
       predicted =
-        try browser.wait("a", seconds: 2) { $0.predicting && $0.drawnRows.contains(line) && !$0.rows.contains(line) }
+        try browser.wait("a", seconds: 2) {
+          $0.predicting && $0.drawnRows.contains(line) && !$0.rows.contains(line)
+        }
         != nil
       if predicted { try screenshot(browser, "a", "viewer-predicted-echo") }
-      XCTAssertNotNil(try browser.wait("a", seconds: 30) { $0.rows.contains(line) }, "the host never echoed \(line)")
+      XCTAssertNotNil(
+        try browser.wait("a", seconds: 30) { $0.rows.contains(line) }, "the host never echoed \(line)")
     }
     XCTAssertTrue(predicted, "no key showed while the link was stalled: \(browser.lastSeen?.drawnRows ?? [])")
     let rows = try sessionRows("pb")
     let same = try browser.wait("a", seconds: 30) {
       !$0.predicting && $0.drawnRows.suffix(rows) == $0.rows.suffix(rows)
     }
-    XCTAssertNotNil(same, "the page draws \(browser.lastSeen?.drawnRows ?? []) over \(browser.lastSeen?.rows ?? [])")
+    XCTAssertNotNil(
+      same, "the page draws \(browser.lastSeen?.drawnRows ?? []) over \(browser.lastSeen?.rows ?? [])")
     XCTAssertEqual(same?.screen(rows: rows), try history("pb"))
     let underlined = try browser.run(
-      "a", "return [...document.querySelectorAll('#screen span')].some((s) => s.style.textDecoration.includes('underline'))")
+      "a",
+      "return [...document.querySelectorAll('#screen span')].some((s) => s.style.textDecoration.includes('underline'))"
+    )
     XCTAssertEqual(underlined as? Bool, false, "an underline is left")
   }
 
