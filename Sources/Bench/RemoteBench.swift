@@ -72,6 +72,17 @@ enum RemoteBench {
       }
     }
 
+    /// The environment of a client the bench starts against this serve: its sockets, its
+    /// token, a terminal that draws colour and UTF-8.
+    var clientEnvironment: [String: String] {
+      var environment = ProcessInfo.processInfo.environment
+      environment["REEL_SOCKET_DIR"] = sockets.path
+      environment["REEL_TOKEN"] = token
+      environment["TERM"] = "xterm-256color"
+      environment["LANG"] = "C.UTF-8"
+      return environment
+    }
+
     /// The host this serve asked to listen (started by it): where the sessions and the
     /// WebSocket connections are.
     func hostPid() throws -> Int32 {

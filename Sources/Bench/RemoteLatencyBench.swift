@@ -32,16 +32,12 @@ enum RemoteLatencyBench {
   ) {
     let served = try RemoteBench.Served(exe: exe, token: TokenRecord(label: "bench", create: true))
     defer { served.stop() }
-    let (dir, sockets, port, token) = (served.dir, served.sockets, served.port, served.token)
+    let (dir, sockets, port) = (served.dir, served.sockets, served.port)
     try LiveBench.startSession(
       "latency", command: "exec cat", cols: 80, rows: 24, exe: exe, directory: sockets)
     defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["latency"]), in: sockets) }
 
-    var environment = ProcessInfo.processInfo.environment
-    environment["REEL_SOCKET_DIR"] = sockets.path
-    environment["REEL_TOKEN"] = token
-    environment["TERM"] = "xterm-256color"
-    environment["LANG"] = "C.UTF-8"
+    let environment = served.clientEnvironment
     var clients: [(name: String, arguments: [String])] = [
       ("reel attach (local)", [exe, "attach", "latency"]),
       ("reel attach ws://", [exe, "attach", "ws://127.0.0.1:\(port)/latency"]),

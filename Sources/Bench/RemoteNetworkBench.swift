@@ -38,11 +38,7 @@ enum RemoteNetworkBench {
     try LiveBench.startSession(
       "network", command: "exec cat", cols: 80, rows: 24, exe: exe, directory: served.sockets)
     defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["network"]), in: served.sockets) }
-    var environment = ProcessInfo.processInfo.environment
-    environment["REEL_SOCKET_DIR"] = served.sockets.path
-    environment["REEL_TOKEN"] = served.token
-    environment["TERM"] = "xterm-256color"
-    environment["LANG"] = "C.UTF-8"
+    let environment = served.clientEnvironment
     let links = try rtts.map { try LinkEmulator(to: served.port, shape: .roundTrip($0)) }
     defer { links.forEach { $0.stop() } }
     var clients: [(name: String, arguments: (Int) -> [String], link: [LinkEmulator])] = [
@@ -210,11 +206,7 @@ enum RemoteNetworkBench {
       "flood", command: "PS1='$ ' exec bash --norc --noprofile", cols: 80, rows: 24, exe: exe,
       directory: served.sockets)
     defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["flood"]), in: served.sockets) }
-    var environment = ProcessInfo.processInfo.environment
-    environment["REEL_SOCKET_DIR"] = served.sockets.path
-    environment["REEL_TOKEN"] = served.token
-    environment["TERM"] = "xterm-256color"
-    environment["LANG"] = "C.UTF-8"
+    let environment = served.clientEnvironment
     let link = try LinkEmulator(to: served.port, shape: .roundTrip(rtt, bytesPerSecond: rate))
     defer { link.stop() }
     let clients: [(name: String, arguments: [String])] = [

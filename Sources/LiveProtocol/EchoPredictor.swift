@@ -18,7 +18,7 @@
 ///   comes as fast).
 /// - Shown predictions are underlined while the round trip is at least `underlineAbove`.
 /// - A prediction judged wrong withdraws every prediction.
-public struct EchoPredictor: Sendable, Equatable {
+public struct EchoPredictor: Sendable {
   /// A cell the user's input should change.
   struct Prediction: Sendable, Equatable {
     var line: LineKey
@@ -85,11 +85,6 @@ public struct EchoPredictor: Sendable, Equatable {
   private var lastSeq = 0
 
   public init() {}
-
-  public static func == (a: EchoPredictor, b: EchoPredictor) -> Bool {
-    a.predictions == b.predictions && a.sent == b.sent && a.confident == b.confident
-      && a.blockedUntil == b.blockedUntil
-  }
 
   /// The viewer sends an input frame holding `bytes` (nil: a key or mouse frame, never
   /// predicted); predicts what it can on `state`, the screen as the viewer holds it.
