@@ -104,7 +104,10 @@ public struct EchoPredictor: Sendable {
   /// Predicts input `number`'s `bytes` from the cursor after the last prediction (or the
   /// host's); stops at the first byte it cannot predict, which blocks.
   private mutating func predict(_ bytes: [UInt8]?, number: Int, on state: ScreenState) {
-    guard let update = state.last, let bytes else { return block(at: number) }
+    // A cursor outside the screen (a host that says so) is nothing to predict from.
+    guard let update = state.last, let bytes, (0..<update.cols).contains(update.cursor.col),
+      (0..<update.rows).contains(update.cursor.row)
+    else { return block(at: number) }
     var (line, col) =
       cursor
       ?? (

@@ -188,6 +188,18 @@ struct EchoPredictorTests {
     #expect(v.shown[0] == "~")
   }
 
+  /// A host that puts the cursor off the screen gets no prediction (and no crash).
+  @Test func aCursorOffTheScreenIsNotPredictedFrom() {
+    for cursor in [(0, -3), (0, 80), (-1, 0), (9, 0)] {
+      var v = Viewer()
+      v.receive(Self.update(1, ["$"], cursor: cursor, echo: nil))
+      v.type("a")
+      v.receive(Self.update(2, ["$ a"], cursor: cursor, echo: 1))
+      v.type("b\u{7F}\u{1B}[D")
+      #expect(v.predictor.overlay(on: v.state) == nil, "\(cursor)")
+    }
+  }
+
   @Test func aNewAttachmentCountsInputAgain() {
     var v = Viewer()
     v.receive(Self.update(1, ["$"], cursor: (0, 2), echo: nil))

@@ -78,7 +78,8 @@ export class EchoPredictor {
 
   predict(bytes, number, state) {
     const update = state.update;
-    if (!update || !bytes) return this.block(number);
+    // A cursor outside the screen (a host that says so) is nothing to predict from.
+    if (!update || !bytes || !(update.cursor.col >= 0 && update.cursor.col < update.cols && update.cursor.row >= 0 && update.cursor.row < update.rows)) return this.block(number);
     let line, col;
     if (this.cursor) {
       line = this.cursor.line;
