@@ -39,44 +39,18 @@ enum RemoteNetworkBench {
       "network", command: "exec cat", cols: 80, rows: 24, exe: exe, directory: served.sockets)
     defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["network"]), in: served.sockets) }
     let environment = served.clientEnvironment
-    let links = try rtts.map { try LinkEmulator(to: served.port, shape: .roundTrip($0)) }
+    let shapes = rtts.map { LinkShape.roundTrip($0) }
+    let links = try shapes.map { try LinkEmulator(to: served.port, shape: $0) }
     defer { links.forEach { $0.stop() } }
-    var clients: [(name: String, arguments: (Int) -> [String], link: [LinkEmulator])] = [
-      ("reel attach ws://", { [exe, "attach", "ws://127.0.0.1:\($0)/network"] }, links),
-      ("reel attach --render ws://", { [exe, "attach", "--render", "ws://127.0.0.1:\($0)/network"] }, links),
-    ]
-    // ssh + tmux through the same kind of link, to an sshd the bench starts (the baseline a
-    // remote shell user knows).
-    var notes: [String] = []
-    let tmux = RecordingBench.which("tmux") ? TmuxServer(socket: "reel-network-\(getpid())") : nil
-    defer { _ = tmux?.run(["kill-server"]) }
-    var sshd: Process? = nil
-    defer {
-      sshd?.terminate()
-      sshd?.waitUntilExit()
-    }
-    var sshLinks: [LinkEmulator] = []
-    defer { sshLinks.forEach { $0.stop() } }
-    if let tmux, FileManager.default.isExecutableFile(atPath: "/usr/sbin/sshd"), RecordingBench.which("ssh") {
-      try tmux.newSession("network", cols: 80, rows: 24, command: "exec cat")
-      let (daemon, ssh) = try RemoteLatencyBench.startSSHD(dir: served.dir)
-      sshd = daemon
-      if let at = ssh.firstIndex(of: "-p"), let port = Int(ssh[at + 1]) {
-        sshLinks = try rtts.map { try LinkEmulator(to: port, shape: .roundTrip($0)) }
-        let attach = "tmux -L \(tmux.socket) attach -t network"
-        clients.append(
-          (
-            "ssh + tmux attach",
-            { port in
-              var through = ssh
-              through[at + 1] = "\(port)"
-              return through + ["-t", "root@127.0.0.1", attach]
-            }, sshLinks
-          ))
-      }
-    } else {
-      notes.append("ssh + tmux left out: needs tmux, ssh and sshd (Debian's openssh-server)")
-    }
+    let peers = NetworkPeers(directory: served.dir, shapes: shapes, environment: environment)
+    defer { peers.stop() }
+    try peers.startSession("network", command: "exec cat")
+    var notes = peers.notes
+    let browser = page(directory: served.dir, token: served.token, notes: &notes)
+    defer { browser?.stop() }
+    let clients =
+      reelClients(exe: exe, session: "network", links: links, environment: environment, browser: browser)
+      + peers.clients(attaching: "network")
     var rows: [Row] = []
     for rtt in rtts {
       for client in clients { rows.append(Row(client: client.name, rtt: rtt)) }
@@ -93,10 +67,19 @@ enum RemoteNetworkBench {
       for l in rtts.indices {
         for (c, client) in clients.enumerated() {
           do {
-            let reel = client.name.hasPrefix("reel")
-            let run = try typeSteadily(
-              client.arguments(client.link[l].port), environment: environment, keys: min(keys, 60),
-              interval: interval, random: &random, sessionScreen: reel ? sessionScreen : nil)
+            let launched = try client.start(l)
+            defer { launched.finish() }
+            let run: (times: [Double], endedSame: Bool?)
+            switch launched.program {
+            case .terminal(let arguments, let environment):
+              run = try typeSteadily(
+                arguments, environment: environment, keys: min(keys, 60), interval: interval,
+                random: &random, sessionScreen: client.isReel ? sessionScreen : nil)
+            case .page(let browser, let port):
+              run = try typeInPage(
+                browser, port: port, keys: min(keys, 60), interval: interval, random: &random,
+                sessionScreen: sessionScreen)
+            }
             rows[l * clients.count + c].milliseconds += run.times
             if run.endedSame == false { rows[l * clients.count + c].endedDifferent += 1 }
           } catch {
@@ -106,6 +89,60 @@ enum RemoteNetworkBench {
       }
     }
     return (rows, notes)
+  }
+
+  /// `reel attach ws://` and `reel attach --render ws://` to `session`, through `links`, and
+  /// the page where a browser is at hand.
+  static func reelClients(
+    exe: String, session: String, links: [LinkEmulator], environment: [String: String],
+    browser: BrowserNetworkClient?
+  ) -> [NetworkClient] {
+    var clients = [[], ["--render"]].map { render in
+      NetworkClient(name: (["reel attach"] + render + ["ws://"]).joined(separator: " "), isReel: true) {
+        link in
+        NetworkRun(
+          program: .terminal(
+            [exe, "attach"] + render + ["ws://127.0.0.1:\(links[link].port)/\(session)"],
+            environment: environment))
+      }
+    }
+    if let browser {
+      clients.append(
+        NetworkClient(name: "page (Chromium)", isReel: true) { link in
+          NetworkRun(program: .page(browser, port: links[link].port))
+        })
+    }
+    return clients
+  }
+
+  /// The page's driver, or nil with a note when there is no browser here.
+  static func page(directory: String, token: String, notes: inout [String]) -> BrowserNetworkClient? {
+    if let missing = BrowserBench.unavailable() {
+      notes.append(missing.replacingOccurrences(of: "browser figure", with: "page"))
+      return nil
+    }
+    do {
+      return try BrowserNetworkClient(directory: directory, token: token)
+    } catch {
+      notes.append("page left out: \(error)")
+      return nil
+    }
+  }
+
+  /// `typeSteadily` in the page: the letters typed as key events inside it, each timed until
+  /// the page's cursor row draws it; then the page's screen, settled, against the session's.
+  static func typeInPage(
+    _ browser: BrowserNetworkClient, port: Int, keys: Int, interval: Double, random: inout SplitMix64,
+    sessionScreen: () -> Terminal?
+  ) throws -> (times: [Double], endedSame: Bool?) {
+    let letters = Array("abcdefghijklmnopqrstuvwxyz")
+    let line = String((0..<keys).map { _ in letters[Int(random.next() % UInt64(letters.count))] })
+    let typed = try browser.type(port: port, session: "network", letters: line, interval: interval)
+    guard let session = sessionScreen() else { return (typed.times, false) }
+    let same =
+      !typed.underlined && typed.rows == session.screenLines()
+      && typed.cursor == (session.cursor.row, session.cursor.col)
+    return (typed.times, same)
   }
 
   /// Starts `arguments` in a PTY, waits until a first key echoes, then types `keys` letters
@@ -207,18 +244,30 @@ enum RemoteNetworkBench {
       directory: served.sockets)
     defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["flood"]), in: served.sockets) }
     let environment = served.clientEnvironment
-    let link = try LinkEmulator(to: served.port, shape: .roundTrip(rtt, bytesPerSecond: rate))
+    let shape = LinkShape.roundTrip(rtt, bytesPerSecond: rate)
+    let link = try LinkEmulator(to: served.port, shape: shape)
     defer { link.stop() }
-    let clients: [(name: String, arguments: [String])] = [
-      ("reel attach ws://", [exe, "attach", "ws://127.0.0.1:\(link.port)/flood"]),
-      ("reel attach --render ws://", [exe, "attach", "--render", "ws://127.0.0.1:\(link.port)/flood"]),
-    ]
+    let peers = NetworkPeers(directory: served.dir, shapes: [shape], environment: environment)
+    defer { peers.stop() }
+    try peers.startSession("flood", command: "PS1='$ ' exec bash --norc --noprofile")
+    var notes = peers.notes
+    let browser = page(directory: served.dir, token: served.token, notes: &notes)
+    defer { browser?.stop() }
+    let clients =
+      reelClients(exe: exe, session: "flood", links: [link], environment: environment, browser: browser)
+      + peers.clients(attaching: "flood")
     var rows = clients.map { (client: $0.name, seconds: [Double]()) }
-    var notes: [String] = []
     for _ in 0..<rounds {
       for (index, client) in clients.enumerated() {
         do {
-          rows[index].seconds.append(try interrupt(client.arguments, environment: environment))
+          let launched = try client.start(0)
+          defer { launched.finish() }
+          switch launched.program {
+          case .terminal(let arguments, let environment):
+            rows[index].seconds.append(try interrupt(arguments, environment: environment))
+          case .page(let browser, let port):
+            rows[index].seconds.append(try browser.interrupt(port: port, session: "flood"))
+          }
         } catch {
           notes.append("\(client.name): \(error)")
         }

@@ -22,7 +22,7 @@ public final class LinkEmulator: @unchecked Sendable {  // its state is behind `
   private let listener: Int32
   private let lock = NSLock()
   private var shape: LinkShape
-  private var random: UInt64
+  private var random: UniformRandom
   private var links: [Link] = []
   private var stalledUntil: UInt64 = 0
   private var stopped = false
@@ -42,7 +42,7 @@ public final class LinkEmulator: @unchecked Sendable {  // its state is behind `
   public init(to target: Int, shape: LinkShape) throws {
     self.target = target
     self.shape = shape
-    random = shape.seed
+    random = UniformRandom(seed: shape.seed)
     let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard listener >= 0 else { throw LinkShapeError("socket: \(String(cString: strerror(errno)))") }
     var one: Int32 = 1
@@ -242,7 +242,7 @@ public final class LinkEmulator: @unchecked Sendable {  // its state is behind `
       }
       direction.bottleneckFree = leaves
       var arrives = leaves + UInt64(shape.delay * 1e9)
-      if shape.jitter > 0 { arrives += UInt64(nextUniform() * shape.jitter * 1e9) }
+      if shape.jitter > 0 { arrives += UInt64(random.next() * shape.jitter * 1e9) }
       arrives = max(arrives, direction.lastArrival)
       direction.lastArrival = arrives
       direction.segments.append(Segment(arrives: arrives, bytes: Array(bytes[start..<end])))
@@ -282,16 +282,6 @@ public final class LinkEmulator: @unchecked Sendable {  // its state is behind `
       }
       if link.directions.allSatisfy(\.shutDown) { link.close() }
     }
-  }
-
-  /// A uniform number in [0, 1) (SplitMix64).
-  private func nextUniform() -> Double {
-    random &+= 0x9E37_79B9_7F4A_7C15
-    var z = random
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    z ^= z >> 31
-    return Double(z >> 11) / Double(1 << 53)
   }
 
   static func now() -> UInt64 {

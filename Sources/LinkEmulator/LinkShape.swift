@@ -94,3 +94,20 @@ public struct LinkShapeError: Error, CustomStringConvertible {
   public let description: String
   init(_ description: String) { self.description = description }
 }
+
+/// Uniform numbers in [0, 1) from a seed (SplitMix64): the jitter of a run with the same seed
+/// repeats.
+struct UniformRandom {
+  private var state: UInt64
+
+  init(seed: UInt64) { state = seed }
+
+  mutating func next() -> Double {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    z ^= z >> 31
+    return Double(z >> 11) / Double(1 << 53)
+  }
+}

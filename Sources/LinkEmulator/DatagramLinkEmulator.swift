@@ -1,0 +1,200 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The UDP form of `LinkEmulator`, for peers that carry their own reliability (mosh): datagrams
+/// sent to `port` go to the target port on 127.0.0.1, and the target's replies go back to
+/// whoever sent last (a client that roams is followed, as a NAT would). Each direction goes
+/// through the same `LinkShape` as the TCP emulator — one-way delay, jitter (order kept), a
+/// bottleneck rate — except that past the queue's limit a datagram is dropped (a router's tail
+/// drop) rather than held, and a stall drops what is sent during it (a link that is down).
+///
+/// One thread with `poll`; stopped by `stop()`.
+public final class DatagramLinkEmulator: @unchecked Sendable {  // its state is behind `lock`
+  /// The port clients send to.
+  public let port: Int
+  private let clientSide: Int32
+  private let serverSide: Int32
+  private let lock = NSLock()
+  private var shape: LinkShape
+  private var random: UniformRandom
+  private var client: sockaddr_in? = nil
+  private var directions = [DatagramDirection(), DatagramDirection()]
+  private var stalledUntil: UInt64 = 0
+  private var stopped = false
+  private var dropped = 0
+  private var thread: Thread? = nil
+  private var wake: (read: Int32, write: Int32)
+
+  /// Datagrams dropped so far (the queue full, or sent during a stall).
+  public var droppedDatagrams: Int { lock.withLock { dropped } }
+
+  /// Binds a free loopback UDP port and carries what arrives to `target` on 127.0.0.1.
+  public init(to target: Int, shape: LinkShape) throws {
+    self.shape = shape
+    random = UniformRandom(seed: shape.seed)
+    let clientSide = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    let serverSide = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    func fail(_ what: String) -> LinkShapeError {
+      let reason = String(cString: strerror(errno))
+      if clientSide >= 0 { close(clientSide) }
+      if serverSide >= 0 { close(serverSide) }
+      return LinkShapeError("\(what): \(reason)")
+    }
+    guard clientSide >= 0, serverSide >= 0 else { throw fail("socket") }
+    var address = LinkEmulator.loopback(port: 0)
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(clientSide, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard bound == 0 else { throw fail("cannot bind") }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(clientSide, $0, &length) }
+    }
+    port = Int(UInt16(bigEndian: address.sin_port))
+    var server = LinkEmulator.loopback(port: target)
+    let connected = withUnsafePointer(to: &server) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(serverSide, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else { throw fail("cannot reach port \(target)") }
+    var pipeEnds: [Int32] = [0, 0]
+    guard pipe(&pipeEnds) == 0 else { throw fail("pipe") }
+    wake = (pipeEnds[0], pipeEnds[1])
+    for fd in [clientSide, serverSide, wake.read, wake.write] { LinkEmulator.setNonBlocking(fd) }
+    self.clientSide = clientSide
+    self.serverSide = serverSide
+    let thread = Thread { [self] in carry() }
+    thread.name = "datagram-link-emulator"
+    self.thread = thread
+    thread.start()
+  }
+
+  deinit { stop() }
+
+  /// The link's shape from now on (datagrams in flight keep their times).
+  public func reshape(_ shape: LinkShape) {
+    lock.withLock { self.shape = shape }
+    poke()
+  }
+
+  /// The link is down for `seconds`: what is sent meanwhile, either way, is lost.
+  public func stall(for seconds: Double) {
+    lock.withLock { stalledUntil = LinkEmulator.now() + UInt64(seconds * 1e9) }
+    poke()
+  }
+
+  /// Stops carrying; waits for the carrying thread to end.
+  public func stop() {
+    let first = lock.withLock { () -> Bool in
+      defer { stopped = true }
+      return !stopped
+    }
+    guard first else { return }
+    poke()
+    while thread?.isFinished == false { usleep(1000) }
+    for fd in [clientSide, serverSide, wake.read, wake.write] { close(fd) }
+  }
+
+  private func poke() {
+    var byte: UInt8 = 1
+    _ = write(wake.write, &byte, 1)
+  }
+
+  /// The carrying thread: reads what arrived on either side, sends what is due.
+  private func carry() {
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+      var timeout: Int32 = 100
+      let proceed = lock.withLock { () -> Bool in
+        if stopped { return false }
+        let now = LinkEmulator.now()
+        deliver(now: now)
+        if let next = directions.compactMap({ $0.datagrams.first?.arrives }).min() {
+          timeout = Int32(min(100, next > now ? (next - now + 999_999) / 1_000_000 : 0))
+        }
+        return true
+      }
+      guard proceed else { return }
+      var fds = [clientSide, serverSide, wake.read].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+      guard poll(&fds, nfds_t(fds.count), timeout) >= 0 || errno == EINTR else { return }
+      lock.withLock {
+        guard !stopped else { return }
+        if fds[2].revents != 0 {
+          while read(wake.read, &buffer, buffer.count) > 0 {}
+        }
+        if fds[0].revents != 0 { receive(fromClient: true, into: &buffer) }
+        if fds[1].revents != 0 { receive(fromClient: false, into: &buffer) }
+      }
+    }
+  }
+
+  /// Reads every datagram waiting on one side and schedules each (or drops it).
+  private func receive(fromClient: Bool, into buffer: inout [UInt8]) {
+    while true {
+      var sender = sockaddr_in()
+      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+      let n = withUnsafeMutablePointer(to: &sender) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          recvfrom(fromClient ? clientSide : serverSide, &buffer, buffer.count, 0, $0, &length)
+        }
+      }
+      guard n >= 0 else { return }
+      if fromClient { client = sender }
+      let now = LinkEmulator.now()
+      let direction = directions[fromClient ? 0 : 1]
+      guard now >= stalledUntil, direction.queued + n <= shape.queueLimit else {
+        dropped += 1
+        continue
+      }
+      var leaves = max(now, direction.bottleneckFree)
+      if let rate = shape.bytesPerSecond { leaves += UInt64(Double(n) / rate * 1e9) }
+      direction.bottleneckFree = leaves
+      var arrives = leaves + UInt64(shape.delay * 1e9)
+      if shape.jitter > 0 { arrives += UInt64(random.next() * shape.jitter * 1e9) }
+      arrives = max(arrives, direction.lastArrival)
+      direction.lastArrival = arrives
+      direction.datagrams.append((arrives, Array(buffer[0..<n])))
+      direction.queued += n
+    }
+  }
+
+  /// Sends the datagrams that arrived: the client's to the target, the target's to the client
+  /// that sent last.
+  private func deliver(now: UInt64) {
+    for (index, direction) in directions.enumerated() {
+      while let first = direction.datagrams.first, first.arrives <= now {
+        direction.datagrams.removeFirst()
+        direction.queued -= first.bytes.count
+        if index == 0 {
+          _ = first.bytes.withUnsafeBytes { send(serverSide, $0.baseAddress, $0.count, 0) }
+        } else if var to = client {
+          _ = first.bytes.withUnsafeBytes { bytes in
+            withUnsafePointer(to: &to) {
+              $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                sendto(
+                  clientSide, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)
+                )
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/// One direction's datagrams on their way.
+private final class DatagramDirection {
+  var datagrams: [(arrives: UInt64, bytes: [UInt8])] = []
+  var queued = 0
+  var bottleneckFree: UInt64 = 0
+  var lastArrival: UInt64 = 0
+}
