@@ -197,6 +197,21 @@ extension BenchRun {
       }
       for note in notes { BenchProgress.line("  \(note)") }
     }
+    BenchProgress.step("remote: unpredictable keys (vim's normal mode) through a link at RTT 300 ms")
+    let moved = try RemoteNetworkBench.unpredicted(exe: exe, keys: keys, interval: interval)
+    if !json {
+      BenchProgress.line(
+        "  unpredictable keys at RTT 300 ms (`l` in vim's normal mode on a line of digits, \(Int(interval * 1000)) ms apart):"
+          + " key to the cursor moving")
+      for row in moved.rows {
+        BenchProgress.line(
+          String(
+            format: "    %@ p50 %7.1f ms  p95 %7.1f ms",
+            row.client.padding(toLength: 28, withPad: " ", startingAt: 0),
+            p50(row.milliseconds), p95(row.milliseconds)))
+      }
+      for note in moved.notes { BenchProgress.line("    \(note)") }
+    }
     BenchProgress.step("remote: Ctrl-C under a flood through a 1 Mbit/s link at RTT 300 ms")
     let flood = try RemoteNetworkBench.ctrlCUnderFlood(exe: exe, rounds: keys >= 10 ? 2 : 1)
     if !json {
@@ -221,6 +236,17 @@ extension BenchRun {
           })
       ),
       ("ctrlCNotes", .array(flood.notes.map { .string($0) })),
+      (
+        "unpredictedAtRTT300",
+        .array(
+          moved.rows.map { row in
+            .object([
+              ("client", .string(row.client)), ("keys", .int(row.milliseconds.count)),
+              ("millisP50", rounded(p50(row.milliseconds))), ("millisP95", rounded(p95(row.milliseconds))),
+            ])
+          })
+      ),
+      ("unpredictedNotes", .array(moved.notes.map { .string($0) })),
       (
         "clients",
         .array(

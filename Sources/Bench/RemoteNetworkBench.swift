@@ -183,32 +183,12 @@ enum RemoteNetworkBench {
       try readAvailable(waitingMillis: 100)
     }
     var line: [UInt8] = []
-    var typedAt: [UInt64] = []
-    var times: [Double] = []
-    let start = MonotonicClock.nanoseconds()
-    let deadline = start + UInt64((Double(keys) * interval + 20) * 1e9)
-    while times.count < keys && MonotonicClock.nanoseconds() < deadline {
-      let now = MonotonicClock.nanoseconds()
-      if typedAt.count < keys {
-        let due = start + UInt64(Double(typedAt.count) * interval * 1e9)
-        if now >= due {
-          let next = key()
-          line.append(next)
-          typedAt.append(MonotonicClock.nanoseconds())
-          type([next])
-          continue
-        }
-        try readAvailable(waitingMillis: Int32(max(1, min(100, (due - now) / 1_000_000))))
-      } else {
-        try readAvailable(waitingMillis: 100)
-      }
-      let seen = MonotonicClock.nanoseconds()
-      while times.count < min(shown(line), typedAt.count) {
-        times.append(Double(seen - typedAt[times.count]) / 1e6)
-      }
-    }
-    guard times.count == keys else {
-      throw CLIError("\(keys - times.count) of \(keys) keys never showed")
+    let times = try timeSteadily(client, keys: keys, interval: interval) {
+      let next = key()
+      line.append(next)
+      return next
+    } shown: {
+      shown(line)
     }
     guard let sessionScreen else { return (times, nil) }
     func same() -> Bool {
@@ -229,6 +209,120 @@ enum RemoteNetworkBench {
     let settled = MonotonicClock.nanoseconds() + 10_000_000_000
     while !same() && MonotonicClock.nanoseconds() < settled { try readAvailable(waitingMillis: 100) }
     return (times, same())
+  }
+
+  /// Types `keys` keys `interval` seconds apart into `client` (each `next()` gives the next),
+  /// whatever its screen shows, and times each until `shown()` (how many of the keys typed so
+  /// far the screen shows) counts it. Throws when some never show (20 s after the last).
+  static func timeSteadily(
+    _ client: ClientTerminal, keys: Int, interval: Double, next: () -> UInt8, shown: () -> Int
+  ) throws -> [Double] {
+    var typedAt: [UInt64] = []
+    var times: [Double] = []
+    let start = MonotonicClock.nanoseconds()
+    let deadline = start + UInt64((Double(keys) * interval + 20) * 1e9)
+    while times.count < keys && MonotonicClock.nanoseconds() < deadline {
+      let now = MonotonicClock.nanoseconds()
+      if typedAt.count < keys {
+        let due = start + UInt64(Double(typedAt.count) * interval * 1e9)
+        if now >= due {
+          let key = next()
+          typedAt.append(MonotonicClock.nanoseconds())
+          client.type([key])
+          continue
+        }
+        try client.readAvailable(waitingMillis: Int32(max(1, min(100, (due - now) / 1_000_000))))
+      } else {
+        try client.readAvailable(waitingMillis: 100)
+      }
+      let seen = MonotonicClock.nanoseconds()
+      while times.count < min(shown(), typedAt.count) {
+        times.append(Double(seen - typedAt[times.count]) / 1e6)
+      }
+    }
+    guard times.count == keys else {
+      throw CLIError("\(keys - times.count) of \(keys) keys never showed")
+    }
+    return times
+  }
+
+  /// Unpredictable keys: vim's normal mode on a line of digits, `l` typed `interval` seconds
+  /// apart, each timed until the client's cursor has moved past it. No client can guess these
+  /// (a guess of `l` as echo is wrong at once), so this is the round trip and what a client
+  /// adds to it.
+  static func moveSteadily(
+    _ arguments: [String], environment: [String: String], keys: Int, interval: Double
+  ) throws -> [Double] {
+    let client = try ClientTerminal(arguments, environment: environment)
+    let screen = { client.screen }
+    /// `0` (again every 2 s: a client still starting may lose keys) until the cursor is at
+    /// the line's start.
+    func home() throws {
+      for _ in 0..<15 {
+        client.type(Array("0".utf8))
+        if try client.read(until: { $0.cursor.col == 0 && $0.cursor.row == 0 }, seconds: 2) { return }
+      }
+      throw CLIError("vim's cursor never came to the line's start: \(screen().cursor)")
+    }
+    // Ready: vim shows the file and moves. (No Escape to begin with: a terminal multiplexer
+    // would take Escape and the next key for Meta and that key.)
+    guard try client.read(until: { $0.rowText(0).hasPrefix("0123456789") }, seconds: 30) else {
+      throw CLIError("vim never showed the file: \(screen().rowText(0).prefix(40))")
+    }
+    try home()
+    client.type(Array("l".utf8))
+    guard try client.read(until: { $0.cursor.col == 1 }, seconds: 30) else {
+      throw CLIError("`l` never moved")
+    }
+    try home()
+    return try timeSteadily(client, keys: keys, interval: interval) {
+      UInt8(ascii: "l")
+    } shown: {
+      screen().cursor.row == 0 ? screen().cursor.col : 0
+    }
+  }
+
+  /// The unpredicted-keys figure: `moveSteadily` through each terminal client over a link of
+  /// round trip `rtt`, interleaved rounds; milliseconds per key for each client.
+  static func unpredicted(
+    exe: String, rtt: Double = 0.3, keys: Int, interval: Double = 0.15
+  ) throws -> (rows: [(client: String, milliseconds: [Double])], notes: [String]) {
+    let served = try RemoteBench.Served(exe: exe, token: TokenRecord(label: "bench", create: true))
+    defer { served.stop() }
+    guard RecordingBench.which("vim") else { return ([], ["unpredicted keys left out: needs vim"]) }
+    let file = served.dir + "/digits.txt"
+    let digits = String(repeating: "0123456789", count: 8).prefix(79)
+    try (Array(repeating: digits, count: 30).joined(separator: "\n") + "\n").write(
+      toFile: file, atomically: true, encoding: .utf8)
+    let vim = "exec vim -u NONE -N -n '\(file)'"
+    try LiveBench.startSession("vim", command: vim, cols: 80, rows: 24, exe: exe, directory: served.sockets)
+    defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["vim"]), in: served.sockets) }
+    let environment = served.clientEnvironment
+    let shape = LinkShape.roundTrip(rtt)
+    let link = try LinkEmulator(to: served.port, shape: shape)
+    defer { link.stop() }
+    let peers = NetworkPeers(directory: served.dir, shapes: [shape], environment: environment)
+    defer { peers.stop() }
+    try peers.startSession("vim", command: vim)
+    let clients =
+      reelClients(exe: exe, session: "vim", links: [link], environment: environment, browser: nil)
+      + peers.clients(attaching: "vim")
+    var rows = clients.map { (client: $0.name, milliseconds: [Double]()) }
+    var notes = peers.notes
+    for _ in 0..<(keys >= 10 ? 3 : 1) {
+      for (index, client) in clients.enumerated() {
+        do {
+          let launched = try client.start(0)
+          defer { launched.finish() }
+          guard case .terminal(let arguments, let environment) = launched.program else { continue }
+          rows[index].milliseconds += try moveSteadily(
+            arguments, environment: environment, keys: min(keys, 60), interval: interval)
+        } catch {
+          notes.append("\(client.name): \(error)")
+        }
+      }
+    }
+    return (rows, notes)
   }
 
   /// Ctrl-C under a flood: through each client over a link of `rate` bytes per second and

@@ -22,7 +22,8 @@ extension LiveSessionTests {
       port: link.port, token: serve.token, "slow --render -c 'bash --norc --noprofile'")
     XCTAssertTrue(waitForScreen(pane, containing: "$"), "no prompt:\n\(pane.screen())")
 
-    /// The pane equals the session's screen and cursor (its shadow), within a minute.
+    /// The pane equals the session's screen and cursor (its shadow), within a minute, and no
+    /// predicted echo is left (none underlined: vim and less underline nothing here).
     func assertSame(_ what: String, line: UInt = #line) throws {
       var expected = ""
       var cursor = ""
@@ -30,7 +31,9 @@ extension LiveSessionTests {
         expected = (try? self.history("slow")) ?? ""
         cursor = ((try? self.shadowState("slow")) ?? "").split(separator: " ").prefix(2).joined(
           separator: " ")
+        let styled = (try? pane.tmux(["capture-pane", "-p", "-e", "-t", "t"])) ?? ""
         return pane.screen() == expected && pane.display("#{cursor_x} #{cursor_y}") == cursor
+          && !styled.contains("\u{1B}[4m")
       }
       XCTAssertTrue(
         same, "\(what): the pane shows\n\(pane.screen())\nthe session\n\(expected)\ncursor \(cursor)",
