@@ -72,79 +72,86 @@ enum BrowserBench {
     return times
   }
 
-  /// Logs in, attaches, and times keys inside the page: a key event dispatched, then the first
-  /// render whose rows hold its echo (a MutationObserver on the screen).
-  static let driver = """
-    import json, os, sys
+  /// The start of the bench's selenium drivers: headless Chromium with the page's test hook
+  /// set before the page's scripts run.
+  static let chromium = """
+    import json, os, sys, time
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
-    base, session, rounds, keys, output = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-    history = int(sys.argv[6])
     options = webdriver.ChromeOptions()
     for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=900,640"]:
         options.add_argument(a)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": "window.reelTestHook = true;"})
-    driver.set_script_timeout(60)
-    def state():
-        return driver.execute_script("return window.reelViewer ? window.reelViewer.state() : null")
-    def wait(check):
-        import time
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            s = state()
-            if s and check(s):
-                return s
-            time.sleep(0.02)
-        raise SystemExit("the page did not get there: %s" % json.dumps(state()))
-    TIME_KEY = '''
-    const [key, expected, done] = arguments;
-    // The screen's rows are the last lines drawn: look there only (a long history holds thousands).
-    const screen = document.getElementById("screen");
-    const rows = () => {
-      let el = screen.lastElementChild;
-      for (let i = 0; el && i < 60; i++, el = el.previousElementSibling) {
-        if (el.classList.contains("line") && el.textContent.replace(/\\u200b/g, "").replace(/ +$/, "") === expected) return true;
-      }
-      return false;
-    };
-    const start = performance.now();
-    const observer = new MutationObserver(() => {
-      if (rows()) { observer.disconnect(); done(performance.now() - start); }
-    });
-    observer.observe(document.getElementById("screen"), {childList: true, subtree: true});
-    document.dispatchEvent(new KeyboardEvent("keydown", {key: key, bubbles: true}));
-    '''
-    try:
-        driver.get(base + "/login#" + os.environ["REEL_TOKEN"])
-        wait(lambda s: session in s["available"])
-        driver.execute_script("window.reelViewer.attach(arguments[0])", session)
-        # The page opens watching: it takes the keyboard first, as a user's first key would.
-        driver.execute_script("window.reelViewer.takeKeyboard()")
-        wait(lambda s: s["connection"].startswith("connected") and not s["watching"] and s["rows"])
-        if history:
-            # Scrolled to the top, the page fetches the history before it, gap by gap.
-            def fetched(s):
-                driver.execute_script("const e = document.getElementById('screen'); e.scrollTop = 0; e.dispatchEvent(new Event('scroll'))")
-                return any(row["text"] == "1" for row in s["rows"])
-            wait(fetched)
-            driver.execute_script("const e = document.getElementById('screen'); e.scrollTop = e.scrollHeight")
-        times = []
-        letters = "abcdefghijklmnopqrstuvwxyz"
-        for r in range(rounds):
-            line = ""
-            driver.execute_script("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}))")
-            for k in range(keys):
-                if len(line) >= 30:
-                    driver.execute_script("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}))")
-                    wait(lambda s, l=line: sum(1 for row in s["rows"] if row["text"] == l) >= 2)
-                    line = ""
-                key = letters[(r * keys + k) % 26]
-                line += key
-                times.append(driver.execute_async_script(TIME_KEY, key, line))
-        with open(output, "w") as f:
-            json.dump(times, f)
-    finally:
-        driver.quit()
+
     """
+
+  /// Logs in, attaches, and times keys inside the page: a key event dispatched, then the first
+  /// render whose rows hold its echo (a MutationObserver on the screen).
+  static let driver =
+    chromium + """
+      base, session, rounds, keys, output = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+      history = int(sys.argv[6])
+      driver.set_script_timeout(60)
+      def state():
+          return driver.execute_script("return window.reelViewer ? window.reelViewer.state() : null")
+      def wait(check):
+          import time
+          deadline = time.time() + 60
+          while time.time() < deadline:
+              s = state()
+              if s and check(s):
+                  return s
+              time.sleep(0.02)
+          raise SystemExit("the page did not get there: %s" % json.dumps(state()))
+      TIME_KEY = '''
+      const [key, expected, done] = arguments;
+      // The screen's rows are the last lines drawn: look there only (a long history holds thousands).
+      const screen = document.getElementById("screen");
+      const rows = () => {
+        let el = screen.lastElementChild;
+        for (let i = 0; el && i < 60; i++, el = el.previousElementSibling) {
+          if (el.classList.contains("line") && el.textContent.replace(/\\u200b/g, "").replace(/ +$/, "") === expected) return true;
+        }
+        return false;
+      };
+      const start = performance.now();
+      const observer = new MutationObserver(() => {
+        if (rows()) { observer.disconnect(); done(performance.now() - start); }
+      });
+      observer.observe(document.getElementById("screen"), {childList: true, subtree: true});
+      document.dispatchEvent(new KeyboardEvent("keydown", {key: key, bubbles: true}));
+      '''
+      try:
+          driver.get(base + "/login#" + os.environ["REEL_TOKEN"])
+          wait(lambda s: session in s["available"])
+          driver.execute_script("window.reelViewer.attach(arguments[0])", session)
+          # The page opens watching: it takes the keyboard first, as a user's first key would.
+          driver.execute_script("window.reelViewer.takeKeyboard()")
+          wait(lambda s: s["connection"].startswith("connected") and not s["watching"] and s["rows"])
+          if history:
+              # Scrolled to the top, the page fetches the history before it, gap by gap.
+              def fetched(s):
+                  driver.execute_script("const e = document.getElementById('screen'); e.scrollTop = 0; e.dispatchEvent(new Event('scroll'))")
+                  return any(row["text"] == "1" for row in s["rows"])
+              wait(fetched)
+              driver.execute_script("const e = document.getElementById('screen'); e.scrollTop = e.scrollHeight")
+          times = []
+          letters = "abcdefghijklmnopqrstuvwxyz"
+          for r in range(rounds):
+              line = ""
+              driver.execute_script("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}))")
+              for k in range(keys):
+                  if len(line) >= 30:
+                      driver.execute_script("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}))")
+                      wait(lambda s, l=line: sum(1 for row in s["rows"] if row["text"] == l) >= 2)
+                      line = ""
+                  key = letters[(r * keys + k) % 26]
+                  line += key
+                  times.append(driver.execute_async_script(TIME_KEY, key, line))
+          with open(output, "w") as f:
+              json.dump(times, f)
+      finally:
+          driver.quit()
+      """
 }

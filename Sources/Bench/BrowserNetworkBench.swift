@@ -125,124 +125,117 @@ final class BrowserNetworkClient {
 
   /// The driver: one Chromium; per request, a fresh page logged in through the given base
   /// (the link), attached with the keyboard, then the run inside the page.
-  static let driver = """
-    import json, os, sys, time
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=900,640"]:
-        options.add_argument(a)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": "window.reelTestHook = true;"})
-    driver.set_script_timeout(180)
-    def state():
-        return driver.execute_script("return window.reelViewer ? window.reelViewer.state() : null")
-    def wait(check, seconds=60):
-        deadline = time.time() + seconds
-        while time.time() < deadline:
-            s = state()
-            if s and check(s):
-                return s
-            time.sleep(0.02)
-        raise Exception("the page did not get there: %s" % json.dumps(state())[:200])
-    def open_session(base, session):
-        driver.get("about:blank")
-        driver.get(base + "/login#" + os.environ["REEL_TOKEN"])
-        wait(lambda s: session in s["available"])
-        driver.execute_script("window.reelViewer.attach(arguments[0])", session)
-        driver.execute_script("window.reelViewer.takeKeyboard()")
-        wait(lambda s: s["connection"].startswith("connected") and not s["watching"] and s["rows"] and s["cursor"])
-    COMMON = '''
-    const screenRows = () => {
-      const lines = document.getElementById("screen").querySelectorAll(".line:not(.history)");
-      return Array.from(lines).slice(-24).map((el) => el.textContent.replace(/\\\\u200b/g, "").replace(/ +$/, ""));
-    };
-    const key = (k, ctrl) => document.dispatchEvent(new KeyboardEvent("keydown", {key: k, ctrlKey: !!ctrl, bubbles: true}));
-    const cursor = () => window.reelViewer.state().cursor;
-    '''
-    TYPE = COMMON + '''
-    const [letters, interval, done] = arguments;
-    const shown = (line) => {
-      const c = cursor();
-      const row = screenRows()[c.row] || "";
-      let n = 0;
-      while (n < line.length && row[n] === line[n]) n++;
-      return n;
-    };
-    const when = (check, ms) => new Promise((resolve, reject) => {
-      const until = performance.now() + ms;
-      const tick = () => check() ? resolve() : performance.now() > until ? reject(new Error("timed out")) : setTimeout(tick, 10);
-      tick();
-    });
-    (async () => {
-      // Ready: a first key echoes on a line of its own (Ctrl-U kills what was on cat's line).
-      let ready = false;
-      for (let i = 0; i < 10 && !ready; i++) {
-        key("u", true); key("z");
-        ready = await when(() => shown("z") === 1 && cursor().col === 1, 3000).then(() => true, () => false);
-      }
-      if (!ready) throw new Error("the page never showed a key");
-      key("u", true);
-      await when(() => cursor().col === 0, 10000);
-      const typedAt = [], times = [];
-      let line = "";
-      const observer = new MutationObserver(() => {
-        const now = performance.now();
-        for (let n = Math.min(shown(line), typedAt.length); times.length < n; ) times.push(now - typedAt[times.length]);
+  static let driver =
+    BrowserBench.chromium + """
+      driver.set_script_timeout(180)
+      def state():
+          return driver.execute_script("return window.reelViewer ? window.reelViewer.state() : null")
+      def wait(check, seconds=60):
+          deadline = time.time() + seconds
+          while time.time() < deadline:
+              s = state()
+              if s and check(s):
+                  return s
+              time.sleep(0.02)
+          raise Exception("the page did not get there: %s" % json.dumps(state())[:200])
+      def open_session(base, session):
+          driver.get("about:blank")
+          driver.get(base + "/login#" + os.environ["REEL_TOKEN"])
+          wait(lambda s: session in s["available"])
+          driver.execute_script("window.reelViewer.attach(arguments[0])", session)
+          driver.execute_script("window.reelViewer.takeKeyboard()")
+          wait(lambda s: s["connection"].startswith("connected") and not s["watching"] and s["rows"] and s["cursor"])
+      COMMON = '''
+      const screenRows = () => {
+        const lines = document.getElementById("screen").querySelectorAll(".line:not(.history)");
+        return Array.from(lines).slice(-24).map((el) => el.textContent.replace(/\\\\u200b/g, "").replace(/ +$/, ""));
+      };
+      const key = (k, ctrl) => document.dispatchEvent(new KeyboardEvent("keydown", {key: k, ctrlKey: !!ctrl, bubbles: true}));
+      const cursor = () => window.reelViewer.state().cursor;
+      '''
+      TYPE = COMMON + '''
+      const [letters, interval, done] = arguments;
+      const shown = (line) => {
+        const c = cursor();
+        const row = screenRows()[c.row] || "";
+        let n = 0;
+        while (n < line.length && row[n] === line[n]) n++;
+        return n;
+      };
+      const when = (check, ms) => new Promise((resolve, reject) => {
+        const until = performance.now() + ms;
+        const tick = () => check() ? resolve() : performance.now() > until ? reject(new Error("timed out")) : setTimeout(tick, 10);
+        tick();
       });
-      observer.observe(document.getElementById("screen"), {childList: true, subtree: true, characterData: true});
-      const start = performance.now();
-      for (let i = 0; i < letters.length; i++) {
-        const due = start + i * interval * 1000;
-        if (performance.now() < due) await new Promise((r) => setTimeout(r, due - performance.now()));
-        line += letters[i];
-        typedAt.push(performance.now());
-        key(letters[i]);
-      }
-      await when(() => times.length === letters.length, 20000).catch(() => {});
-      observer.disconnect();
-      if (times.length < letters.length) throw new Error((letters.length - times.length) + " of " + letters.length + " keys never showed");
-      // Settled: nothing predicted, the drawn rows the host's.
-      await when(() => !window.reelViewer.state().predicting, 10000).catch(() => {});
-      const underlined = [...document.querySelectorAll("#screen span")].some((s) => s.style.textDecoration.includes("underline"));
-      const c = cursor();
-      return {times, rows: screenRows(), underlined, cursor: [c.row, c.col]};
-    })().then(done, (e) => done({error: String(e)}));
-    '''
-    INTERRUPT = COMMON + '''
-    const [done] = arguments;
-    const atPrompt = () => { const c = cursor(); return (screenRows()[c.row] || "").trim() === "$"; };
-    const when = (check, ms) => new Promise((resolve, reject) => {
-      const until = performance.now() + ms;
-      const tick = () => check() ? resolve() : performance.now() > until ? reject(new Error("timed out")) : setTimeout(tick, 10);
-      tick();
-    });
-    const type = (text) => { for (const k of text) key(k === "\\\\r" ? "Enter" : k); };
-    (async () => {
-      key("u", true); key("Enter");
-      await when(atPrompt, 30000);
-      type("seq 1 3000000\\\\r");
-      await when(() => screenRows().includes("1") || !atPrompt(), 30000);
-      await new Promise((r) => setTimeout(r, 2000));
-      key("c", true);
-      const start = performance.now();
-      await when(() => atPrompt() && screenRows().some((r) => r.includes("^C")), 120000);
-      return {seconds: (performance.now() - start) / 1000};
-    })().then(done, (e) => done({error: String(e)}));
-    '''
-    try:
-        for line in sys.stdin:
-            request = json.loads(line)
-            try:
-                open_session(request["base"], request["session"])
-                if request["run"] == "type":
-                    reply = driver.execute_async_script(TYPE, request["letters"], request["interval"])
-                else:
-                    reply = driver.execute_async_script(INTERRUPT)
-            except Exception as e:
-                reply = {"error": str(e).split("\\n")[0]}
-            print(json.dumps(reply), flush=True)
-    finally:
-        driver.quit()
-    """
+      (async () => {
+        // Ready: a first key echoes on a line of its own (Ctrl-U kills what was on cat's line).
+        let ready = false;
+        for (let i = 0; i < 10 && !ready; i++) {
+          key("u", true); key("z");
+          ready = await when(() => shown("z") === 1 && cursor().col === 1, 3000).then(() => true, () => false);
+        }
+        if (!ready) throw new Error("the page never showed a key");
+        key("u", true);
+        await when(() => cursor().col === 0, 10000);
+        const typedAt = [], times = [];
+        let line = "";
+        const observer = new MutationObserver(() => {
+          const now = performance.now();
+          for (let n = Math.min(shown(line), typedAt.length); times.length < n; ) times.push(now - typedAt[times.length]);
+        });
+        observer.observe(document.getElementById("screen"), {childList: true, subtree: true, characterData: true});
+        const start = performance.now();
+        for (let i = 0; i < letters.length; i++) {
+          const due = start + i * interval * 1000;
+          if (performance.now() < due) await new Promise((r) => setTimeout(r, due - performance.now()));
+          line += letters[i];
+          typedAt.push(performance.now());
+          key(letters[i]);
+        }
+        await when(() => times.length === letters.length, 20000).catch(() => {});
+        observer.disconnect();
+        if (times.length < letters.length) throw new Error((letters.length - times.length) + " of " + letters.length + " keys never showed");
+        // Settled: nothing predicted, the drawn rows the host's.
+        await when(() => !window.reelViewer.state().predicting, 10000).catch(() => {});
+        const underlined = [...document.querySelectorAll("#screen span")].some((s) => s.style.textDecoration.includes("underline"));
+        const c = cursor();
+        return {times, rows: screenRows(), underlined, cursor: [c.row, c.col]};
+      })().then(done, (e) => done({error: String(e)}));
+      '''
+      INTERRUPT = COMMON + '''
+      const [done] = arguments;
+      const atPrompt = () => { const c = cursor(); return (screenRows()[c.row] || "").trim() === "$"; };
+      const when = (check, ms) => new Promise((resolve, reject) => {
+        const until = performance.now() + ms;
+        const tick = () => check() ? resolve() : performance.now() > until ? reject(new Error("timed out")) : setTimeout(tick, 10);
+        tick();
+      });
+      const type = (text) => { for (const k of text) key(k === "\\\\r" ? "Enter" : k); };
+      (async () => {
+        key("u", true); key("Enter");
+        await when(atPrompt, 30000);
+        type("seq 1 3000000\\\\r");
+        await when(() => screenRows().includes("1") || !atPrompt(), 30000);
+        await new Promise((r) => setTimeout(r, 2000));
+        key("c", true);
+        const start = performance.now();
+        await when(() => atPrompt() && screenRows().some((r) => r.includes("^C")), 120000);
+        return {seconds: (performance.now() - start) / 1000};
+      })().then(done, (e) => done({error: String(e)}));
+      '''
+      try:
+          for line in sys.stdin:
+              request = json.loads(line)
+              try:
+                  open_session(request["base"], request["session"])
+                  if request["run"] == "type":
+                      reply = driver.execute_async_script(TYPE, request["letters"], request["interval"])
+                  else:
+                      reply = driver.execute_async_script(INTERRUPT)
+              except Exception as e:
+                  reply = {"error": str(e).split("\\n")[0]}
+              print(json.dumps(reply), flush=True)
+      finally:
+          driver.quit()
+      """
 }

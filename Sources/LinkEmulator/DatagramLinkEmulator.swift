@@ -27,8 +27,7 @@ public final class DatagramLinkEmulator: @unchecked Sendable {  // its state is 
   private var stalledUntil: UInt64 = 0
   private var stopped = false
   private var dropped = 0
-  private var thread: Thread? = nil
-  private var wake: (read: Int32, write: Int32)
+  private let carrying: CarryingThread
 
   /// Datagrams dropped so far (the queue full, or sent during a stall).
   public var droppedDatagrams: Int { lock.withLock { dropped } }
@@ -65,16 +64,17 @@ public final class DatagramLinkEmulator: @unchecked Sendable {  // its state is 
       }
     }
     guard connected == 0 else { throw fail("cannot reach port \(target)") }
-    var pipeEnds: [Int32] = [0, 0]
-    guard pipe(&pipeEnds) == 0 else { throw fail("pipe") }
-    wake = (pipeEnds[0], pipeEnds[1])
-    for fd in [clientSide, serverSide, wake.read, wake.write] { LinkEmulator.setNonBlocking(fd) }
+    do {
+      carrying = try CarryingThread()
+    } catch {
+      close(clientSide)
+      close(serverSide)
+      throw error
+    }
+    for fd in [clientSide, serverSide] { LinkEmulator.setNonBlocking(fd) }
     self.clientSide = clientSide
     self.serverSide = serverSide
-    let thread = Thread { [self] in carry() }
-    thread.name = "datagram-link-emulator"
-    self.thread = thread
-    thread.start()
+    carrying.start(name: "datagram-link-emulator") { [self] in carry() }
   }
 
   deinit { stop() }
@@ -98,15 +98,12 @@ public final class DatagramLinkEmulator: @unchecked Sendable {  // its state is 
       return !stopped
     }
     guard first else { return }
-    poke()
-    while thread?.isFinished == false { usleep(1000) }
-    for fd in [clientSide, serverSide, wake.read, wake.write] { close(fd) }
+    carrying.finish()
+    close(clientSide)
+    close(serverSide)
   }
 
-  private func poke() {
-    var byte: UInt8 = 1
-    _ = write(wake.write, &byte, 1)
-  }
+  private func poke() { carrying.poke() }
 
   /// The carrying thread: reads what arrived on either side, sends what is due.
   private func carry() {
@@ -123,13 +120,13 @@ public final class DatagramLinkEmulator: @unchecked Sendable {  // its state is 
         return true
       }
       guard proceed else { return }
-      var fds = [clientSide, serverSide, wake.read].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+      var fds = [clientSide, serverSide, carrying.wakeDescriptor].map {
+        pollfd(fd: $0, events: Int16(POLLIN), revents: 0)
+      }
       guard poll(&fds, nfds_t(fds.count), timeout) >= 0 || errno == EINTR else { return }
       lock.withLock {
         guard !stopped else { return }
-        if fds[2].revents != 0 {
-          while read(wake.read, &buffer, buffer.count) > 0 {}
-        }
+        if fds[2].revents != 0 { carrying.drain() }
         if fds[0].revents != 0 { receive(fromClient: true, into: &buffer) }
         if fds[1].revents != 0 { receive(fromClient: false, into: &buffer) }
       }

@@ -27,8 +27,7 @@ public final class LinkEmulator: @unchecked Sendable {  // its state is behind `
   private var stalledUntil: UInt64 = 0
   private var stopped = false
   private var acceptedCount = 0
-  private var wake: (read: Int32, write: Int32)
-  private var thread: Thread? = nil
+  private let carrying: CarryingThread
 
   /// Connections carried so far.
   public var accepted: Int { lock.withLock { acceptedCount } }
@@ -68,18 +67,13 @@ public final class LinkEmulator: @unchecked Sendable {  // its state is behind `
     port = Int(UInt16(bigEndian: address.sin_port))
     self.listener = listener
     LinkEmulator.setNonBlocking(listener)
-    var pipeEnds: [Int32] = [0, 0]
-    guard pipe(&pipeEnds) == 0 else {
+    do {
+      carrying = try CarryingThread()
+    } catch {
       close(listener)
-      throw LinkShapeError("pipe: \(String(cString: strerror(errno)))")
+      throw error
     }
-    wake = (pipeEnds[0], pipeEnds[1])
-    LinkEmulator.setNonBlocking(wake.read)
-    LinkEmulator.setNonBlocking(wake.write)
-    let thread = Thread { [self] in carry() }
-    thread.name = "link-emulator"
-    self.thread = thread
-    thread.start()
+    carrying.start(name: "link-emulator") { [self] in carry() }
   }
 
   deinit { stop() }
@@ -113,21 +107,15 @@ public final class LinkEmulator: @unchecked Sendable {  // its state is behind `
       return !stopped
     }
     guard first else { return }
-    poke()
-    while thread?.isFinished == false { usleep(1000) }
+    carrying.finish()
     lock.withLock {
       for link in links { link.close() }
       links.removeAll()
     }
     close(listener)
-    close(wake.read)
-    close(wake.write)
   }
 
-  private func poke() {
-    var byte: UInt8 = 1
-    _ = write(wake.write, &byte, 1)
-  }
+  private func poke() { carrying.poke() }
 
   /// The carrying thread: accepts, reads what may be read, delivers what is due.
   private func carry() {
@@ -141,7 +129,7 @@ public final class LinkEmulator: @unchecked Sendable {  // its state is behind `
         deliver(now: now)
         links.removeAll { $0.finished }
         fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
-        fds.append(pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0))
+        fds.append(pollfd(fd: carrying.wakeDescriptor, events: Int16(POLLIN), revents: 0))
         var next = UInt64.max
         for link in links {
           for direction in link.directions {
@@ -165,9 +153,8 @@ public final class LinkEmulator: @unchecked Sendable {  // its state is behind `
       lock.withLock {
         guard !stopped else { return }
         for fd in fds where fd.revents != 0 {
-          if fd.fd == wake.read {
-            var drain = [UInt8](repeating: 0, count: 64)
-            while read(wake.read, &drain, drain.count) > 0 {}
+          if fd.fd == carrying.wakeDescriptor {
+            carrying.drain()
           } else if fd.fd == listener {
             acceptAll()
           } else if fd.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
