@@ -152,6 +152,11 @@ final class BrowserNetworkClient {
       };
       const key = (k, ctrl) => document.dispatchEvent(new KeyboardEvent("keydown", {key: k, ctrlKey: !!ctrl, bubbles: true}));
       const cursor = () => window.reelViewer.state().cursor;
+      const when = (check, ms) => new Promise((resolve, reject) => {
+        const until = performance.now() + ms;
+        const tick = () => check() ? resolve() : performance.now() > until ? reject(new Error("timed out")) : setTimeout(tick, 10);
+        tick();
+      });
       '''
       TYPE = COMMON + '''
       const [letters, interval, done] = arguments;
@@ -162,11 +167,6 @@ final class BrowserNetworkClient {
         while (n < line.length && row[n] === line[n]) n++;
         return n;
       };
-      const when = (check, ms) => new Promise((resolve, reject) => {
-        const until = performance.now() + ms;
-        const tick = () => check() ? resolve() : performance.now() > until ? reject(new Error("timed out")) : setTimeout(tick, 10);
-        tick();
-      });
       (async () => {
         // Ready: a first key echoes on a line of its own (Ctrl-U kills what was on cat's line).
         let ready = false;
@@ -205,11 +205,6 @@ final class BrowserNetworkClient {
       INTERRUPT = COMMON + '''
       const [done] = arguments;
       const atPrompt = () => { const c = cursor(); return (screenRows()[c.row] || "").trim() === "$"; };
-      const when = (check, ms) => new Promise((resolve, reject) => {
-        const until = performance.now() + ms;
-        const tick = () => check() ? resolve() : performance.now() > until ? reject(new Error("timed out")) : setTimeout(tick, 10);
-        tick();
-      });
       const type = (text) => { for (const k of text) key(k === "\\\\r" ? "Enter" : k); };
       (async () => {
         key("u", true); key("Enter");

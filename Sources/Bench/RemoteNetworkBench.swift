@@ -33,30 +33,18 @@ enum RemoteNetworkBench {
   ) throws -> (rows: [Row], notes: [String]) {
     // Three rounds; one for a quick run (the test's few keys).
     let rounds = keys >= 10 ? 3 : 1
-    let served = try RemoteBench.Served(exe: exe, token: TokenRecord(label: "bench", create: true))
-    defer { served.stop() }
-    try LiveBench.startSession(
-      "network", command: "exec cat", cols: 80, rows: 24, exe: exe, directory: served.sockets)
-    defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["network"]), in: served.sockets) }
-    let environment = served.clientEnvironment
-    let shapes = rtts.map { LinkShape.roundTrip($0) }
-    let links = try shapes.map { try LinkEmulator(to: served.port, shape: $0) }
-    defer { links.forEach { $0.stop() } }
-    let peers = NetworkPeers(directory: served.dir, shapes: shapes, environment: environment)
-    defer { peers.stop() }
-    try peers.startSession("network", command: "exec cat")
-    var notes = peers.notes
-    let browser = page(directory: served.dir, token: served.token, notes: &notes)
-    defer { browser?.stop() }
-    let clients =
-      reelClients(exe: exe, session: "network", links: links, environment: environment, browser: browser)
-      + peers.clients(attaching: "network")
+    let stage = try NetworkStage(
+      exe: exe, session: "network", shapes: rtts.map { LinkShape.roundTrip($0) }, page: true
+    ) { _ in "exec cat" }
+    defer { stage.stop() }
+    let clients = stage.clients
+    var notes = stage.notes
     var rows: [Row] = []
     for rtt in rtts {
       for client in clients { rows.append(Row(client: client.name, rtt: rtt)) }
     }
     var random = SplitMix64(seed: 5201)
-    let sockets = served.sockets
+    let sockets = stage.served.sockets
     let sessionScreen = { () -> Terminal? in
       guard let reply = try? LiveClient.ask(LiveRequest(.history, names: ["network"]), in: sockets),
         let compressed = reply.snapshot, let bytes = try? Zstd.decompress([UInt8](compressed))
@@ -89,44 +77,6 @@ enum RemoteNetworkBench {
       }
     }
     return (rows, notes)
-  }
-
-  /// `reel attach ws://` and `reel attach --render ws://` to `session`, through `links`, and
-  /// the page where a browser is at hand.
-  static func reelClients(
-    exe: String, session: String, links: [LinkEmulator], environment: [String: String],
-    browser: BrowserNetworkClient?
-  ) -> [NetworkClient] {
-    var clients = [[], ["--render"]].map { render in
-      NetworkClient(name: (["reel attach"] + render + ["ws://"]).joined(separator: " "), isReel: true) {
-        link in
-        NetworkRun(
-          program: .terminal(
-            [exe, "attach"] + render + ["ws://127.0.0.1:\(links[link].port)/\(session)"],
-            environment: environment))
-      }
-    }
-    if let browser {
-      clients.append(
-        NetworkClient(name: "page (Chromium)", isReel: true) { link in
-          NetworkRun(program: .page(browser, port: links[link].port))
-        })
-    }
-    return clients
-  }
-
-  /// The page's driver, or nil with a note when there is no browser here.
-  static func page(directory: String, token: String, notes: inout [String]) -> BrowserNetworkClient? {
-    if let missing = BrowserBench.unavailable() {
-      notes.append(missing.replacingOccurrences(of: "browser figure", with: "page"))
-      return nil
-    }
-    do {
-      return try BrowserNetworkClient(directory: directory, token: token)
-    } catch {
-      notes.append("page left out: \(error)")
-      return nil
-    }
   }
 
   /// `typeSteadily` in the page: the letters typed as key events inside it, each timed until
@@ -287,28 +237,19 @@ enum RemoteNetworkBench {
   static func unpredicted(
     exe: String, rtt: Double = 0.3, keys: Int, interval: Double = 0.15
   ) throws -> (rows: [(client: String, milliseconds: [Double])], notes: [String]) {
-    let served = try RemoteBench.Served(exe: exe, token: TokenRecord(label: "bench", create: true))
-    defer { served.stop() }
     guard RecordingBench.which("vim") else { return ([], ["unpredicted keys left out: needs vim"]) }
-    let file = served.dir + "/digits.txt"
-    let digits = String(repeating: "0123456789", count: 8).prefix(79)
-    try (Array(repeating: digits, count: 30).joined(separator: "\n") + "\n").write(
-      toFile: file, atomically: true, encoding: .utf8)
-    let vim = "exec vim -u NONE -N -n '\(file)'"
-    try LiveBench.startSession("vim", command: vim, cols: 80, rows: 24, exe: exe, directory: served.sockets)
-    defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["vim"]), in: served.sockets) }
-    let environment = served.clientEnvironment
-    let shape = LinkShape.roundTrip(rtt)
-    let link = try LinkEmulator(to: served.port, shape: shape)
-    defer { link.stop() }
-    let peers = NetworkPeers(directory: served.dir, shapes: [shape], environment: environment)
-    defer { peers.stop() }
-    try peers.startSession("vim", command: vim)
-    let clients =
-      reelClients(exe: exe, session: "vim", links: [link], environment: environment, browser: nil)
-      + peers.clients(attaching: "vim")
+    let stage = try NetworkStage(exe: exe, session: "vim", shapes: [LinkShape.roundTrip(rtt)], page: false) {
+      directory in
+      let file = directory + "/digits.txt"
+      let digits = String(repeating: "0123456789", count: 8).prefix(79)
+      try (Array(repeating: digits, count: 30).joined(separator: "\n") + "\n").write(
+        toFile: file, atomically: true, encoding: .utf8)
+      return "exec vim -u NONE -N -n '\(file)'"
+    }
+    defer { stage.stop() }
+    let clients = stage.clients
     var rows = clients.map { (client: $0.name, milliseconds: [Double]()) }
-    var notes = peers.notes
+    var notes = stage.notes
     for _ in 0..<(keys >= 10 ? 3 : 1) {
       for (index, client) in clients.enumerated() {
         do {
@@ -331,25 +272,12 @@ enum RemoteNetworkBench {
   static func ctrlCUnderFlood(
     exe: String, rate: Double = 125_000, rtt: Double = 0.3, rounds: Int = 2
   ) throws -> (rows: [(client: String, seconds: [Double])], notes: [String]) {
-    let served = try RemoteBench.Served(exe: exe, token: TokenRecord(label: "bench", create: true))
-    defer { served.stop() }
-    try LiveBench.startSession(
-      "flood", command: "PS1='$ ' exec bash --norc --noprofile", cols: 80, rows: 24, exe: exe,
-      directory: served.sockets)
-    defer { _ = try? LiveClient.ask(LiveRequest(.kill, names: ["flood"]), in: served.sockets) }
-    let environment = served.clientEnvironment
-    let shape = LinkShape.roundTrip(rtt, bytesPerSecond: rate)
-    let link = try LinkEmulator(to: served.port, shape: shape)
-    defer { link.stop() }
-    let peers = NetworkPeers(directory: served.dir, shapes: [shape], environment: environment)
-    defer { peers.stop() }
-    try peers.startSession("flood", command: "PS1='$ ' exec bash --norc --noprofile")
-    var notes = peers.notes
-    let browser = page(directory: served.dir, token: served.token, notes: &notes)
-    defer { browser?.stop() }
-    let clients =
-      reelClients(exe: exe, session: "flood", links: [link], environment: environment, browser: browser)
-      + peers.clients(attaching: "flood")
+    let stage = try NetworkStage(
+      exe: exe, session: "flood", shapes: [LinkShape.roundTrip(rtt, bytesPerSecond: rate)], page: true
+    ) { _ in "PS1='$ ' exec bash --norc --noprofile" }
+    defer { stage.stop() }
+    let clients = stage.clients
+    var notes = stage.notes
     var rows = clients.map { (client: $0.name, seconds: [Double]()) }
     for _ in 0..<rounds {
       for (index, client) in clients.enumerated() {

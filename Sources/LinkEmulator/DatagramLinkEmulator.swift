@@ -151,13 +151,7 @@ public final class DatagramLinkEmulator: @unchecked Sendable {  // its state is 
         dropped += 1
         continue
       }
-      var leaves = max(now, direction.bottleneckFree)
-      if let rate = shape.bytesPerSecond { leaves += UInt64(Double(n) / rate * 1e9) }
-      direction.bottleneckFree = leaves
-      var arrives = leaves + UInt64(shape.delay * 1e9)
-      if shape.jitter > 0 { arrives += UInt64(random.next() * shape.jitter * 1e9) }
-      arrives = max(arrives, direction.lastArrival)
-      direction.lastArrival = arrives
+      let arrives = direction.clock.arrival(ofBytes: n, sentAt: now, shape: shape, random: &random)
       direction.datagrams.append((arrives, Array(buffer[0..<n])))
       direction.queued += n
     }
@@ -192,6 +186,5 @@ public final class DatagramLinkEmulator: @unchecked Sendable {  // its state is 
 private final class DatagramDirection {
   var datagrams: [(arrives: UInt64, bytes: [UInt8])] = []
   var queued = 0
-  var bottleneckFree: UInt64 = 0
-  var lastArrival: UInt64 = 0
+  var clock = ArrivalClock()
 }

@@ -223,15 +223,7 @@ public final class LinkEmulator: @unchecked Sendable {  // its state is behind `
     var start = 0
     while start < bytes.count {
       let end = min(bytes.count, start + segment)
-      var leaves = max(now, direction.bottleneckFree)
-      if let rate = shape.bytesPerSecond {
-        leaves += UInt64(Double(end - start) / rate * 1e9)
-      }
-      direction.bottleneckFree = leaves
-      var arrives = leaves + UInt64(shape.delay * 1e9)
-      if shape.jitter > 0 { arrives += UInt64(random.next() * shape.jitter * 1e9) }
-      arrives = max(arrives, direction.lastArrival)
-      direction.lastArrival = arrives
+      let arrives = direction.clock.arrival(ofBytes: end - start, sentAt: now, shape: shape, random: &random)
       direction.segments.append(Segment(arrives: arrives, bytes: Array(bytes[start..<end])))
       direction.queued += end - start
       start = end
@@ -312,9 +304,7 @@ private final class Direction {
   var pending: [UInt8] = []
   /// Bytes read and not yet written on.
   var queued = 0
-  /// When the bottleneck is free for the next segment.
-  var bottleneckFree: UInt64 = 0
-  var lastArrival: UInt64 = 0
+  var clock = ArrivalClock()
   /// The source said it sends no more.
   var ended = false
   var shutDown = false

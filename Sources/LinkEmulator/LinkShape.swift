@@ -111,3 +111,26 @@ struct UniformRandom {
     return Double(z >> 11) / Double(1 << 53)
   }
 }
+
+/// When what crosses one direction of a link arrives: each packet leaves the bottleneck after
+/// the one before (at the shape's rate) and arrives its delay, plus jitter, later — never
+/// before the one before it. Shared by the TCP and UDP emulators.
+struct ArrivalClock {
+  /// When the bottleneck is free for the next packet.
+  private var bottleneckFree: UInt64 = 0
+  private var lastArrival: UInt64 = 0
+
+  /// When a packet of `bytes` bytes sent at `now` arrives (monotonic nanoseconds).
+  mutating func arrival(ofBytes bytes: Int, sentAt now: UInt64, shape: LinkShape, random: inout UniformRandom)
+    -> UInt64
+  {
+    var leaves = max(now, bottleneckFree)
+    if let rate = shape.bytesPerSecond { leaves += UInt64(Double(bytes) / rate * 1e9) }
+    bottleneckFree = leaves
+    var arrives = leaves + UInt64(shape.delay * 1e9)
+    if shape.jitter > 0 { arrives += UInt64(random.next() * shape.jitter * 1e9) }
+    arrives = max(arrives, lastArrival)
+    lastArrival = arrives
+    return arrives
+  }
+}

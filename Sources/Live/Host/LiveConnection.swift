@@ -19,14 +19,17 @@ final class LiveConnection {
   var drawsOnTerminal = false
   /// Screen mode: what its client holds (nil: it gets the program's bytes).
   var screenFeed: ScreenFeed? = nil
-  /// Its queue overflowed: output is not sent until it drained and got a repaint.
-  var fellBehind = false
+  /// Its queue overflowed: output is not sent until it drained and got a repaint. (The
+  /// delivery rate's measure starts over: a dropped queue says nothing of the link.)
+  var fellBehind = false {
+    didSet { if fellBehind { rateMark = nil } }
+  }
   /// Output bytes the transport took so far.
   private var enqueuedBytes = 0
   /// The start of a measure of the delivery rate: when, and the bytes handed on by then
   /// (taken and no longer queued). Nil while the queue is empty (an idle link says nothing of
   /// its rate) and after the client fell behind.
-  var rateMark: (at: UInt64, handedOn: Int)? = nil
+  private var rateMark: (at: UInt64, handedOn: Int)? = nil
   /// Bytes per second the connection carried while output waited for it (smoothed).
   private(set) var deliveryRate: Double? = nil
   /// A `reel serve` that asked for a listener: it takes no more frames, and its going away

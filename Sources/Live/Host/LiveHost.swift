@@ -496,7 +496,6 @@ public final class LiveHost {
       if !c.send(frame, limit: limit) {
         // Too far behind: drop what it has queued; it gets a repaint when it drained.
         c.fellBehind = true
-        c.rateMark = nil
         catchUp(c)
       }
     }
