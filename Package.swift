@@ -125,6 +125,7 @@ let package = Package(
       dependencies: [
         "LiveServer", "LiveProtocol", "LiveRemote",
         .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
       ]),
     // What the command-line tools share: one-line errors, output, `-` as a file, seconds.
@@ -146,6 +147,9 @@ let package = Package(
         "Reconnect",
         "LiveProtocol", "Live", "LiveServer", "LiveRemote", "RelayPostgres",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOPosix", package: "swift-nio"),
       ]
     ),
     // `reel-bench`, what `reel bench` runs: an executable of its own, so that reel does not

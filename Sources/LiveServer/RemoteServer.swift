@@ -116,18 +116,20 @@ public final class RemoteServer: @unchecked Sendable {
     }
     let server = try serverBuilder()
     let (router, options) = (httpRouter(), self.options)
-    let running = try RunningServer(label: "reel-serve") { logger, onRunning in
-      Application(
-        router: router,
-        server: server,
-        configuration: .init(
-          address: .hostname(options.host, port: options.port), serverName: nil, reuseAddress: true,
-          // Past this many connections the server stops accepting; the rest wait in the
-          // kernel's backlog and cost the process nothing.
-          availableConnectionsDelegate: .maximum(
-            options.maxConnections + options.maxPendingHandshakes, logger: logger)),
-        onServerRunning: onRunning,
-        logger: logger)
+    let running = try RunningServer(label: "reel-serve") { logger, listening in
+      [
+        Application(
+          router: router,
+          server: server,
+          configuration: .init(
+            address: .hostname(options.host, port: options.port), serverName: nil, reuseAddress: true,
+            // Past this many connections the server stops accepting; the rest wait in the
+            // kernel's backlog and cost the process nothing.
+            availableConnectionsDelegate: .maximum(
+              options.maxConnections + options.maxPendingHandshakes, logger: logger)),
+          onServerRunning: { listening($0.localAddress?.port ?? -1) },
+          logger: logger)
+      ]
     }
     self.running = running
     revocationWatch = Task { [weak self] in await self?.watchRevocations() }

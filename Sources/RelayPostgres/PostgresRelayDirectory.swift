@@ -3,6 +3,7 @@ import LiveProtocol
 import LiveServer
 import Logging
 import PostgresNIO
+import ServiceLifecycle
 
 /// `reel relay --database`: relay nodes sharing their rooms in PostgreSQL (postgres-nio), so
 /// many make one service (docs/protocol.md, "Many relay nodes"). Two tables, created when
@@ -19,7 +20,6 @@ public final class PostgresRelayDirectory: RelayDirectory, @unchecked Sendable {
   private let client: PostgresClient
   private let logger: Logger
   private let lock = NSLock()
-  private var tasks: [Task<Void, Never>] = []
   private var nodeAddress = ""
 
   static let channel = "reel_relay_rooms"
@@ -40,14 +40,13 @@ public final class PostgresRelayDirectory: RelayDirectory, @unchecked Sendable {
     client = PostgresClient(configuration: configuration, backgroundLogger: logger)
   }
 
-  public func join(
-    address: String, moved: @escaping @Sendable (String) -> Void, lost: @escaping @Sendable () -> Void
+  public var service: (any Service)? { client }
+
+  public func membership(
+    address: String, moved: @escaping @Sendable (String) -> Void, lost: @escaping @Sendable () -> Void,
+    joined: @Sendable () -> Void
   ) async throws {
-    let client = self.client
-    lock.withLock {
-      nodeAddress = address
-      tasks.append(Task { await client.run() })
-    }
+    lock.withLock { nodeAddress = address }
     do {
       try await Deadline.within(10) { [self] in
         try await createTables()
@@ -57,18 +56,24 @@ public final class PostgresRelayDirectory: RelayDirectory, @unchecked Sendable {
       await leave()
       throw LiveError("the relay's database: \(PostgresRelayDirectory.describe(error))")
     }
-    let keeper = Task { [self] in await keepLease(lost: lost) }
-    let listener = Task { [self] in await listen(moved: moved) }
-    lock.withLock { tasks += [keeper, listener] }
+    joined()
+    await withDiscardingTaskGroup { group in
+      group.addTask { [self] in await keepLease(lost: lost) }
+      group.addTask { [self] in await listen(moved: moved) }
+      try? await gracefulShutdown()
+      group.cancelAll()
+    }
+    await leave()
   }
 
-  public func leave() async {
+  /// Releases this node's rooms and removes the node, so the others need not wait for its
+  /// lease to run out.
+  private func leave() async {
     _ = try? await Deadline.within(3) { [self] in
       try await client.query(
         "UPDATE reel_relay_rooms SET owner = NULL, released_at = now() WHERE owner = \(node)", logger: logger)
       try await client.query("DELETE FROM reel_relay_nodes WHERE id = \(node)", logger: logger)
     }
-    for task in lock.withLock({ tasks }).reversed() { task.cancel() }
   }
 
   public func claim(room: String, verifier: [UInt8], readOnlyVerifier: [UInt8]?) async throws -> Bool {

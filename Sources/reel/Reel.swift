@@ -54,7 +54,11 @@ struct Reel: ParsableCommand {
       var command: ParsableCommand =
         arguments.first == "attach"
         ? try AttachArguments.parse(Array(arguments.dropFirst())) ?? parseAsRoot() : try parseAsRoot()
-      try command.run()
+      if let command = command as? any EventLoopCommand {
+        try command.runOnEventLoops()
+      } else {
+        try command.run()
+      }
     } catch {
       // An end already said (attach's last line): only its status.
       if let e = error as? ExitCode, e != .success { Output.exit(e.rawValue) }

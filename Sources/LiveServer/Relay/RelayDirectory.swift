@@ -1,20 +1,26 @@
+import ServiceLifecycle
+
 /// Where a relay's rooms live when several relay nodes make one service (docs/protocol.md,
 /// "Many relay nodes"): the seam between `RelayServer` and the store its nodes share —
 /// `reel relay --database` implements it on PostgreSQL (the RelayPostgres module). A room
 /// lives on the node its host is connected to; a viewer that reaches another node is proxied
 /// there. With no directory a relay is one node and keeps its rooms in memory only.
 public protocol RelayDirectory: AnyObject, Sendable {
-  /// Joins the service as the node at `address` (`ws[s]://HOST:PORT`, where the other nodes
-  /// pipe viewers to it): this node is alive (a lease it keeps renewing) until `leave`. `moved`
-  /// is called with a room's name when another node took the room over (its host connected
-  /// there); `lost` when this node could not renew its lease in time, so the others may
-  /// already have taken its rooms. A one-line error when the store cannot be reached.
-  func join(
-    address: String, moved: @escaping @Sendable (String) -> Void, lost: @escaping @Sendable () -> Void)
-    async throws
+  /// What must run beside the relay for the directory to answer (its database client), in the
+  /// relay's `ServiceGroup`; nil when nothing must.
+  var service: (any Service)? { get }
 
-  /// Leaves the service: this node's rooms are released for the others.
-  func leave() async
+  /// This node's membership of the service, as the node at `address` (`ws[s]://HOST:PORT`,
+  /// where the other nodes pipe viewers to it): joins (a one-line error when the store cannot
+  /// be reached), says so through `joined`, keeps the node alive (a lease it renews) until
+  /// graceful shutdown or cancellation, then leaves — this node's rooms are released for the
+  /// others — and returns. `moved` is called with a room's name when another node took the room
+  /// over (its host connected there); `lost` when this node could not renew its lease in time,
+  /// so the others may already have taken its rooms.
+  func membership(
+    address: String, moved: @escaping @Sendable (String) -> Void, lost: @escaping @Sendable () -> Void,
+    joined: @Sendable () -> Void
+  ) async throws
 
   /// A host presenting `verifier` connected to this node: the room is this node's now
   /// (other nodes told). False when the room belongs to another host (another verifier).

@@ -111,7 +111,6 @@ public final class RelayServer: @unchecked Sendable {
   private var proxies: RelayProxies? = nil
   private let handshakes: HandshakeGate
   private var running: RunningServer? = nil
-  private var expiry: RepeatedTask? = nil
 
   public init(
     options: RelayOptions, directory: (any RelayDirectory)? = nil, log: @escaping @Sendable (String) -> Void
@@ -127,8 +126,13 @@ public final class RelayServer: @unchecked Sendable {
       deadline: .seconds(Int64(options.handshakeSeconds)))
   }
 
-  /// Binds and starts relaying; returns the port. A one-line error when refused.
-  public func start() throws -> Int {
+  /// The services that make the relay, for one `ServiceGroup` (`reel relay`'s, or `start()`'s):
+  /// the directory's own (its database client), the HTTP and WebSocket server, and the node's
+  /// upkeep (`RelayUpkeep`) last — services stop in reverse order, so on a graceful shutdown
+  /// the node leaves the directory (its rooms free at once) before its connections close.
+  /// `listening` is told the port once the node listens and joined. A one-line error when the
+  /// options are refused or the certificate does not load.
+  public func services(logger: Logger, listening: @escaping @Sendable (Int) -> Void) throws -> [any Service] {
     if let refusal = options.refusal { throw LiveError(refusal) }
     let tls = try RunningServer.tls(certificate: options.tlsCertificate, key: options.tlsKey)
     let gate = handshakes
@@ -159,60 +163,51 @@ public final class RelayServer: @unchecked Sendable {
     router.get("/viewer.css") { _, _ in RemoteServer.pageFile("viewer.css") }
     router.get("/favicon.svg") { _, _ in RemoteServer.pageFile("favicon.svg") }
     router.get("/favicon.ico") { _, _ in RemoteServer.pageFile("favicon.svg") }
-    let options = self.options
-    let running = try RunningServer(label: "reel-relay") { logger, onRunning in
-      Application(
-        router: router, server: server,
-        configuration: .init(
-          address: .hostname(options.host, port: options.port), serverName: nil, reuseAddress: true,
-          availableConnectionsDelegate: .maximum(options.maxConnections, logger: logger)),
-        onServerRunning: onRunning,
-        logger: logger)
+    let bound = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: Int.self)
+    if directory != nil {
+      proxies = try RelayProxies(caFile: options.peerCAFile, viewerBacklog: options.limits.viewerBacklog)
+    }
+    let application = Application(
+      router: router, server: server,
+      configuration: .init(
+        address: .hostname(options.host, port: options.port), serverName: nil, reuseAddress: true,
+        availableConnectionsDelegate: .maximum(options.maxConnections, logger: logger)),
+      onServerRunning: { bound.succeed($0.localAddress?.port ?? -1) },
+      logger: logger)
+    let upkeep = RelayUpkeep(relay: self, bound: bound, listening: listening)
+    return [directory?.service, application, upkeep].compactMap { $0 }
+  }
+
+  /// Binds and starts relaying in the background (a relay inside another program: the
+  /// tests); returns the port. A one-line error when refused.
+  public func start() throws -> Int {
+    let running = try RunningServer(label: "reel-relay") { logger, listening in
+      try services(logger: logger, listening: listening)
     }
     self.running = running
-    let rooms = self.rooms
-    let every = TimeAmount.milliseconds(Int64(max(100, min(5000, options.limits.idleSeconds * 250))))
-    expiry = MultiThreadedEventLoopGroup.singleton.next().scheduleRepeatedTask(
-      initialDelay: every, delay: every
-    ) {
-      _ in rooms.expireIdle()
-    }
-    if let directory {
-      let shownHost = options.host.contains(":") ? "[\(options.host)]" : options.host
-      let address =
-        options.advertise ?? "\(options.tlsCertificate == nil ? "ws" : "wss")://\(shownHost):\(running.port)"
-      do {
-        proxies = try RelayProxies(caFile: options.peerCAFile, viewerBacklog: options.limits.viewerBacklog)
-        try BlockingWait.run(seconds: 30) { [self] in
-          try await directory.join(
-            address: address,
-            moved: { [self] room in roomMoved(room) },
-            lost: { [self] in
-              log("lost the database: this node's rooms are given up (their hosts connect again)")
-              rooms.moved(nil, reason: "this relay node lost its database")
-              proxies?.moved(nil)
-            })
-        }
-      } catch {
-        stop()
-        throw (error as? LiveError) ?? LiveError("\(error)")
-      }
-      log("node \(address) joined")
-    }
     return running.port
   }
 
-  /// Stops listening and closes every connection (hosts and viewers come back elsewhere);
-  /// with many nodes, leaves them first, so this node's rooms are free at once.
-  public func stop() {
-    expiry?.cancel()
-    if let directory { try? BlockingWait.run(seconds: 5) { await directory.leave() } }
-    running?.stop()
+  /// Stops what `start()` started: leaves the directory, then closes every connection (hosts
+  /// and viewers come back elsewhere).
+  public func stop() { running?.stop() }
+
+  /// This node's address for the other nodes.
+  func advertisedAddress(port: Int) -> String {
+    let shownHost = options.host.contains(":") ? "[\(options.host)]" : options.host
+    return options.advertise ?? "\(options.tlsCertificate == nil ? "ws" : "wss")://\(shownHost):\(port)"
+  }
+
+  /// This node lost its database: its rooms are given up (their hosts connect again).
+  func lostDirectory() {
+    log("lost the database: this node's rooms are given up (their hosts connect again)")
+    rooms.moved(nil, reason: "this relay node lost its database")
+    proxies?.moved(nil)
   }
 
   /// Another node says `room` moved: when the store agrees it is not this node's, its
   /// connections here close and come back to find it.
-  private func roomMoved(_ room: String) {
+  func roomMoved(_ room: String) {
     guard let directory else { return }
     Task { [self] in
       guard let placement = try? await directory.locate(room: room), placement.owner != .here else { return }
@@ -438,24 +433,5 @@ final class SerialWork: Sendable {
       return task
     }
     return try await task.value
-  }
-}
-
-/// Waits, blocking the calling thread (never an event loop's or an async task's), for async
-/// work started from synchronous code such as a command's `run`: a promise the work completes,
-/// or a timer fails first (the work is then cancelled).
-enum BlockingWait {
-  static func run(seconds: Double, _ work: @escaping @Sendable () async throws -> Void) throws {
-    let loop = MultiThreadedEventLoopGroup.singleton.next()
-    let done = loop.makePromise(of: Void.self)
-    let task = Task {
-      do { done.succeed(try await work()) } catch { done.fail(error) }
-    }
-    let timer = loop.scheduleTask(in: .milliseconds(Int64(seconds * 1000))) {
-      done.fail(LiveError("timed out after \(Int(seconds)) s"))
-      task.cancel()
-    }
-    defer { timer.cancel() }
-    try done.futureResult.wait()
   }
 }

@@ -7,38 +7,39 @@ import NIOPosix
 import NIOSSL
 import ServiceLifecycle
 
-/// A server (`reel serve`'s, `reel relay`'s) run as a service in the background: started, its
-/// bound port waited for, stopped gracefully (its WebSockets closed with a code that says to
-/// come back).
+/// A server (`reel serve`'s inside the host, a relay inside a test) run as a `ServiceGroup` in
+/// the background of a synchronous program: started, its bound port waited for, stopped
+/// gracefully (its WebSockets closed with a code that says to come back). `reel relay` runs
+/// its group itself, in the foreground.
 final class RunningServer: Sendable {
   let port: Int
   private let group: ServiceGroup
   /// Completed when the group ended (stopped or failed).
   private let finished: EventLoopFuture<Void>
 
-  /// Starts what `make` builds (given a quiet logger and the hook that learns the port);
-  /// throws a one-line error when it cannot bind. Blocks the calling thread (never an event
-  /// loop's) until the server listens.
-  init(label: String, _ make: (Logger, @escaping @Sendable (any Channel) async -> Void) throws -> any Service)
-    throws
-  {
+  /// Starts the services `make` builds (given a quiet logger and the hook that learns the
+  /// port); throws a one-line error when they cannot listen. Blocks the calling thread (never
+  /// an event loop's) until the server listens.
+  init(label: String, _ make: (Logger, @escaping @Sendable (Int) -> Void) throws -> [any Service]) throws {
     let loop = MultiThreadedEventLoopGroup.singleton.next()
     // The first outcome counts: the port once bound, or why it could not be.
     let bound = loop.makePromise(of: Int.self)
     let ended = loop.makePromise(of: Void.self)
     var logger = Logger(label: label)
     logger.logLevel = .critical
-    let service = try make(logger) { channel in bound.succeed(channel.localAddress?.port ?? -1) }
+    let services = try make(logger) { port in bound.succeed(port) }
     let group = ServiceGroup(
-      configuration: .init(services: [service], gracefulShutdownSignals: [], logger: logger))
+      configuration: .init(services: services, gracefulShutdownSignals: [], logger: logger))
     self.group = group
     finished = ended.futureResult
     Task {
       do {
         try await group.run()
         bound.fail(LiveError("cannot listen: the server stopped before it listened"))
+      } catch let error as LiveError {
+        bound.fail(error)
       } catch {
-        bound.fail(LiveError("cannot listen: \(RunningServer.describe(error))"))
+        bound.fail(LiveError("cannot listen: \(ListenFailure.describe(error))"))
       }
       ended.succeed()
     }
@@ -47,22 +48,6 @@ final class RunningServer: Sendable {
     }
     defer { timer.cancel() }
     port = try bound.futureResult.wait()
-  }
-
-  /// Why a server could not listen, in a user's words (not NIO's).
-  static func describe(_ error: any Error) -> String {
-    if let io = error as? IOError {
-      switch io.errnoCode {
-      case EADDRINUSE:
-        return
-          "the address is in use (another program, or another reel serve, listens there; choose another port with --listen)"
-      case EADDRNOTAVAIL: return "this machine has no such address"
-      case EACCES: return "not allowed to listen there (ports below 1024 need privileges)"
-      default: return String(cString: strerror(io.errnoCode))
-      }
-    }
-    if error is SocketAddressError { return "no such host name" }
-    return "\(error)"
   }
 
   /// Stops gracefully and waits (at most 10 s) for the server to end; stopping a stopped
@@ -97,5 +82,24 @@ final class RunningServer: Sendable {
     } catch {
       throw LiveError("cannot load the TLS certificate or key (\(certificate), \(key)): \(error)")
     }
+  }
+}
+
+/// Why a server could not listen, for its one-line error.
+public enum ListenFailure {
+  /// Why a server could not listen, in a user's words (not NIO's).
+  public static func describe(_ error: any Error) -> String {
+    if let io = error as? IOError {
+      switch io.errnoCode {
+      case EADDRINUSE:
+        return
+          "the address is in use (another program, or another reel serve, listens there; choose another port with --listen)"
+      case EADDRNOTAVAIL: return "this machine has no such address"
+      case EACCES: return "not allowed to listen there (ports below 1024 need privileges)"
+      default: return String(cString: strerror(io.errnoCode))
+      }
+    }
+    if error is SocketAddressError { return "no such host name" }
+    return "\(error)"
   }
 }

@@ -256,3 +256,54 @@ extension LiveSessionTests {
     XCTAssertFalse(pane.screen().contains("reel-exit="), pane.screen())
   }
 }
+
+extension LiveSessionTests {
+  /// `psql -At DATABASE -c QUERY`'s output.
+  func psql(_ database: String, _ query: String) throws -> String {
+    let psql = Process()
+    psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    psql.arguments = ["psql", "-At", database, "-c", query]
+    let output = Pipe()
+    psql.standardOutput = output
+    try psql.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    psql.waitUntilExit()
+    return text.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  /// A relay node told to stop (SIGTERM) leaves the service before it ends: once its process
+  /// exited, its node is gone from the store and its room has no owner — the other nodes need
+  /// not wait for its lease to run out — and the host heard it go.
+  func testARelayNodeStoppedBySIGTERMLeavesTheServiceBeforeItEnds() throws {
+    let database = try relayDatabase()
+    let nodes = try (1...2).map { try startRelayNode($0, database: database) }
+    defer { for node in nodes where node.process.isRunning { node.process.terminate() } }
+    let serve = try startServe(["--relay", "ws://127.0.0.1:\(nodes[0].port)"])
+    defer { serve.process.terminate() }
+    let ((room, _), _) = try roomLinks(serve.log)
+    XCTAssertTrue(
+      eventually(seconds: 20) {
+        (try? self.psql(database, "SELECT count(*) FROM reel_relay_rooms WHERE owner IS NOT NULL")) == "1"
+      }, relayLogs(nodes.map(\.log) + [serve.log]))
+    XCTAssertEqual(try psql(database, "SELECT count(*) FROM reel_relay_nodes"), "2")
+
+    kill(nodes[0].process.processIdentifier, SIGTERM)
+    nodes[0].process.waitUntilExit()
+    XCTAssertEqual(nodes[0].process.terminationStatus, 0, relayLogs([nodes[0].log]))
+    XCTAssertEqual(try psql(database, "SELECT count(*) FROM reel_relay_nodes"), "1")
+    XCTAssertEqual(
+      try psql(database, "SELECT count(*) FROM reel_relay_rooms WHERE room = '\(room)' AND owner IS NULL"),
+      "1")
+    let log = (try? String(contentsOf: nodes[0].log, encoding: .utf8)) ?? ""
+    // The node left the store, then closed its host's connection.
+    let stopping = log.range(of: "reel relay: stopping\n")
+    XCTAssertNotNil(stopping, log)
+    XCTAssertTrue(stopping.map { log[$0.upperBound...].contains("room \(room): host gone") } ?? false, log)
+    XCTAssertTrue(
+      eventually(seconds: 20) {
+        ((try? String(contentsOf: serve.log, encoding: .utf8)) ?? "").split(separator: "\n").contains {
+          $0.contains("relay 127.0.0.1:\(nodes[0].port): ") && $0.contains("; again in")
+        }
+      }, relayLogs([serve.log]))
+  }
+}

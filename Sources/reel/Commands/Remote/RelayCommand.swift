@@ -1,15 +1,16 @@
 import ArgumentParser
 import CLISupport
-import Capture
 import Foundation
 import LiveProtocol
 import LiveRemote
 import LiveServer
+import Logging
 import NIOCore
 import RelayPostgres
+import ServiceLifecycle
 
 /// `reel relay`: rooms that join a host and its viewers when they cannot reach each other.
-struct RelayCommand: ParsableCommand {
+struct RelayCommand: EventLoopCommand {
   static let configuration = CommandConfiguration(
     commandName: "relay",
     abstract: "Run a relay in the foreground: rooms joining hosts and viewers that both connect out to it.",
@@ -96,10 +97,11 @@ struct RelayCommand: ParsableCommand {
     }
   }
 
-  func run() throws {
-    // Every core: rooms are shared behind one lock, each connection stays on the loop that
-    // accepted it, and a stream's copies go out on each viewer's own loop.
-    TaskThreads.runOnEventLoops(loops: eventLoops ?? System.coreCount)
+  /// Every core: rooms are shared behind one lock, each connection stays on the loop that
+  /// accepted it, and a stream's copies go out on each viewer's own loop.
+  var eventLoopCount: Int { eventLoops ?? System.coreCount }
+
+  func run() async throws {
     var options = RelayOptions()
     (options.host, options.port) = try ServeCommand.address(listen)
     options.tlsCertificate = tls.certificate
@@ -129,18 +131,29 @@ struct RelayCommand: ParsableCommand {
     }
     let relay = RelayServer(
       options: options, directory: directory, log: { Output.print("reel relay: \($0)\n", to: 2) })
-    TerminationRequest.install()
-    let port: Int
+    let scheme = options.tlsCertificate == nil ? "ws" : "wss"
+    let shownHost = options.host.contains(":") ? "[\(options.host)]" : options.host
+    var logger = Logger(label: "reel-relay")
+    logger.logLevel = .critical
+    // One group: the database client, the server and the node's upkeep, stopped gracefully
+    // (the node leaves the others first, then its connections close) on a signal.
+    let group: ServiceGroup
     do {
-      port = try relay.start()
+      group = ServiceGroup(
+        configuration: .init(
+          services: try relay.services(logger: logger) { port in
+            Output.print("reel relay: listening on \(scheme)://\(shownHost):\(port)\n", to: 2)
+          },
+          gracefulShutdownSignals: [.sigterm, .sigint, .sighup], logger: logger))
     } catch {
       throw CLIError((error as? LiveError)?.message ?? "\(error)")
     }
-    let scheme = options.tlsCertificate == nil ? "ws" : "wss"
-    let shownHost = options.host.contains(":") ? "[\(options.host)]" : options.host
-    Output.print("reel relay: listening on \(scheme)://\(shownHost):\(port)\n", to: 2)
-    TerminationRequest.wait()
-    Output.print("reel relay: stopping\n", to: 2)
-    relay.stop()
+    do {
+      try await group.run()
+    } catch let error as LiveError {
+      throw CLIError(error.message)
+    } catch {
+      throw CLIError("cannot listen: \(ListenFailure.describe(error))")
+    }
   }
 }
