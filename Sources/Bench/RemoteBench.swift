@@ -194,8 +194,7 @@ enum RemoteBench {
     var request = LiveRequest(.attach, names: ["throughput"])
     request.cols = 80
     request.rows = 24
-    let (descriptor, _) = try link.open(request)
-    let client = LiveClient(descriptor: descriptor)
+    let (client, _) = try link.open(request)
     _ = try client.next()  // the repaint
     try client.send(Frame(.input, [0x0D]))
     let sink = open("/dev/null", O_WRONLY)

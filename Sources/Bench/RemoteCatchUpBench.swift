@@ -77,8 +77,7 @@ enum RemoteCatchUpBench {
     request.cols = 80
     request.rows = 24
     request.resumeOffset = resumeFrom
-    let (descriptor, reply) = try link.open(request)
-    let client = LiveClient(descriptor: descriptor)
+    let (client, reply) = try link.open(request)
     guard let payload = reply.payload else { throw CLIError("the attach reply said nothing of a payload") }
     // The first frame brings the screen up to date: a resume's output or the repaint.
     guard let first = try client.next(), let at = first.offset else {

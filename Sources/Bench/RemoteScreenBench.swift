@@ -76,8 +76,7 @@ enum RemoteScreenBench {
     request.readOnly = true
     request.cols = 80
     request.rows = 24
-    let (descriptor, _) = try link.open(request)
-    let client = LiveClient(descriptor: descriptor)
+    let (client, _) = try link.open(request)
     var bytes = 0
     let until = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
     while MonotonicClock.nanoseconds() < until, let frame = try client.next() {

@@ -10,10 +10,11 @@ import TerminalEmulator
   import Darwin
 #endif
 
-/// The network client's connection keeper: one end of a socket pair speaks the live protocol
-/// to the terminal loop (`AttachedTerminal`, exactly as with a local host); the link carries
-/// its frames over a WebSocket to `reel serve` and keeps that connection up. Both ends run on
-/// one event loop: a frame goes from one socket to the other on the thread that read it. When it drops, the
+/// The network client's connection keeper: the terminal loop (`AttachedTerminal`, exactly as
+/// with a local host) takes the live protocol's frames from its `TerminalEnd` and sends frames
+/// on it; the link carries them over a WebSocket to `reel serve` and keeps that connection up.
+/// A frame from the network is handed to the terminal loop on the event loop that read it, a
+/// frame from the terminal loop goes out on that event loop. When it drops, the
 /// terminal keeps what it shows, the window title says "reconnecting", and the link retries
 /// with exponential backoff and jitter; back, it asks to resume from the offset the terminal
 /// shows — the host sends only what was missed, or a repaint when its buffer no longer holds
@@ -39,13 +40,13 @@ public final class RemoteLink: @unchecked Sendable {
 
   public let endpoint: RemoteAddress
   public let credentials: RemoteCredentials
-  /// The event loop both sockets run on.
+  /// The event loop the connection runs on.
   private let loop: EventLoop = MultiThreadedEventLoopGroup.singleton.next()
   private let lock = NSLock()
   /// The connection frames go to, once the host accepted the request.
   private var socket: RemoteSocket? = nil
-  /// The socket pair's end towards the terminal loop.
-  private var bridge: SocketPairBridge? = nil
+  /// The terminal loop's end; held by the terminal loop (its going is the terminal's going).
+  private weak var terminal: TerminalEnd? = nil
   /// The offset just past what the terminal was sent; where a reconnect resumes.
   private var offset: Int? = nil
   /// Screen mode: what the terminal's renderer holds; a reconnect names its lines, and the
@@ -91,38 +92,22 @@ public final class RemoteLink: @unchecked Sendable {
 
   // MARK: - An attachment
 
-  /// Connects and sends `request` (an attach or tail); returns the terminal loop's client and
-  /// the host's reply once it came (a refusal or an unreachable server is thrown as one line).
-  /// From then on the link keeps the connection up until the attachment ends.
-  public func open(_ request: LiveRequest) throws -> (descriptor: Int32, reply: LiveReply) {
-    var pair: [Int32] = [-1, -1]
-    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else {
-      throw LiveError("cannot create a socket pair (\(String(cString: strerror(errno))))")
-    }
-    for fd in pair { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-    let link = self
-    do {
-      bridge = try SocketPairBridge(
-        descriptor: pair[1], on: loop,
-        events: SocketPairBridge.Events(
-          frame: { link.fromTerminal($0) },
-          writable: { link.terminalDrained() },
-          closed: { link.terminalClosed() }))
-    } catch {
-      close(pair[0])
-      close(pair[1])
-      throw LiveError("cannot bridge to the terminal (\(error))")
-    }
+  /// Connects and sends `request` (an attach or tail); returns the terminal loop's end of the
+  /// link and the host's reply once it came (a refusal or an unreachable server is thrown as
+  /// one line). From then on the link keeps the connection up until the attachment ends.
+  public func open(_ request: LiveRequest) throws -> (connection: any FrameConnection, reply: LiveReply) {
+    let (link, loop) = (self, self.loop)
+    let terminal = try TerminalEnd(
+      events: TerminalEnd.Events(
+        frame: { [weak link] frame in loop.execute { link?.fromTerminal(frame) } },
+        drained: { [weak link] in loop.execute { link?.terminalDrained() } },
+        closed: { [weak link] in loop.execute { link?.terminalClosed() } }))
+    self.terminal = terminal
     lastSize = request.cols.flatMap { cols in request.rows.map { LiveSize(cols: cols, rows: $0) } }
     title = WindowTitle()
     let answer = Answer()
     Task { await link.keep(request, answer: answer) }
-    do {
-      return (pair[0], try answer.wait(endpoint: endpoint))
-    } catch {
-      close(pair[0])
-      throw error
-    }
+    return (terminal, try answer.wait(endpoint: endpoint))
   }
 
   /// Connects again and again until the attachment ends.
@@ -235,8 +220,6 @@ public final class RemoteLink: @unchecked Sendable {
     default:
       toTerminal(frame)
     }
-    // A terminal slower than the network: stop reading the network until it drains.
-    if let bridge, !bridge.isWritable { try? socket.channel.syncOptions?.setOption(.autoRead, value: false) }
     return false
   }
 
@@ -330,9 +313,16 @@ public final class RemoteLink: @unchecked Sendable {
     if let title { toTerminal(Frame(.status, Array("\u{1B}]2;\(title)\u{07}".utf8))) }
   }
 
-  private func toTerminal(_ frame: Frame) { bridge?.write(frame) }
+  /// Hands `frame` to the terminal loop; a terminal slower than the network stops the link
+  /// reading the network until it drained.
+  private func toTerminal(_ frame: Frame) {
+    guard let terminal, !terminal.deliver(frame) else { return }
+    if let socket = lock.withLock({ socket }) {
+      try? socket.channel.syncOptions?.setOption(.autoRead, value: false)
+    }
+  }
 
-  private func closeTerminal() { bridge?.close() }
+  private func closeTerminal() { terminal?.finish() }
 }
 
 /// What one connection saw, read after it ended (its handler runs before).

@@ -42,7 +42,8 @@ public enum QuickAttach {
       guard reply["ok"]?.boolValue == true else {
         throw LiveError(reply["error"]?.stringValue ?? "the reel host refused")
       }
-      var attachment = TerminalAttachment(fd: fd, reader: reader, readOnly: readOnly)
+      var attachment = TerminalAttachment(
+        connection: SocketFrameConnection(fd: fd, reader: reader), readOnly: readOnly)
       if reply["created"]?.boolValue == true {
         attachment.hint = AttachDefaults.hint(detachKey: AttachDefaults.detachKey, session: name)
       }

@@ -32,8 +32,7 @@ public protocol AttachmentScreen {
 /// window changes resize the session; the detach key then `d` detaches (pressed twice: sent
 /// once); in `tail`, q and Ctrl-C leave too. Every way out gives the terminal back.
 public struct TerminalAttachment {
-  var fd: Int32
-  var reader: FrameReader
+  var connection: any FrameConnection
   let readOnly: Bool
   /// `reel tail`: keys are read only from a terminal, and q or Ctrl-C also leave.
   let tail: Bool
@@ -48,7 +47,7 @@ public struct TerminalAttachment {
   /// `offset`: a new connection, already attached again (resumed or repainted) and its frames
   /// read so far, or nil to give up. The terminal stays as it is meanwhile, its title saying
   /// so; keys typed meanwhile wait in the terminal.
-  public var reconnect: ((Int?) -> (fd: Int32, reader: FrameReader)?)? = nil
+  public var reconnect: ((Int?) -> (any FrameConnection)?)? = nil
   /// A hint the terminal's title shows from the first repaint until the program sets a title
   /// of its own: how to detach, on a session `attach` just created (screen and zellij hint it
   /// in their bars). The user's own title comes back when the terminal is given back.
@@ -57,14 +56,13 @@ public struct TerminalAttachment {
 
   nonisolated(unsafe) static var windowChanged: Int32 = 0
 
-  /// An attachment on the connection `fd`, whose frames read so far are in `reader` (the
-  /// reply's repaint may be).
+  /// An attachment on `connection`, whose frames taken in so far (the reply's repaint, say)
+  /// are shown first.
   public init(
-    fd: Int32, reader: FrameReader, readOnly: Bool, tail: Bool = false,
+    connection: any FrameConnection, readOnly: Bool, tail: Bool = false,
     detachKey: UInt8? = AttachDefaults.detachKey, screen: (any AttachmentScreen)? = nil
   ) {
-    self.fd = fd
-    self.reader = reader
+    self.connection = connection
     self.readOnly = readOnly || tail
     self.tail = tail
     self.detachKey = detachKey
@@ -93,7 +91,7 @@ public struct TerminalAttachment {
     var keys = ClientKeys(detachKey: detachKey, quitKeys: tail, mouseAsEvents: screen != nil)
     var buffer = [UInt8](repeating: 0, count: 64 << 10)
     // Frames that came in with the reply (the repaint) are already read.
-    while let frame = try reader.next() {
+    while let frame = try connection.nextBuffered() {
       if let outcome = try take(frame) { return outcome }
     }
     while true {
@@ -110,7 +108,7 @@ public struct TerminalAttachment {
           try send(Frame(.resize, Array(json.utf8)))
         }
       }
-      var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+      var fds = [pollfd(fd: connection.readinessDescriptor, events: Int16(POLLIN), revents: 0)]
       if stdinOpen { fds.append(pollfd(fd: 0, events: Int16(POLLIN), revents: 0)) }
       let ready = poll(&fds, nfds_t(fds.count), keys.waitsForPause ? InputDecoder.escapeTimeout : 1000)
       if ready == 0 && keys.waitsForPause {
@@ -120,15 +118,13 @@ public struct TerminalAttachment {
       }
       guard ready > 0 else { continue }
       if fds[0].revents != 0 {
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else {
+        let open = try connection.receive()
+        while let frame = try connection.nextBuffered() {
+          if let outcome = try take(frame) { return outcome }
+        }
+        guard open else {
           guard try comeBack() else { return lost() }
           continue
-        }
-        buffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-        while let frame = try reader.next() {
-          if let outcome = try take(frame) { return outcome }
         }
       }
       if stdinOpen && fds.count > 1 && fds[1].revents != 0 {
@@ -145,7 +141,7 @@ public struct TerminalAttachment {
     }
   }
 
-  func send(_ frame: Frame) throws { try UnixSocket.writeAll(fd, frame.encoded) }
+  func send(_ frame: Frame) throws { try connection.send(frame) }
 
   /// Sends an input or key frame, after drawing what the screen predicts of it.
   private mutating func sendInput(_ frame: Frame) throws {
@@ -165,10 +161,9 @@ public struct TerminalAttachment {
       Array("\u{1B}[22;2t\u{1B}]2;reel: the host restarted — reconnecting\u{07}".utf8))
     let again = reconnect(offset)
     TerminalAttachment.writeOut(Array("\u{1B}[23;2t".utf8))
-    guard let (newFD, newReader) = again else { return false }
-    fd = newFD
-    reader = newReader
-    while let frame = try reader.next() {
+    guard let again else { return false }
+    connection = again
+    while let frame = try connection.nextBuffered() {
       if let outcome = try take(frame) {
         pendingOutcome = outcome
         return true
@@ -193,7 +188,7 @@ public struct TerminalAttachment {
 
   /// After asking to detach: the rest of the stream up to the end frame.
   private mutating func drain() throws -> AttachOutcome {
-    while let frame = try UnixSocket.readFrame(fd, into: &reader) {
+    while let frame = try connection.next() {
       if let outcome = try take(frame) { return outcome }
     }
     return lost()

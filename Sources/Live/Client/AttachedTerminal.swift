@@ -2,7 +2,8 @@ import Foundation
 import LiveProtocol
 import TerminalEmulator
 
-/// The client side of `reel attach` and `reel tail` on a `LiveClient`'s connection: the
+/// The client side of `reel attach` and `reel tail` on a connection to the host (a
+/// `LiveClient`'s socket, or a network link's `FrameConnection`): the
 /// terminal loop (`TerminalAttachment`) with, in screen mode, the session's screen drawn from
 /// its lines (`ScreenRenderer`) instead of the program's bytes passed through. Ctrl-] d
 /// detaches, Ctrl-] Ctrl-] sends a literal Ctrl-] (another key with `detachKey`).
@@ -17,12 +18,12 @@ public struct AttachedTerminal {
   public var notices: [String] { attachment.notices }
 
   public init(
-    client: LiveClient, name: String, readOnly: Bool, tail: Bool = false, detachKey: UInt8? = 0x1D,
+    client: any FrameConnection, name: String, readOnly: Bool, tail: Bool = false, detachKey: UInt8? = 0x1D,
     render: Bool = false
   ) {
     holder = ClientHolder(client)
     attachment = TerminalAttachment(
-      fd: client.fd, reader: client.reader, readOnly: readOnly, tail: tail, detachKey: detachKey,
+      connection: client, readOnly: readOnly, tail: tail, detachKey: detachKey,
       screen: render ? RenderedScreen() : nil)
   }
 
@@ -35,12 +36,12 @@ public struct AttachedTerminal {
   /// When the host goes away mid-attachment (stopped, upgraded, crashed), `reconnect` is
   /// asked for a new client, attached again to the same session from the given offset (see
   /// `TerminalAttachment.reconnect`); nil gives up.
-  public mutating func reconnecting(with reconnect: @escaping (Int?) -> LiveClient?) {
+  public mutating func reconnecting(with reconnect: @escaping (Int?) -> (any FrameConnection)?) {
     let holder = self.holder
     attachment.reconnect = { offset in
       guard let client = reconnect(offset) else { return nil }
       holder.client = client
-      return (client.fd, client.reader)
+      return client
     }
   }
 
@@ -50,8 +51,8 @@ public struct AttachedTerminal {
 
 /// The client an attachment reads, replaced when it reconnects.
 private final class ClientHolder {
-  var client: LiveClient
-  init(_ client: LiveClient) { self.client = client }
+  var client: any FrameConnection
+  init(_ client: any FrameConnection) { self.client = client }
 }
 
 /// Screen mode for `TerminalAttachment`: updates decoded and drawn by a `ScreenRenderer`,

@@ -2,6 +2,7 @@ import CPTY
 import Capture
 import Foundation
 import LiveProtocol
+import LocalAttach
 
 #if canImport(Glibc)
   import Glibc
@@ -10,16 +11,8 @@ import LiveProtocol
 #endif
 
 /// A client's connection to the user's host.
-public final class LiveClient {
-  public let fd: Int32
-  var reader = FrameReader()
-
-  init(fd: Int32) { self.fd = fd }
-
-  /// A client on `descriptor`, a connected stream socket that speaks the protocol (the end of a
-  /// socket pair a network connection keeper serves); it is closed with the client.
-  public convenience init(descriptor: Int32) { self.init(fd: descriptor) }
-  deinit { close(fd) }
+public final class LiveClient: SocketFrameConnection {
+  init(fd: Int32) { super.init(fd: fd) }
 
   /// Connects to the running host; with `hostExecutable`, starts one (`reel host
   /// --exit-when-idle`, detached, logging to the socket directory) when none runs.
@@ -112,14 +105,6 @@ public final class LiveClient {
     guard rc == 0 else { throw LiveError("cannot start the reel host: \(String(cString: strerror(rc)))") }
     return pid
   }
-
-  public func send(_ frame: Frame) throws { try UnixSocket.writeAll(fd, frame.encoded) }
-
-  /// The next frame from the host; nil when the host closed the connection.
-  public func next() throws -> Frame? { try UnixSocket.readFrame(fd, into: &reader) }
-
-  /// A frame already read from the socket (with a reply, say), without reading more.
-  public func nextBuffered() throws -> Frame? { try reader.next() }
 
   /// Sends `request` and reads the host's reply; a refusal is thrown as its message.
   public func ask(_ request: LiveRequest) throws -> LiveReply {

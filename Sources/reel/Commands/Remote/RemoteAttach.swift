@@ -31,11 +31,11 @@ enum RemoteAttach {
     request.environment = nil
     request.directory = nil
     request.terminal = nil
-    let (link, descriptor) = try openWaiting(request) {
+    let (link, connection) = try openWaiting(request) {
       RemoteLink(endpoint: endpoint, credentials: credentials)
     }
     var terminal = AttachedTerminal(
-      client: LiveClient(descriptor: descriptor), name: name, readOnly: readOnly, tail: tail,
+      client: connection, name: name, readOnly: readOnly, tail: tail,
       detachKey: detachKey, render: request.screen != nil)
     let outcome = try terminal.run()
     return (outcome, terminal.notices, link)
@@ -44,7 +44,9 @@ enum RemoteAttach {
   /// Opens a link `make` makes, with `request`. While the server cannot be reached (refused,
   /// no answer, the network out) and a terminal watches, it tries again — the reason said
   /// once, the terminal's title saying it meanwhile — until the server answers or Ctrl-C.
-  static func openWaiting(_ request: LiveRequest, make: () -> RemoteLink) throws -> (RemoteLink, Int32) {
+  static func openWaiting(_ request: LiveRequest, make: () -> RemoteLink) throws -> (
+    RemoteLink, any FrameConnection
+  ) {
     var attempt = 0
     var titled = false
     defer { if titled { Output.print("\u{1B}[23;2t") } }
