@@ -29,7 +29,10 @@ struct LiveCapabilitiesTests {
         "no session named new (and this connection may not create sessions)"
       ),
       (.interactive, request(.attach), nil),
-      (.interactive, request(.attach, ["new"]), "no session named new (and this connection may not create sessions)"),
+      (
+        .interactive, request(.attach, ["new"]),
+        "no session named new (and this connection may not create sessions)"
+      ),
       ([.type], request(.attach), "this connection may not see sessions"),
       (.interactive, request(.send), "this connection may not send to sessions"),
       (.interactive, request(.kill), "this connection may not kill or detach sessions"),

@@ -1,6 +1,7 @@
 import Foundation
 import Live
 import LiveProtocol
+import TestSupport
 
 /// The test double of `LiveTransport`: a client in the same process. The host's frames land in
 /// `frames` (or wait in a queue while the client is `paused`, as a socket nobody reads
@@ -123,23 +124,11 @@ final class MemoryTransport: LiveTransport, @unchecked Sendable {
   /// Waits (at most `timeout` seconds) until `check` returns a value for the frames delivered
   /// so far and whether the transport closed; nil on time-out.
   func wait<T>(timeout: Double = 20, _ check: (_ frames: [Frame], _ closed: Bool) -> T?) -> T? {
-    let deadline = Date(timeIntervalSinceNow: timeout)
-    condition.lock()
-    defer { condition.unlock() }
-    while true {
-      if let value = check(delivered, closed) { return value }
-      guard condition.wait(until: deadline) else { return check(delivered, closed) }
-    }
+    condition.waitFor(seconds: timeout) { check(delivered, closed) }
   }
 
   /// Waits until the overflow count reaches `count`.
   func waitForOverflow(timeout: Double = 30) -> Bool {
-    let deadline = Date(timeIntervalSinceNow: timeout)
-    condition.lock()
-    defer { condition.unlock() }
-    while refusals == 0 {
-      guard condition.wait(until: deadline) else { return refusals > 0 }
-    }
-    return true
+    condition.waitFor(seconds: timeout) { refusals > 0 ? true : nil } ?? false
   }
 }

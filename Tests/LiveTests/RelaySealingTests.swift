@@ -218,7 +218,9 @@ struct RelayStreamSealingTests {
     // A viewer joining later is told the next message's number.
     var late = try #require(RelayStreamOpener(start: sealer.start, hostPublicKey: publicKey))
     let last = sealer.seal(Array("output 20".utf8))
-    for (n, message) in messages.enumerated() { #expect(try first.open(message) == Array("output \(n)".utf8)) }
+    for (n, message) in messages.enumerated() {
+      #expect(try first.open(message) == Array("output \(n)".utf8))
+    }
     #expect(try first.open(last) == Array("output 20".utf8))
     #expect(try late.open(last) == Array("output 20".utf8))
     // Padded as every relay message is: sizes say nothing of a short output.

@@ -279,13 +279,7 @@ final class RelayPeer: @unchecked Sendable {
 
   /// Waits until `check` holds for the messages so far (20 s at most).
   func wait(_ check: ([[UInt8]]) -> Bool) -> [[UInt8]]? {
-    let deadline = Date(timeIntervalSinceNow: 20)
-    condition.lock()
-    defer { condition.unlock() }
-    while !check(received) {
-      guard condition.wait(until: deadline) else { return nil }
-    }
-    return received
+    condition.waitFor(seconds: 20) { check(received) ? received : nil }
   }
 
   /// Message `index`, waited for.
@@ -294,13 +288,11 @@ final class RelayPeer: @unchecked Sendable {
   /// The close code once the connection ended; nil when it never became a WebSocket (with
   /// `allowFailure`) or did not end within 20 s.
   func waitForEnd(allowFailure: Bool = false) -> Int? {
-    let deadline = Date(timeIntervalSinceNow: 20)
-    condition.lock()
-    defer { condition.unlock() }
-    while !ended {
-      guard condition.wait(until: deadline) else { return nil }
+    let outcome: (failure: String?, code: Int?)? = condition.waitFor(seconds: 20) {
+      ended ? (failure, code) : nil
     }
-    if failure != nil && !allowFailure { XCTFail("never a WebSocket: \(failure!)") }
-    return code
+    guard let outcome else { return nil }
+    if let failure = outcome.failure, !allowFailure { XCTFail("never a WebSocket: \(failure)") }
+    return outcome.code
   }
 }

@@ -17,7 +17,9 @@ struct ViewerConstantsTests {
   static let script = module("viewer.js")
 
   @Test func frameTypesAreTheProtocols() throws {
-    let table = try #require(Self.module("protocol.js").firstMatch(of: /export const FrameType = \{([^}]*)\}/)).1
+    let table = try #require(
+      Self.module("protocol.js").firstMatch(of: /export const FrameType = \{([^}]*)\}/)
+    ).1
     var checked = 0
     for entry in table.split(separator: ",") {
       let parts = entry.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }

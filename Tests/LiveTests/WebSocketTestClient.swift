@@ -6,6 +6,7 @@ import LiveServer
 import Logging
 import NIOCore
 import NIOWebSocket
+import TestSupport
 
 /// A WebSocket client of `reel serve` for tests: frames out as binary messages, frames in
 /// collected, the close code kept; every wait on a condition, with a time-out.
@@ -75,13 +76,7 @@ final class WebSocketTestClient: TestClient, @unchecked Sendable {
   /// Waits until `check` gives a value for the frames so far and whether the connection
   /// ended; nil on time-out.
   func wait<T>(timeout: Double = 20, _ check: (_ frames: [Frame], _ ended: Bool) -> T?) -> T? {
-    let deadline = Date(timeIntervalSinceNow: timeout)
-    condition.lock()
-    defer { condition.unlock() }
-    while true {
-      if let value = check(received, ended) { return value }
-      guard condition.wait(until: deadline) else { return check(received, ended) }
-    }
+    condition.waitFor(seconds: timeout) { check(received, ended) }
   }
 
   /// The close code once the connection ended (nil: it failed before a WebSocket existed, see

@@ -10,3 +10,18 @@ public func eventually(seconds: Double = 20, _ condition: () -> Bool) -> Bool {
   }
   return condition()
 }
+
+extension NSCondition {
+  /// Locks, and waits (signalled by whoever changes what `check` looks at, under the lock)
+  /// until `check` gives a value or `seconds` passed; the last check's answer. How a test
+  /// client waits for what it received.
+  public func waitFor<T>(seconds: Double, _ check: () -> T?) -> T? {
+    let deadline = Date(timeIntervalSinceNow: seconds)
+    lock()
+    defer { unlock() }
+    while true {
+      if let value = check() { return value }
+      guard wait(until: deadline) else { return check() }
+    }
+  }
+}

@@ -44,7 +44,7 @@ extension LiveHost {
         wait = min(wait ?? .max, retry)
       }
       guard let feed = c.screenFeed, let name = c.session, let s = sessions[name] else { continue }
-      // An input old enough to count as echoed: an update says so (the viewer judges its
+      // An input old enough to count as echoed: an update says so (the screen client judges its
       // predictions by it), at once, even if the screen did not change.
       if let due = feed.echoDue {
         if now >= due {
@@ -110,7 +110,7 @@ extension LiveHost {
       feed.pendingLines = try frame.decode(LinesRequest.self)
     case .key:
       let bytes = feed.bytes(for: try frame.decode(KeyEvent.self), in: session.mirror.shadow)
-      // Counted whatever it stands for: the viewer counts every key frame it sends.
+      // Counted whatever it stands for: the screen client counts every key frame it sends.
       feed.received(inputAt: MonotonicClock.microseconds())
       guard !bytes.isEmpty else { return }
       feed.urgent = true

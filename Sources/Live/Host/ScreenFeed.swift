@@ -23,7 +23,7 @@ final class ScreenFeed {
   var urgent = false
   /// When the last update was sent (microseconds, `MonotonicClock.microseconds()`).
   var sentAt: UInt64 = 0
-  /// The viewer's input frames received so far, and when those not yet counted in an
+  /// The screen client's input frames received so far, and when those not yet counted in an
   /// update's `echo` were written to the program.
   private(set) var inputs = 0
   private var inputsWaiting: [(number: Int, at: UInt64)] = []
@@ -128,7 +128,7 @@ final class ScreenFeed {
     window = max(ScreenFeed.minimumWindow, Int(min(2 * fastest * Double(shortest) / 1e6, Double(64 << 20))))
   }
 
-  /// The viewer's next input frame was written to the program at `now`.
+  /// The screen client's next input frame was written to the program at `now`.
   func received(inputAt now: UInt64) {
     inputs += 1
     inputsWaiting.append((inputs, now))

@@ -68,7 +68,7 @@ public protocol PolledTransport: LiveTransport {
   func serviceReady(_ revents: Int16)
 }
 
-/// A transport whose peer can be sent a paced viewer's output together with others: a viewer
+/// A transport whose peer can be sent a paced watcher's output together with others: a viewer
 /// through a relay room, to which the host uploads a session's paced output once, sealed once,
 /// and the relay copies it to every viewer of the room stream (docs/protocol.md#relay). The
 /// host still decides, frame by frame, who gets what: a transport it speaks to alone (a reply,

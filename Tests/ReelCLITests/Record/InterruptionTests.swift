@@ -19,12 +19,9 @@ final class InterruptionTests: ScratchDirectoryTestCase {
 
   /// Polls `condition` every 20 ms for up to `seconds`.
   func wait(_ seconds: Double, _ what: String, until condition: () throws -> Bool) throws {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-      if try condition() { return }
-      usleep(20_000)
+    if !eventually(seconds: seconds, { (try? condition()) == true }) {
+      XCTFail("timed out waiting for \(what)")
     }
-    XCTFail("timed out waiting for \(what)")
   }
 
   /// SIGTERM or SIGHUP to `reel record` (a closed terminal window, a stopping service) left a
