@@ -117,6 +117,7 @@ let package = Package(
         .embedInCode("Viewer/viewer.js"), .embedInCode("Viewer/protocol.js"),
         .embedInCode("Viewer/sealing.js"), .embedInCode("Viewer/screen.js"), .embedInCode("Viewer/render.js"),
         .embedInCode("Viewer/input.js"), .embedInCode("Viewer/prediction.js"),
+        .embedInCode("Viewer/connection.js"), .embedInCode("Viewer/sessions.js"),
       ]),
     // `reel relay --database`: many relay nodes sharing their rooms' ownership in PostgreSQL
     // (the `RelayDirectory` that LiveServer's relay asks where a room lives).

@@ -262,26 +262,31 @@ public final class RemoteServer: @unchecked Sendable {
     ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#101010"/><path d="M3 4l4 4-4 4" stroke="#d0d0d0" stroke-width="2" fill="none"/><path d="M8 12h5" stroke="#d0d0d0" stroke-width="2"/></svg>"##
       .utf8)
 
-  /// The browser viewer's script: `viewer.js`, the page, and the modules it imports.
-  static let pageModules = [
-    "viewer.js", "protocol.js", "sealing.js", "screen.js", "render.js", "input.js", "prediction.js",
-  ]
+  /// The browser viewer's files by name: its script (`viewer.js` and the modules it imports),
+  /// its style and its icon; any other name is the page itself.
+  static let pageFiles: [String: (bytes: [UInt8], type: String)] = {
+    let script = "text/javascript; charset=utf-8"
+    return [
+      "viewer.js": (PackageResources.viewer_js, script),
+      "protocol.js": (PackageResources.protocol_js, script),
+      "connection.js": (PackageResources.connection_js, script),
+      "sealing.js": (PackageResources.sealing_js, script),
+      "sessions.js": (PackageResources.sessions_js, script),
+      "screen.js": (PackageResources.screen_js, script),
+      "render.js": (PackageResources.render_js, script),
+      "input.js": (PackageResources.input_js, script),
+      "prediction.js": (PackageResources.prediction_js, script),
+      "viewer.css": (PackageResources.viewer_css, "text/css; charset=utf-8"),
+      "favicon.svg": (RemoteServer.favicon, "image/svg+xml"),
+    ]
+  }()
+
+  /// The script's modules, each served at `/NAME`.
+  static let pageModules = pageFiles.keys.filter { $0.hasSuffix(".js") }.sorted()
 
   static func pageFile(_ name: String) -> Response {
     var headers = HTTPFields()
-    let (bytes, type): ([UInt8], String) =
-      switch name {
-      case "viewer.js": (PackageResources.viewer_js, "text/javascript; charset=utf-8")
-      case "protocol.js": (PackageResources.protocol_js, "text/javascript; charset=utf-8")
-      case "sealing.js": (PackageResources.sealing_js, "text/javascript; charset=utf-8")
-      case "screen.js": (PackageResources.screen_js, "text/javascript; charset=utf-8")
-      case "render.js": (PackageResources.render_js, "text/javascript; charset=utf-8")
-      case "input.js": (PackageResources.input_js, "text/javascript; charset=utf-8")
-      case "prediction.js": (PackageResources.prediction_js, "text/javascript; charset=utf-8")
-      case "viewer.css": (PackageResources.viewer_css, "text/css; charset=utf-8")
-      case "favicon.svg": (RemoteServer.favicon, "image/svg+xml")
-      default: (PackageResources.index_html, "text/html; charset=utf-8")
-      }
+    let (bytes, type) = pageFiles[name] ?? (PackageResources.index_html, "text/html; charset=utf-8")
     headers[.contentType] = type
     headers[.cacheControl] = "no-store"
     headers[.contentSecurityPolicy] =

@@ -265,15 +265,24 @@ extension RemoteServerTests {
     XCTAssertFalse(page.contains("<script>"), "no inline script")
     let script = try String(contentsOf: URL(string: "http://127.0.0.1:\(port)/viewer.js")!, encoding: .utf8)
     XCTAssertTrue(script.contains("location.hash") && script.contains("history.replaceState"))
-    // Every module the page imports is served, as JavaScript.
-    let modules = script.matches(of: /from "\.\/([a-z]+\.js)"/).map { String($0.1) }
-    XCTAssertEqual(
-      Set(modules), ["protocol.js", "sealing.js", "screen.js", "render.js", "input.js", "prediction.js"])
-    for module in modules {
+    // Every module the page imports, and every one they import, is served, as JavaScript.
+    var modules: Set<String> = []
+    var next = script.matches(of: /from "\.\/([a-z]+\.js)"/).map { String($0.1) }
+    while let module = next.popLast() {
+      guard modules.insert(module).inserted else { continue }
       let served = get("/" + module, timeout: 5)
       XCTAssertEqual(served.status, 200, module)
       XCTAssertEqual(served.headers["content-type"], "text/javascript; charset=utf-8", module)
+      let text =
+        (try? String(contentsOf: URL(string: "http://127.0.0.1:\(port)/\(module)")!, encoding: .utf8)) ?? ""
+      next += text.matches(of: /from "\.\/([a-z]+\.js)"/).map { String($0.1) }
     }
+    XCTAssertEqual(
+      modules,
+      [
+        "protocol.js", "connection.js", "sealing.js", "sessions.js", "screen.js", "render.js", "input.js",
+        "prediction.js",
+      ])
 
     XCTAssertEqual(try login("reel_wrong").status, 401)
     XCTAssertEqual(try login(secret, origin: "https://evil.example").status, 403)

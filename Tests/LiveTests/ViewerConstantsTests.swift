@@ -34,7 +34,9 @@ struct ViewerConstantsTests {
   }
 
   @Test func subprotocolsAreTheServers() {
-    let offered = Self.script.matches(of: /new WebSocket\([^;]*?"(reel[a-z-]*\.v\d+)"/).map { String($0.1) }
+    let offered = Self.module("connection.js").matches(of: /new WebSocket\([^;]*?"(reel[a-z-]*\.v\d+)"/).map {
+      String($0.1)
+    }
     #expect(Set(offered) == [WebSocketSubprotocol.live, WebSocketSubprotocol.relay], "\(offered)")
   }
 
@@ -45,7 +47,9 @@ struct ViewerConstantsTests {
   }
 
   @Test func closeCodesThePageNamesAreTheProtocols() throws {
-    let words = try #require(Self.script.firstMatch(of: /function closeWords[\s\S]*?\{[\s\S]*?\};/)).0
+    let words = try #require(
+      Self.module("protocol.js").firstMatch(of: /function closeText[\s\S]*?\{[\s\S]*?\};/)
+    ).0
     let codes = words.matches(of: /(\d{4}):/).compactMap { UInt16($0.1) }
     #expect(!codes.isEmpty)
     for code in codes {

@@ -6,8 +6,8 @@ import XCTest
 @testable import Live
 @testable import LiveRemote
 
-/// The browser page's modules (Sources/LiveServer/Viewer: protocol.js, sealing.js, screen.js,
-/// render.js, input.js, prediction.js) under Node's test runner (`node --test`, Tests/Viewer), against vectors
+/// The browser page's modules (Sources/LiveServer/Viewer: every one but viewer.js, the page's
+/// own script) under Node's test runner (`node --test`, Tests/Viewer), against vectors
 /// this test makes with the host's own code: frames from Swift's encoder, sealed messages and a
 /// signed handshake from swift-crypto, and screen-mode updates a real `Terminal` and the host's
 /// `ScreenFeed` produce — so the page and the host cannot drift apart.
@@ -31,7 +31,13 @@ final class ViewerModuleTests: XCTestCase {
     let tests = Self.root.appendingPathComponent("Tests/Viewer")
     var testFiles: [String] = []
     for (source, names) in [
-      (viewer, ["protocol.js", "sealing.js", "screen.js", "render.js", "input.js", "prediction.js"]),
+      // Every module but the page's own script, which starts the page when imported.
+      (
+        viewer,
+        try FileManager.default.contentsOfDirectory(atPath: viewer.path).filter {
+          $0.hasSuffix(".js") && $0 != "viewer.js"
+        }
+      ),
       (
         tests,
         try FileManager.default.contentsOfDirectory(atPath: tests.path).filter { $0.hasSuffix(".test.js") }

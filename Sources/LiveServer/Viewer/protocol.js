@@ -30,3 +30,14 @@ export const json = (payload) => JSON.parse(decoder.decode(payload));
 
 /// A payload's text.
 export const text = (payload) => decoder.decode(payload);
+
+/// What a close code says to the user, with the host's reason; `throughRelay` for a room's
+/// link (whose 4003 means another thing than a login's).
+export function closeText(code, reason, throughRelay) {
+  const words = {
+    4000: "refused", 4001: "taken over by another device", 4002: "the session ended",
+    4003: throughRelay ? "not allowed (this link is not the room's)" : "not allowed (log in again with a link from reel serve)",
+    4004: "this page and the host disagree on the protocol",
+  };
+  return (words[code] || "closed") + (reason ? ": " + reason : "");
+}

@@ -66,3 +66,21 @@ export function gapElement(row) {
   div.textContent = "\u22ef " + row.count + (row.count === 1 ? " line" : " lines") + " \u22ef";
   return div;
 }
+
+/// Makes `parent`'s children exactly `wanted`, in order, moving and removing as few as it can
+/// (an unchanged line keeps its element).
+export function patchChildren(parent, wanted) {
+  let child = parent.firstChild;
+  for (const el of wanted) {
+    if (child === el) {
+      child = child.nextSibling;
+      continue;
+    }
+    parent.insertBefore(el, child);
+  }
+  while (child) {
+    const next = child.nextSibling;
+    child.remove();
+    child = next;
+  }
+}

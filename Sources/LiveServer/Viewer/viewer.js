@@ -3,10 +3,12 @@
 // over the modules that hold the protocol (protocol.js), the relay's sealing (sealing.js), the
 // screen's state (screen.js), its elements (render.js) and what keys send (input.js). Output is
 // drawn as text (textContent), never as markup.
-import { FrameType as T, frame, parse, json, text } from "./protocol.js";
-import { channelKeys, seal, open as openSealed, verifyHost, roomSecret } from "./sealing.js";
+import { FrameType as T, frame, parse, json, text, closeText } from "./protocol.js";
+import { roomSecret } from "./sealing.js";
+import { openConnection } from "./connection.js";
+import { sessionDetails } from "./sessions.js";
 import { ScreenState, lineText } from "./screen.js";
-import { lineElement, gapElement } from "./render.js";
+import { lineElement, gapElement, patchChildren } from "./render.js";
 import { keyEvent, mouseEvent, heldButton } from "./input.js";
 import { EchoPredictor, predictedBytes, lineWithPredictions } from "./prediction.js";
 
@@ -41,86 +43,11 @@ import { EchoPredictor, predictedBytes, lineWithPredictions } from "./prediction
   // AES-256-GCM, the nonce each message's number.
   const relay = { room: null, secret: null, verifier: null, hostKeyID: null };
 
-  // A connection as the page uses it — send, close, onclose — plain to reel serve, sealed
-  // through a relay (in order: each message waits for the one before).
+  // A connection as the page uses it (connection.js): plain to reel serve, sealed through
+  // the relay's room.
   function connect(request, onFrame, onClose) {
-    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
-    const first = frame(T.request, Object.assign({ version: 2 }, request));
-    const conn = { ws: null, onclose: (code, reason) => onClose(code, reason) };
-    if (!relay.room) {
-      const ws = new WebSocket(scheme + location.host + "/ws", "reel.v2");
-      ws.binaryType = "arraybuffer";
-      let opened = false;
-      ws.onopen = () => {
-        opened = true;
-        ws.send(first);
-      };
-      ws.onmessage = (e) => onFrame(parse(e.data), conn);
-      ws.onclose = async (e) => {
-        // Refused before it opened: the server checks the login first (401), which a page
-        // cannot read from a WebSocket — it asks.
-        if (!opened) {
-          try {
-            const session = await fetch("/session", { credentials: "same-origin", cache: "no-store" });
-            if (session.status === 401) {
-              conn.onclose && conn.onclose(4003, "not logged in");
-              return;
-            }
-          } catch (error) {}
-        }
-        conn.onclose && conn.onclose(e.code, e.reason);
-      };
-      conn.ws = ws;
-      conn.send = (bytes) => ws.send(bytes);
-      conn.close = () => ws.close();
-      return conn;
-    }
-    const ws = new WebSocket(scheme + location.host + "/r/" + relay.room + "/view", ["reel-relay.v2", "reel-verifier." + relay.verifier]);
-    ws.binaryType = "arraybuffer";
-    const viewerSalt = crypto.getRandomValues(new Uint8Array(16));
-    let keys = null;
-    let sent = 0;
-    let opened = 0;
-    let outgoing = Promise.resolve();
-    let incoming = Promise.resolve();
-    conn.ws = ws;
-    conn.send = (bytes) => {
-      outgoing = outgoing.then(async () => {
-        const sealed = await seal(keys.seal, sent++, bytes);
-        if (ws.readyState === WebSocket.OPEN) ws.send(sealed);
-      });
-    };
-    conn.close = () => ws.close();
-    ws.onopen = () => ws.send(viewerSalt);
-    ws.onmessage = (e) => {
-      const data = new Uint8Array(e.data);
-      incoming = incoming.then(async () => {
-        if (!keys) {
-          // The host's answer: its salt, public key and signature, checked against the key the
-          // link names before a byte is trusted (a read-only link holder cannot be the host).
-          const hostSalt = await verifyHost(relay.room, relay.hostKeyID, viewerSalt, data);
-          if (!hostSalt) {
-            ws.close(4003, "the room's host did not prove it is the host the link names");
-            return;
-          }
-          keys = await channelKeys(relay.secret, viewerSalt, hostSalt);
-          conn.send(first);
-          return;
-        }
-        let plain;
-        try {
-          plain = await openSealed(keys.open, opened++, data);
-        } catch (error) {
-          ws.close(4000, "a sealed message that does not open");
-          return;
-        }
-        onFrame(parse(plain), conn);
-      });
-    };
-    ws.onclose = (e) => conn.onclose && conn.onclose(e.code, e.reason);
-    return conn;
+    return openConnection(relay, request, onFrame, onClose);
   }
-
 
   async function startRelay(room, secretText) {
     Object.assign(relay, await roomSecret(room, secretText));
@@ -146,11 +73,7 @@ import { EchoPredictor, predictedBytes, lineWithPredictions } from "./prediction
   }
 
   function closeWords(code, reason) {
-    const words = {
-      4000: "refused", 4001: "taken over by another device", 4002: "the session ended",
-      4003: relay.room !== null ? "not allowed (this link is not the room's)" : "not allowed (log in again with a link from reel serve)", 4004: "this page and the host disagree on the protocol",
-    };
-    return (words[code] || "closed") + (reason ? ": " + reason : "");
+    return closeText(code, reason, relay.room !== null);
   }
 
   // MARK: the session list
@@ -209,26 +132,10 @@ import { EchoPredictor, predictedBytes, lineWithPredictions } from "./prediction
     return state.may === null || state.may.includes(what);
   }
 
-  // A session's size, command, clients and age, as the list shows them.
+  // A session's size, command, clients and age, as the list shows them (sessions.js).
   function detailsText(name) {
     const s = state.details.get(name);
-    if (!s) return "";
-    const parts = [s.cols + "×" + s.rows];
-    if (s.command && s.command.length) {
-      const c = s.command;
-      parts.push(c.length === 3 && c[0] === "/bin/sh" && c[1] === "-c" ? c[2] : c.join(" "));
-    }
-    parts.push(s.clients === 0 ? "detached" : s.clients + (s.clients === 1 ? " client" : " clients"));
-    const created = Date.parse(s.created);
-    if (!Number.isNaN(created)) parts.push(age((Date.now() - created) / 1000));
-    return parts.join(" · ");
-  }
-  function age(seconds) {
-    const s = Math.max(0, Math.floor(seconds));
-    if (s < 60) return s + "s";
-    if (s < 3600) return Math.floor(s / 60) + "m";
-    if (s < 86400) return Math.floor(s / 3600) + "h";
-    return Math.floor(s / 86400) + "d";
+    return s ? sessionDetails(s, Date.now()) : "";
   }
   function withDetails(li, name) {
     const details = document.createElement("span");
@@ -591,22 +498,6 @@ import { EchoPredictor, predictedBytes, lineWithPredictions } from "./prediction
   }
 
   // Makes `parent`'s children `wanted`, in order, touching only what differs.
-  function patchChildren(parent, wanted) {
-    let child = parent.firstChild;
-    for (const el of wanted) {
-      if (child === el) {
-        child = child.nextSibling;
-        continue;
-      }
-      parent.insertBefore(el, child);
-    }
-    while (child) {
-      const next = child.nextSibling;
-      child.remove();
-      child = next;
-    }
-  }
-
   function render() {
     const screen = $("screen");
     const atBottom = screen.scrollTop + screen.clientHeight >= screen.scrollHeight - 4;
