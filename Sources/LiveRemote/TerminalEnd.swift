@@ -13,7 +13,7 @@ import NIOConcurrencyHelpers
 /// the link writes one byte to when frames wait and none was written since the last
 /// `receive()`. Past `highWater` bytes waiting the link is told to stop reading the network
 /// (`deliver` returns false) and, once the terminal took them down to half, to read again.
-public final class TerminalEnd: FrameConnection, @unchecked Sendable {
+public final class TerminalEnd: FrameConnection, Sendable {
   /// Bytes waiting for the terminal loop past which the link stops reading the network.
   static let highWater = 256 << 10
 
