@@ -22,7 +22,14 @@ public struct SessionMirror: Sendable {
     // A host keeps a shadow per session: its history is stored compactly (most lines are far
     // shorter than the screen is wide).
     shadow.compactsHistory = true
+    shadow.answersDefaultColors = SessionMirror.answersDefaultColors
   }
+
+  /// The shadow answers a colour query (a program asking for the background to choose a light
+  /// or dark theme) only for colours the program set: the colours of the users' terminals are
+  /// theirs, and a made-up white would be wrong for most of them. The client's terminal
+  /// answers for itself while one is attached.
+  static let answersDefaultColors = false
 
   /// A mirror continuing where another left off: `shadow` has followed every byte up to
   /// `recent`'s end (a session handed over by a host that is upgraded, or rebuilt from its
@@ -31,6 +38,7 @@ public struct SessionMirror: Sendable {
     self.recent = recent
     self.shadow = shadow
     self.shadow.compactsHistory = true
+    self.shadow.answersDefaultColors = SessionMirror.answersDefaultColors
   }
 
   /// Absolute offset just past the last byte the program wrote.

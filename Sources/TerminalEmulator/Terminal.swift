@@ -60,6 +60,17 @@ public struct Terminal: Sendable {
     set { state.reportsTitles = newValue }
   }
 
+  /// Whether a query of a colour no program set (OSC 4, 5, 10–19 with `?`) is answered with
+  /// xterm's default — its 256-colour palette, black on white — as a standalone emulator is.
+  /// On by default. An embedder whose emulator shadows a real terminal it cannot see (the live
+  /// host) turns it off: a program asking for the background to choose a light or dark theme
+  /// must not be told a colour the user's terminal may not have. Colours the program set are
+  /// answered either way.
+  public var answersDefaultColors: Bool {
+    get { state.answersDefaultColors }
+    set { state.answersDefaultColors = newValue }
+  }
+
   public var cols: Int { state.cols }
   public var rows: Int { state.rows }
   public var scrollbackLimit: Int { state.scrollbackLimit }

@@ -299,9 +299,10 @@ struct ControlFunctionTests {
   }
 
   @Test func repliesGoToTheCallbackNeverTheScreen() {
-    var t = Terminal.fed("\u{1B}[c\u{1B}[>c\u{1B}[5n\u{1B}[2;3H\u{1B}[6n\u{1B}[?2004$p", cols: 10, rows: 3)
+    var t = Terminal.fed(
+      "\u{1B}[c\u{1B}[>c\u{1B}[5n\u{1B}[2;3H\u{1B}[6n\u{1B}[?2004$p\u{1B}Z", cols: 10, rows: 3)
     let replies = String(decoding: t.takeReplies(), as: UTF8.self)
-    #expect(replies == "\u{1B}[?1;2c\u{1B}[>0;100;0c\u{1B}[0n\u{1B}[2;3R\u{1B}[?2004;2$y")
+    #expect(replies == "\u{1B}[?1;2c\u{1B}[>0;100;0c\u{1B}[0n\u{1B}[2;3R\u{1B}[?2004;2$y\u{1B}[?1;2c")
     #expect(t.screenLines() == ["", "", ""])
     #expect(t.takeReplies() == [])
   }

@@ -23,7 +23,9 @@ import Testing
     let declared: [TerminalModes] = [
       .insert, .lineFeedNewLine, .applicationCursorKeys, .origin, .autowrap, .cursorVisible,
       .applicationKeypad, .bracketedPaste, .focusEvents, .synchronizedOutput, .cursorBlink,
-      .reverseVideo, .leftRightMargins, .alternateScroll, .reverseWrap,
+      .reverseVideo, .leftRightMargins, .alternateScroll, .reverseWrap, .keyboardLocked, .sendReceive,
+      .smoothScroll, .printFormFeed, .printExtent, .hebrewKeyboard, .nationalCharsets,
+      .backarrowSendsBackspace,
     ]
     #expect(seen == TerminalModes(declared))
     #expect(seen.rawValue == (1 << declared.count) - 1, "a flag of TerminalModes has no table entry")
@@ -66,7 +68,8 @@ import Testing
   @Test(
     arguments: (ModeTable.ansi + ModeTable.dec).filter { if case .flag = $0.effect { true } else { false } })
   func softResetFollowsTheTable(_ entry: ModeEntry) {
-    let prefix = ModeTable.ansi.contains { $0.number == entry.number } ? "" : "?"
+    // (Some numbers are both an ANSI and a DEC mode: 4 is IRM and DECSCLM, 12 SRM and att610.)
+    let prefix = ModeTable.ansi.contains { $0.number == entry.number && $0.effect == entry.effect } ? "" : "?"
     for on in [true, false] {
       var t = Terminal(cols: 20, rows: 5)
       t.feed("\u{1B}[\(prefix)\(entry.number)\(on ? "h" : "l")\u{1B}[!p")
@@ -87,7 +90,41 @@ import Testing
     var t = Terminal(cols: 20, rows: 5)
     #expect(reply(&t, "\u{1B}[?1048$p") == "\u{1B}[?1048;0$y")
     #expect(reply(&t, "\u{1B}[?31337$p") == "\u{1B}[?31337;0$y")
-    #expect(reply(&t, "\u{1B}[2$p") == "\u{1B}[2;0$y")
+    #expect(reply(&t, "\u{1B}[3$p") == "\u{1B}[3;0$y")
+  }
+
+  /// Modes only some programs touch (the keyboard lock, smooth scrolling, the printer's, DECBKM)
+  /// are repainted only when set: a repaint of a terminal that never saw them writes nothing of
+  /// them, so a user's own terminal keeps its own settings.
+  @Test func modesRepaintedOnlyWhenSetAreAbsentFromAnOrdinaryRepaint() {
+    let t = Terminal(cols: 20, rows: 5)
+    let repaint = String(decoding: t.repaintSequence(), as: UTF8.self)
+    // Every mode number the repaint writes, DEC or ANSI, set or reset.
+    let written = Set(
+      repaint.matches(of: /\x1B\[\??([0-9;]+)[hl]/).flatMap {
+        $0.1.split(separator: ";").compactMap { Int($0) }
+      })
+    for entry in ModeTable.ansi + ModeTable.dec where entry.repaint == .whenSet {
+      let shared = (ModeTable.ansi + ModeTable.dec).contains {
+        $0.number == entry.number && $0.repaint != .whenSet
+      }
+      if !shared { #expect(!written.contains(entry.number), "mode \(entry.number)") }
+    }
+    var set = Terminal(cols: 20, rows: 5)
+    set.feed("\u{1B}[?67h\u{1B}[2h")
+    let again = String(decoding: set.repaintSequence(), as: UTF8.self)
+    #expect(again.contains("67"), "\(again.debugDescription)")
+  }
+
+  /// DECBKM: the backarrow key sends BS once the program asked, DEL otherwise; Ctrl swaps them.
+  @Test func backarrowFollowsDECBKM() {
+    var t = Terminal(cols: 20, rows: 5)
+    var e = InputEncoder()
+    #expect(e.encode(.backspace, for: t) == [0x7F])
+    #expect(e.encode(.backspace, modifiers: .control, for: t) == [0x08])
+    t.feed("\u{1B}[?67h")
+    #expect(e.encode(.backspace, for: t) == [0x08])
+    #expect(e.encode(.backspace, modifiers: .control, for: t) == [0x7F])
   }
 
   @Test func mouseModesSelectOneOfAFamily() {

@@ -52,6 +52,7 @@ import Testing
     "title": Change(.title, "\u{1B}]2;a title\u{1B}\\"),
     "iconName": Change(.title, "\u{1B}]1;an icon\u{1B}\\"),
     "workingDirectory": Change(.title, "\u{1B}]7;file:///tmp\u{1B}\\"),
+    "colors": Change(.modes, "\u{1B}]4;1;#123456\u{1B}\\\u{1B}]11;rgb:00/00/00\u{07}"),
     "promptMarks": Change(.promptMarks, "\u{1B}[3;1H\u{1B}]133;A\u{1B}\\\u{1B}[H"),
     // Not representable in a VT stream (see `repaintSequence`): snapshot only.
     "lastPrinted": Change(.pendingInput, repaint: false) { $0.state.lastPrinted = 0x79 },
@@ -75,6 +76,8 @@ import Testing
       "how a resize does its work (DeferredReflowTests: readers see the same either way)",
     "widths": "the constant width table",
     "reportsTitles": "configuration by the embedder (xterm's allowWindowOps), not content",
+    "answersDefaultColors":
+      "configuration by the embedder (whether it knows the terminal's own colours), not content",
     "titleStack":
       "XTPUSHTITLE's saved titles: not yet in snapshots or repaints (issue 53), so a hand-over or a reattach forgets what was pushed; the titles themselves are kept",
     "compactsHistory":

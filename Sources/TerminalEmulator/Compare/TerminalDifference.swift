@@ -149,6 +149,7 @@ struct CellComparer {
       d.add(.modes, "margins differ")
     }
     if a.tabStops != b.tabStops { d.add(.modes, "tab stops differ") }
+    if a.colors != b.colors { d.add(.modes, "colours set differ") }
     // Titles.
     if a.title != b.title || a.iconName != b.iconName || a.workingDirectory != b.workingDirectory {
       d.add(.title, "title \"\(a.title)\" vs \"\(b.title)\"")

@@ -67,7 +67,9 @@ public struct InputEncoder: Sendable {
       return modifiers.contains(.alt) ? [0x1B, 0x09] : [0x09]
     case .backspace:
       if m > 1 && modifyOtherKeys >= 2 { return csi("27;\(m);127~") }
-      let byte: UInt8 = modifiers.contains(.control) ? 0x08 : 0x7F
+      // DEL, or BS when the program asked for it (DECBKM); Ctrl swaps the two, as xterm.
+      let sendsBackspace = modes.contains(.backarrowSendsBackspace) != modifiers.contains(.control)
+      let byte: UInt8 = sendsBackspace ? 0x08 : 0x7F
       return modifiers.contains(.alt) ? [0x1B, byte] : [byte]
     case .escape:
       if m > 1 && modifyOtherKeys >= 2 { return csi("27;\(m);27~") }

@@ -3,7 +3,8 @@ extension Terminal {
   /// state when a program stops drawing on it mid-stream (a player quitting during a
   /// full-screen part, a client detaching): the main screen, a visible cursor, every mode the
   /// stream changed back to its power-on value (mouse reporting, application cursor keys and
-  /// keypad, bracketed paste, …), no margins, the default pen, charsets and cursor shape. The
+  /// keypad, bracketed paste, …), no margins, the default pen, charsets and cursor shape, the
+  /// terminal's own colours for any the program set. The
   /// main screen's content and the cursor position are left as they are; only what differs
   /// from power-on is written.
   public func exitSequence() -> [UInt8] {
@@ -39,6 +40,7 @@ extension Terminal {
     if s.cursorShape != .default { out += "\u{1B}[0 q" }
     if s.modifyOtherKeys != 0 { out += "\u{1B}[>4m" }
     if s.cursor.pen.hyperlink != 0 { out += "\u{1B}]8;;\u{1B}\\" }
+    out += Terminal.colorResetSequence(s.colors)
     out += "\u{1B}[0m"
     return Array(out.utf8)
   }

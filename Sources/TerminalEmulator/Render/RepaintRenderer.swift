@@ -426,6 +426,8 @@ struct RepaintRenderer {
       switch (entry.repaint, entry.effect) {
       case (.batch, .flag(let flag)):
         if s.modes.contains(flag) { set.append(entry.number) } else { reset.append(entry.number) }
+      case (.whenSet, .flag(let flag)) where s.modes.contains(flag):
+        set.append(entry.number)
       case (.whenSelected, .mouseTracking(let tracking)) where s.mouseTracking == tracking:
         set.append(entry.number)
       case (.whenSelected, .mouseEncoding(let encoding)) where s.mouseEncoding == encoding:
@@ -438,12 +440,16 @@ struct RepaintRenderer {
     emit(s.modes.contains(.applicationKeypad) ? "\u{1B}=" : "\u{1B}>")
     // ANSI modes: the repaint starts from RIS, where they are all reset.
     let ansiSet = ModeTable.ansi.filter {
-      if case .flag(let flag) = $0.effect { return $0.repaint == .batch && s.modes.contains(flag) }
+      if case .flag(let flag) = $0.effect {
+        return ($0.repaint == .batch || $0.repaint == .whenSet) && s.modes.contains(flag)
+      }
       return false
     }
     if !ansiSet.isEmpty { emit("\u{1B}[" + ansiSet.map { String($0.number) }.joined(separator: ";") + "h") }
     emit("\u{1B}[\(s.cursorShape.rawValue) q")
     // RIS reset modifyOtherKeys; set it again when the program had.
     if s.modifyOtherKeys != 0 { emit("\u{1B}[>4;\(s.modifyOtherKeys)m") }
+    // Colours the program set.
+    if !s.colors.isEmpty { emit(Terminal.colorSequence(s.colors)) }
   }
 }

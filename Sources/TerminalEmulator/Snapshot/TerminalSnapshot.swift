@@ -11,8 +11,9 @@ import ReelBase
 extension Terminal {
   static let snapshotMagic: [UInt8] = Array("REELTERM".utf8)
   /// Format version written by this build. Readers also accept version 1 (before
-  /// modifyOtherKeys was kept, read as 0), so keyframes of older recordings stay readable.
-  public static let snapshotVersion: UInt8 = 2
+  /// modifyOtherKeys was kept, read as 0) and 2 (before the colours a program set were kept,
+  /// read as none), so keyframes of older recordings stay readable.
+  public static let snapshotVersion: UInt8 = 3
 
   /// Encodes the complete state. `scrollbackLines` keeps only that many of the most recent
   /// scrollback lines (nil keeps all); line ids stay stable either way.
@@ -191,6 +192,16 @@ struct SnapshotEncoder {
     w.u32(state.lastPrinted)
     w.bool(state.joinNext)
     w.varint(state.bellCount)
+    // Colours set, by slot (canonical: sorted).
+    for table in [state.colors.indexed, state.colors.dynamic] {
+      w.varint(table.count)
+      for (slot, color) in table.sorted(by: { $0.key < $1.key }) {
+        w.varint(slot)
+        w.u8(color.red)
+        w.u8(color.green)
+        w.u8(color.blue)
+      }
+    }
     // Tables, in canonical order.
     w.varint(links.values.count)
     for l in links.values {
@@ -238,7 +249,7 @@ struct SnapshotDecoder {
       throw BinaryFormatError("not a reel terminal snapshot (bad magic)")
     }
     let version = try reader.u8()
-    guard version == 1 || version == Terminal.snapshotVersion else {
+    guard (1...Terminal.snapshotVersion).contains(version) else {
       throw BinaryFormatError("unsupported snapshot version \(version)")
     }
     let cols = try reader.count(max: Self.maxDimension, "columns")
@@ -303,6 +314,26 @@ struct SnapshotDecoder {
     st.lastPrinted = try reader.u32()
     st.joinNext = try reader.bool()
     st.bellCount = try reader.int("bell count", max: Self.maxLineID)
+    if version >= 3 {
+      for range in [ColorOverrides.indexedRange, 10..<20] {
+        let count = try reader.count(max: range.count, "colours")
+        var previous = -1
+        for _ in 0..<count {
+          let slot = try reader.int("colour number", max: range.upperBound - 1)
+          // In increasing order, as the encoder writes them (one encoding per state).
+          guard range.contains(slot), slot > previous else {
+            throw BinaryFormatError("colour number \(slot) out of range or out of order")
+          }
+          previous = slot
+          let color = PaletteColor(red: try reader.u8(), green: try reader.u8(), blue: try reader.u8())
+          if range.lowerBound == 0 {
+            st.colors.indexed[slot] = color
+          } else {
+            st.colors.dynamic[slot] = color
+          }
+        }
+      }
+    }
     // Tables.
     let linkCount = try reader.count(max: 1 << 24, "hyperlinks")
     // Snapshot number → id in the table (equal links given twice share an id).

@@ -30,6 +30,9 @@ struct ModeEntry: Sendable {
     case batch
     /// Written when selected (mouse tracking and encoding: one of a family).
     case whenSelected
+    /// Written with the batch only when set (RIS, where the repaint starts, resets it): modes
+    /// that only some programs touch, whose reset a user's own terminal may not share.
+    case whenSet
     /// By its own sequence elsewhere in the repaint: DECOM with the cursor, DECLRMM with the
     /// margins, DECNKM as `ESC =` / `ESC >`, the screens first of all.
     case ownSequence
@@ -67,20 +70,28 @@ struct ModeEntry: Sendable {
 enum ModeTable {
   /// ANSI modes (SM / RM, `CSI Ps h`).
   static let ansi: [ModeEntry] = [
+    ModeEntry(2, .flag(.keyboardLocked), softReset: .resetsOff, repaint: .whenSet),  // KAM
     ModeEntry(4, .flag(.insert), softReset: .resetsOff),  // IRM
+    ModeEntry(12, .flag(.sendReceive), repaint: .whenSet),  // SRM
     ModeEntry(20, .flag(.lineFeedNewLine)),  // LNM
   ]
 
   /// DEC private modes (DECSET / DECRST, `CSI ? Ps h`).
   static let dec: [ModeEntry] = [
     ModeEntry(1, .flag(.applicationCursorKeys), softReset: .resetsOff),  // DECCKM
+    ModeEntry(4, .flag(.smoothScroll), repaint: .whenSet),  // DECSCLM
     ModeEntry(5, .flag(.reverseVideo)),  // DECSCNM
     ModeEntry(6, .flag(.origin), softReset: .resetsOff, repaint: .ownSequence),  // DECOM
     ModeEntry(7, .flag(.autowrap), softReset: .setsOn, initiallySet: true),  // DECAWM
     ModeEntry(12, .flag(.cursorBlink)),  // att610
+    ModeEntry(18, .flag(.printFormFeed), repaint: .whenSet),  // DECPFF
+    ModeEntry(19, .flag(.printExtent), repaint: .whenSet),  // DECPEX
     ModeEntry(25, .flag(.cursorVisible), softReset: .setsOn, initiallySet: true),  // DECTCEM
+    ModeEntry(35, .flag(.hebrewKeyboard), repaint: .whenSet),  // DECHEBM
+    ModeEntry(42, .flag(.nationalCharsets), repaint: .whenSet),  // DECNRCM
     ModeEntry(45, .flag(.reverseWrap), softReset: .resetsOff),  // reverse wraparound (DECSTR resets it, as xterm)
     ModeEntry(66, .flag(.applicationKeypad), softReset: .resetsOff, repaint: .ownSequence),  // DECNKM
+    ModeEntry(67, .flag(.backarrowSendsBackspace), repaint: .whenSet),  // DECBKM
     ModeEntry(69, .flag(.leftRightMargins), softReset: .resetsOff, repaint: .ownSequence),  // DECLRMM
     ModeEntry(9, .mouseTracking(.x10), repaint: .whenSelected),
     ModeEntry(1000, .mouseTracking(.normal), repaint: .whenSelected),

@@ -33,6 +33,24 @@ public struct TerminalModes: OptionSet, Hashable, Sendable {
   public static let alternateScroll = TerminalModes(rawValue: 1 << 13)
   /// ?1: reverse wraparound (?45).
   public static let reverseWrap = TerminalModes(rawValue: 1 << 14)
+  /// KAM (SM 2): the keyboard is locked. Kept and reported; a headless emulator has no
+  /// keyboard to lock (the embedder decides).
+  public static let keyboardLocked = TerminalModes(rawValue: 1 << 15)
+  /// SRM (SM 12): send/receive, no local echo. Kept and reported.
+  public static let sendReceive = TerminalModes(rawValue: 1 << 16)
+  /// DECSCLM (?4): smooth scrolling. Kept and reported; scrolling is not animated here.
+  public static let smoothScroll = TerminalModes(rawValue: 1 << 17)
+  /// DECPFF (?18): a form feed after a print screen. Kept and reported; there is no printer.
+  public static let printFormFeed = TerminalModes(rawValue: 1 << 18)
+  /// DECPEX (?19): print screen prints the whole screen. Kept and reported.
+  public static let printExtent = TerminalModes(rawValue: 1 << 19)
+  /// DECHEBM (?35): Hebrew keyboard mapping. Kept and reported.
+  public static let hebrewKeyboard = TerminalModes(rawValue: 1 << 20)
+  /// DECNRCM (?42): national replacement character sets. Kept and reported.
+  public static let nationalCharsets = TerminalModes(rawValue: 1 << 21)
+  /// DECBKM (?67): the backarrow key sends BS (reset: DEL). Kept and reported; the embedder's
+  /// keyboard decides what its key sends.
+  public static let backarrowSendsBackspace = TerminalModes(rawValue: 1 << 22)
 
   /// Whether printing writes at the cursor and nowhere else: neither insert mode (which
   /// shifts the rest of the line) nor left/right margins (which move where a line wraps) is

@@ -151,6 +151,8 @@ extension TerminalState {
       case UInt8(ascii: "="): modes.insert(.applicationKeypad)
       case UInt8(ascii: ">"): modes.remove(.applicationKeypad)
       case UInt8(ascii: "c"): fullReset()
+      // DECID: the VT100's "what are you", answered as DA1 is (xterm does the same).
+      case UInt8(ascii: "Z"): appendReply("\u{1B}[?1;2c")
       default: break
       }
       return

@@ -1,5 +1,5 @@
 extension TerminalState {
-  /// Operating system commands: titles, working directory, hyperlinks, prompt marks.
+  /// Operating system commands: titles, working directory, hyperlinks, colours, prompt marks.
   mutating func operatingSystemCommand(_ payload: UnsafeBufferPointer<UInt8>) {
     guard let (command, text) = TerminalState.oscCommand(payload) else { return }
     switch command {
@@ -20,9 +20,15 @@ extension TerminalState {
       workingDirectory = String(decoding: text, as: UTF8.self)
       if recordsEvents { record(.workingDirectory(workingDirectory)) }
     case 8: setHyperlink(text)
+    case 4: setIndexedColors(text, special: false)
+    case 5: setIndexedColors(text, special: true)
+    case 10...19: setDynamicColors(text, first: command)
     case 52: if recordsEvents && clipboardEvents { clipboardRequest(text) }
+    case 104: resetIndexedColors(text, special: false)
+    case 105: resetIndexedColors(text, special: true)
+    case 110...119: resetDynamicColor(command - 100)
     case 133: addPromptMark(text.first)
-    default: break  // colour queries are deliberately ignored.
+    default: break
     }
   }
 

@@ -37,7 +37,12 @@ struct TerminalState: Sendable {
   /// Whether `CSI 20 t` and `CSI 21 t` report the icon name and title (off by default, as
   /// xterm's allowWindowOps: a title someone else set would come back as typed input).
   var reportsTitles = false
+  /// Whether a query of a colour no program set is answered with xterm's default (see
+  /// `Terminal.answersDefaultColors`).
+  var answersDefaultColors = true
   var workingDirectory = ""
+  /// Colours the program set (OSC 4, 5, 10–19).
+  var colors = ColorOverrides()
   var styles = StyleTable()
   var clusters = ClusterTable()
   var hyperlinks = HyperlinkTable()
@@ -278,8 +283,10 @@ struct TerminalState: Sendable {
     let old = primary
     let outgoing = (replies, bellCount, recordsEvents, clipboardEvents, events)
     let (defers, compacts, reports) = (defersHistoryReflow, compactsHistory, reportsTitles)
+    let answersColors = answersDefaultColors
     self = TerminalState(cols: cols, rows: rows, scrollbackLimit: scrollbackLimit)
     reportsTitles = reports
+    answersDefaultColors = answersColors
     screen.continueLineIDs(after: old)
     (replies, bellCount, recordsEvents, clipboardEvents, events) = outgoing
     defersHistoryReflow = defers
