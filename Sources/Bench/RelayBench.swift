@@ -116,7 +116,7 @@ enum RelayBench {
     let idle = Measure.currentRSS(pid: lone.process.processIdentifier)
     let hosts = IdleHosts(port: lone.port, count: rooms)
     defer { hosts.stop() }
-    try hosts.waitConnected(log: lone.log)
+    try hosts.connect(log: lone.log)
     usleep(300_000)
     let held = Measure.currentRSS(pid: lone.process.processIdentifier)
     return Figures(
@@ -139,7 +139,8 @@ enum RelayBench {
 
   /// The room, and the secrets of both links `reel serve --relay` printed (the one that may
   /// type, then the read-only one), once its host is in.
-  static func roomLinks(_ out: String, log: String) throws -> (room: String, secret: String, readOnly: String) {
+  static func roomLinks(_ out: String, log: String) throws -> (room: String, secret: String, readOnly: String)
+  {
     let deadline = Date(timeIntervalSinceNow: 30)
     while Date() < deadline {
       let links = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n")
@@ -155,16 +156,25 @@ enum RelayBench {
     throw CLIError("reel serve --relay did not connect its room for the bench")
   }
 
-  /// Hosts holding rooms on a relay and doing nothing else (a relay's memory per room).
+  /// Hosts holding rooms on a relay and doing nothing else (a relay's memory per room). They
+  /// connect 64 at a time, each wave once the last is in: the relay admits 128 handshakes at
+  /// once, as it should for strangers, and closes the rest.
   final class IdleHosts: @unchecked Sendable {
     private var tasks: [Task<Void, Never>] = []
+    let port: Int
     let count: Int
+    static let wave = 64
 
     init(port: Int, count: Int) {
+      self.port = port
       self.count = count
+    }
+
+    private func start(_ number: Int) {
       var logger = Logger(label: "bench-relay-host")
       logger.logLevel = .critical
-      for _ in 0..<count {
+      let port = self.port
+      for _ in 0..<number {
         let secret = RelaySecret()
         var headers = HTTPFields()
         headers[HTTPField.Name("X-Reel-Verifier")!] = secret.verifier
@@ -182,15 +192,23 @@ enum RelayBench {
       }
     }
 
-    /// Until the relay's log says every room's host is connected.
-    func waitConnected(log: String) throws {
-      let deadline = Date(timeIntervalSinceNow: 60)
-      while Date() < deadline {
-        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        if text.components(separatedBy: ": host connected").count - 1 >= count { return }
-        usleep(50_000)
+    /// Connects them, wave after wave, until the relay's log says every room's host is in.
+    func connect(log: String) throws {
+      var started = 0
+      while started < count {
+        let number = min(IdleHosts.wave, count - started)
+        start(number)
+        started += number
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while true {
+          let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+          if text.components(separatedBy: ": host connected").count - 1 >= started { break }
+          guard Date() < deadline else {
+            throw CLIError("the bench's idle rooms did not connect (\(started) of \(count) started)")
+          }
+          usleep(20_000)
+        }
       }
-      throw CLIError("the bench's \(count) idle rooms did not all connect within 60 s")
     }
 
     func stop() { tasks.forEach { $0.cancel() } }
