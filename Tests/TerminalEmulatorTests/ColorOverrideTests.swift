@@ -6,12 +6,6 @@ import Testing
 /// answered when asked (the rest with xterm's own, unless the embedder says it cannot know
 /// them), repainted, snapshotted, and given back by the exit sequence.
 @Suite struct ColorOverrideTests {
-  func replies(_ t: inout Terminal, _ input: String) -> String {
-    _ = t.takeReplies()
-    t.feed(input)
-    return String(decoding: t.takeReplies(), as: UTF8.self)
-  }
-
   @Test func specificationsAsXParseColorReadsThem() {
     func color(_ text: String) -> String? { PaletteColor(specification: Substring(text))?.report }
     #expect(color("rgb:f0f0/f0f0/f0f0") == "rgb:f0f0/f0f0/f0f0")
@@ -37,35 +31,36 @@ import Testing
   @Test func colourNotSetIsXtermsOwnOrUnansweredAsTheEmbedderSays() {
     var t = Terminal(cols: 20, rows: 5)
     #expect(
-      replies(&t, "\u{1B}]4;1;?;196;?;244;?\u{1B}\\\u{1B}]10;?;?\u{07}\u{1B}]5;0;?\u{1B}\\")
+      t.answers(to: "\u{1B}]4;1;?;196;?;244;?\u{1B}\\\u{1B}]10;?;?\u{07}\u{1B}]5;0;?\u{1B}\\")
         == "\u{1B}]4;1;rgb:cdcd/0000/0000\u{1B}\\\u{1B}]4;196;rgb:ffff/0000/0000\u{1B}\\"
         + "\u{1B}]4;244;rgb:8080/8080/8080\u{1B}\\\u{1B}]10;rgb:0000/0000/0000\u{1B}\\"
         + "\u{1B}]11;rgb:ffff/ffff/ffff\u{1B}\\\u{1B}]5;0;rgb:0000/0000/0000\u{1B}\\")
     // Set, then reset: xterm's own again.
     t.feed("\u{1B}]4;1;#123456\u{1B}\\\u{1B}]104;1\u{1B}\\")
-    #expect(replies(&t, "\u{1B}]4;1;?\u{1B}\\") == "\u{1B}]4;1;rgb:cdcd/0000/0000\u{1B}\\")
+    #expect(t.answers(to: "\u{1B}]4;1;?\u{1B}\\") == "\u{1B}]4;1;rgb:cdcd/0000/0000\u{1B}\\")
     // An embedder that cannot know them (the live host's shadow) answers only what was set;
     // RIS keeps that choice.
     t.answersDefaultColors = false
     t.feed("\u{1B}c")
-    #expect(replies(&t, "\u{1B}]4;1;?\u{1B}\\\u{1B}]11;?\u{07}\u{1B}]5;0;?\u{1B}\\") == "")
+    #expect(t.answers(to: "\u{1B}]4;1;?\u{1B}\\\u{1B}]11;?\u{07}\u{1B}]5;0;?\u{1B}\\") == "")
     #expect(
-      replies(&t, "\u{1B}]11;#000\u{1B}\\\u{1B}]11;?\u{1B}\\") == "\u{1B}]11;rgb:0000/0000/0000\u{1B}\\")
+      t.answers(to: "\u{1B}]11;#000\u{1B}\\\u{1B}]11;?\u{1B}\\") == "\u{1B}]11;rgb:0000/0000/0000\u{1B}\\")
   }
 
   @Test func setColoursAreAnswered() {
     var t = Terminal(cols: 20, rows: 5)
     t.answersDefaultColors = false
     #expect(
-      replies(&t, "\u{1B}]4;1;rgb:f0f0/0000/0000;2;#00ff00\u{1B}\\\u{1B}]4;1;?;2;?;3;?\u{1B}\\")
+      t.answers(to: "\u{1B}]4;1;rgb:f0f0/0000/0000;2;#00ff00\u{1B}\\\u{1B}]4;1;?;2;?;3;?\u{1B}\\")
         == "\u{1B}]4;1;rgb:f0f0/0000/0000\u{1B}\\\u{1B}]4;2;rgb:0000/ffff/0000\u{1B}\\")
     // OSC 10 sets 10, then 11; asked the same way.
     #expect(
-      replies(&t, "\u{1B}]10;#aaaabbbbcccc;rgb:1/2/3\u{07}\u{1B}]10;?;?\u{07}")
+      t.answers(to: "\u{1B}]10;#aaaabbbbcccc;rgb:1/2/3\u{07}\u{1B}]10;?;?\u{07}")
         == "\u{1B}]10;rgb:aaaa/bbbb/cccc\u{1B}\\\u{1B}]11;rgb:1111/2222/3333\u{1B}\\")
     // OSC 5 names the special colours, which OSC 4 names from 256.
     #expect(
-      replies(&t, "\u{1B}]5;1;#123456\u{1B}\\\u{1B}]5;1;?\u{1B}\\") == "\u{1B}]5;1;rgb:1212/3434/5656\u{1B}\\"
+      t.answers(to: "\u{1B}]5;1;#123456\u{1B}\\\u{1B}]5;1;?\u{1B}\\")
+        == "\u{1B}]5;1;rgb:1212/3434/5656\u{1B}\\"
     )
     #expect(t.colorOverrides.indexed[257] == PaletteColor(red: 0x12, green: 0x34, blue: 0x56))
     // Out of range, unparsable or half a pair: ignored.
@@ -81,7 +76,7 @@ import Testing
     #expect(t.colorOverrides.indexed.keys.sorted() == [257])
     t.feed("\u{1B}]105\u{1B}\\\u{1B}]110\u{07}")
     #expect(t.colorOverrides.isEmpty)
-    #expect(replies(&t, "\u{1B}]4;2;?\u{1B}\\\u{1B}]10;?\u{1B}\\") == "")
+    #expect(t.answers(to: "\u{1B}]4;2;?\u{1B}\\\u{1B}]10;?\u{1B}\\") == "")
   }
 
   @Test func theRepaintAndASnapshotKeepThemAndTheExitSequenceGivesTheTerminalsOwnBack() throws {

@@ -5,12 +5,6 @@ import Testing
 /// The mode table drives DECSET/DECRST, DECRQM, DECSTR, power-on flags and the repaint: each
 /// entry is checked through all of them, from the outside (bytes in, replies and state out).
 @Suite struct ModeTableTests {
-  func reply(_ t: inout Terminal, _ query: String) -> String {
-    _ = t.takeReplies()
-    t.feed(query)
-    return String(decoding: t.takeReplies(), as: UTF8.self)
-  }
-
   @Test func everyFlagHasExactlyOneEntry() {
     var seen: TerminalModes = []
     for entry in ModeTable.ansi + ModeTable.dec {
@@ -36,17 +30,17 @@ import Testing
     var t = Terminal(cols: 20, rows: 5)
     let initially = entry.initiallySet
     #expect(
-      reply(&t, "\u{1B}[?\(entry.number)$p") == "\u{1B}[?\(entry.number);\(initially ? 1 : 2)$y",
+      t.answers(to: "\u{1B}[?\(entry.number)$p") == "\u{1B}[?\(entry.number);\(initially ? 1 : 2)$y",
       "mode \(entry.number) at power-on")
     for on in [!initially, initially] {
       t.feed("\u{1B}[?\(entry.number)\(on ? "h" : "l")")
       #expect(
-        reply(&t, "\u{1B}[?\(entry.number)$p") == "\u{1B}[?\(entry.number);\(on ? 1 : 2)$y",
+        t.answers(to: "\u{1B}[?\(entry.number)$p") == "\u{1B}[?\(entry.number);\(on ? 1 : 2)$y",
         "mode \(entry.number) after \(on ? "DECSET" : "DECRST")")
       var fresh = Terminal(cols: 20, rows: 5)
       fresh.feed(t.repaintSequence())
       #expect(
-        reply(&fresh, "\u{1B}[?\(entry.number)$p") == "\u{1B}[?\(entry.number);\(on ? 1 : 2)$y",
+        fresh.answers(to: "\u{1B}[?\(entry.number)$p") == "\u{1B}[?\(entry.number);\(on ? 1 : 2)$y",
         "mode \(entry.number) \(on ? "set" : "reset") survives the repaint")
       #expect(fresh.difference(from: t, scrollbackLines: 0).components.subtracting([.pendingInput]).isEmpty)
     }
@@ -55,14 +49,14 @@ import Testing
   @Test(arguments: ModeTable.ansi)
   func smAndRmAreReportedAndRepainted(_ entry: ModeEntry) {
     var t = Terminal(cols: 20, rows: 5)
-    #expect(reply(&t, "\u{1B}[\(entry.number)$p") == "\u{1B}[\(entry.number);2$y")
+    #expect(t.answers(to: "\u{1B}[\(entry.number)$p") == "\u{1B}[\(entry.number);2$y")
     t.feed("\u{1B}[\(entry.number)h")
-    #expect(reply(&t, "\u{1B}[\(entry.number)$p") == "\u{1B}[\(entry.number);1$y")
+    #expect(t.answers(to: "\u{1B}[\(entry.number)$p") == "\u{1B}[\(entry.number);1$y")
     var fresh = Terminal(cols: 20, rows: 5)
     fresh.feed(t.repaintSequence())
-    #expect(reply(&fresh, "\u{1B}[\(entry.number)$p") == "\u{1B}[\(entry.number);1$y")
+    #expect(fresh.answers(to: "\u{1B}[\(entry.number)$p") == "\u{1B}[\(entry.number);1$y")
     t.feed("\u{1B}[\(entry.number)l")
-    #expect(reply(&t, "\u{1B}[\(entry.number)$p") == "\u{1B}[\(entry.number);2$y")
+    #expect(t.answers(to: "\u{1B}[\(entry.number)$p") == "\u{1B}[\(entry.number);2$y")
   }
 
   @Test(
@@ -80,7 +74,7 @@ import Testing
       case .setsOn: expected = true
       }
       #expect(
-        reply(&t, "\u{1B}[\(prefix)\(entry.number)$p")
+        t.answers(to: "\u{1B}[\(prefix)\(entry.number)$p")
           == "\u{1B}[\(prefix)\(entry.number);\(expected ? 1 : 2)$y",
         "DECSTR after mode \(entry.number) \(on ? "set" : "reset")")
     }
@@ -88,9 +82,9 @@ import Testing
 
   @Test func unknownAndActionModesAreNotRecognised() {
     var t = Terminal(cols: 20, rows: 5)
-    #expect(reply(&t, "\u{1B}[?1048$p") == "\u{1B}[?1048;0$y")
-    #expect(reply(&t, "\u{1B}[?31337$p") == "\u{1B}[?31337;0$y")
-    #expect(reply(&t, "\u{1B}[3$p") == "\u{1B}[3;0$y")
+    #expect(t.answers(to: "\u{1B}[?1048$p") == "\u{1B}[?1048;0$y")
+    #expect(t.answers(to: "\u{1B}[?31337$p") == "\u{1B}[?31337;0$y")
+    #expect(t.answers(to: "\u{1B}[3$p") == "\u{1B}[3;0$y")
   }
 
   /// Modes only some programs touch (the keyboard lock, smooth scrolling, the printer's, DECBKM)
@@ -132,7 +126,7 @@ import Testing
     t.feed("\u{1B}[?1000h\u{1B}[?1003h\u{1B}[?1006h\u{1B}[?1015h")
     #expect(t.state.mouseTracking == .anyEvent)
     #expect(t.state.mouseEncoding == .urxvt)
-    #expect(reply(&t, "\u{1B}[?1000$p") == "\u{1B}[?1000;2$y")
+    #expect(t.answers(to: "\u{1B}[?1000$p") == "\u{1B}[?1000;2$y")
     // Resetting an encoding that is not selected leaves the selected one.
     t.feed("\u{1B}[?1006l")
     #expect(t.state.mouseEncoding == .urxvt)

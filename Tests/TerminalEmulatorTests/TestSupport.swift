@@ -96,6 +96,14 @@ extension Terminal {
     t.feed(text)
     return t
   }
+
+  /// Feeds `input` and returns what the terminal answered to it (replies waiting before are
+  /// dropped).
+  mutating func answers(to input: String) -> String {
+    _ = takeReplies()
+    feed(input)
+    return String(decoding: takeReplies(), as: UTF8.self)
+  }
 }
 
 /// Real program output: the alacritty reference recordings (captured from real shells, vim,

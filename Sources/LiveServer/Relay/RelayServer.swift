@@ -192,11 +192,14 @@ public final class RelayServer: @unchecked Sendable {
   /// and viewers come back elsewhere).
   public func stop() { running?.stop() }
 
-  /// This node's address for the other nodes.
-  func advertisedAddress(port: Int) -> String {
+  /// The address the relay listens on, once bound to `port` (`ws[s]://HOST:PORT`).
+  public func listeningAddress(port: Int) -> String {
     let shownHost = options.host.contains(":") ? "[\(options.host)]" : options.host
-    return options.advertise ?? "\(options.tlsCertificate == nil ? "ws" : "wss")://\(shownHost):\(port)"
+    return "\(options.tlsCertificate == nil ? "ws" : "wss")://\(shownHost):\(port)"
   }
+
+  /// This node's address for the other nodes.
+  func advertisedAddress(port: Int) -> String { options.advertise ?? listeningAddress(port: port) }
 
   /// This node lost its database: its rooms are given up (their hosts connect again).
   func lostDirectory() {

@@ -192,16 +192,9 @@ struct SnapshotEncoder {
     w.u32(state.lastPrinted)
     w.bool(state.joinNext)
     w.varint(state.bellCount)
-    // Colours set, by slot (canonical: sorted).
-    for table in [state.colors.indexed, state.colors.dynamic] {
-      w.varint(table.count)
-      for (slot, color) in table.sorted(by: { $0.key < $1.key }) {
-        w.varint(slot)
-        w.u8(color.red)
-        w.u8(color.green)
-        w.u8(color.blue)
-      }
-    }
+    // Colours set, by number.
+    encodeColors(state.colors.indexed)
+    encodeColors(state.colors.dynamic)
     // Tables, in canonical order.
     w.varint(links.values.count)
     for l in links.values {
@@ -225,6 +218,17 @@ struct SnapshotEncoder {
     w.u32(s.underlineColor.packed)
     w.varint(UInt64(s.attributes.rawValue))
     w.varint(UInt64(s.hyperlink))
+  }
+
+  /// A table of colours, by number in increasing order (canonical).
+  mutating func encodeColors(_ table: [Int: PaletteColor]) {
+    w.varint(table.count)
+    for (number, color) in table.sorted(by: { $0.key < $1.key }) {
+      w.varint(number)
+      w.u8(color.red)
+      w.u8(color.green)
+      w.u8(color.blue)
+    }
   }
 
   mutating func encodeCharsets(_ c: CharsetState) {
@@ -315,24 +319,8 @@ struct SnapshotDecoder {
     st.joinNext = try reader.bool()
     st.bellCount = try reader.int("bell count", max: Self.maxLineID)
     if version >= 3 {
-      for range in [ColorOverrides.indexedRange, 10..<20] {
-        let count = try reader.count(max: range.count, "colours")
-        var previous = -1
-        for _ in 0..<count {
-          let slot = try reader.int("colour number", max: range.upperBound - 1)
-          // In increasing order, as the encoder writes them (one encoding per state).
-          guard range.contains(slot), slot > previous else {
-            throw BinaryFormatError("colour number \(slot) out of range or out of order")
-          }
-          previous = slot
-          let color = PaletteColor(red: try reader.u8(), green: try reader.u8(), blue: try reader.u8())
-          if range.lowerBound == 0 {
-            st.colors.indexed[slot] = color
-          } else {
-            st.colors.dynamic[slot] = color
-          }
-        }
-      }
+      st.colors.indexed = try decodeColors(in: ColorOverrides.indexedRange)
+      st.colors.dynamic = try decodeColors(in: ColorOverrides.dynamicRange)
     }
     // Tables.
     let linkCount = try reader.count(max: 1 << 24, "hyperlinks")
@@ -441,6 +429,23 @@ struct SnapshotDecoder {
     s.attributes = TextAttributes(rawValue: UInt16(truncatingIfNeeded: try reader.varint()))
     s.hyperlink = UInt32(truncatingIfNeeded: try reader.varint())
     return s
+  }
+
+  /// A table of colours `encodeColors` wrote: numbers within `range`, in increasing order (one
+  /// encoding per state), or refused.
+  mutating func decodeColors(in range: Range<Int>) throws -> [Int: PaletteColor] {
+    let count = try reader.count(max: range.count, "colours")
+    var table: [Int: PaletteColor] = [:]
+    var previous = -1
+    for _ in 0..<count {
+      let number = try reader.int("colour number", max: range.upperBound - 1)
+      guard range.contains(number), number > previous else {
+        throw BinaryFormatError("colour number \(number) out of range or out of order")
+      }
+      previous = number
+      table[number] = PaletteColor(red: try reader.u8(), green: try reader.u8(), blue: try reader.u8())
+    }
+    return table
   }
 
   mutating func decodeCharsets() throws -> CharsetState {

@@ -44,23 +44,12 @@ public struct PaletteColor: Hashable, Sendable {
   }
 
   /// `rgb:RRRR/GGGG/BBBB`, as xterm reports a colour.
-  public var report: String {
-    func doubled(_ c: UInt8) -> String {
-      let hex = String(c, radix: 16)
-      let two = hex.count == 1 ? "0" + hex : hex
-      return two + two
-    }
-    return "rgb:\(doubled(red))/\(doubled(green))/\(doubled(blue))"
-  }
+  public var report: String { "rgb:" + hexChannels.map { $0 + $0 }.joined(separator: "/") }
 
   /// `rgb:RR/GG/BB`: the same colour, shorter, for the repaint.
-  var specification: String {
-    func two(_ c: UInt8) -> String {
-      let hex = String(c, radix: 16)
-      return hex.count == 1 ? "0" + hex : hex
-    }
-    return "rgb:\(two(red))/\(two(green))/\(two(blue))"
-  }
+  var specification: String { "rgb:" + hexChannels.joined(separator: "/") }
+
+  private var hexChannels: [String] { [red, green, blue].map { String($0, radix: 16).leftPadded(2) } }
 }
 
 /// The colours a program set over the terminal's own (OSC 4 palette entries 0–255 and the
@@ -78,8 +67,11 @@ public struct ColorOverrides: Hashable, Sendable {
 
   /// The first special colour's number in OSC 4 (OSC 5's 0).
   static let specialBase = 256
-  static let indexedRange = 0..<(specialBase + 5)
-  static let dynamicRange = 10...19
+  /// OSC 4's numbers: the palette, then the special colours.
+  static let paletteRange = 0..<specialBase
+  static let specialRange = specialBase..<(specialBase + 5)
+  static let indexedRange = 0..<specialRange.upperBound
+  static let dynamicRange = 10..<20
 
   /// xterm's own colour for a palette entry or special colour: the 16 of its resources, the
   /// 6×6×6 cube, the 24 greys; the special colours (bold, underline, blink, reverse, italic)
@@ -160,13 +152,11 @@ extension TerminalState {
   /// terminal's own, or all of them when none is listed.
   mutating func resetIndexedColors(_ text: Slice<UnsafeBufferPointer<UInt8>>, special: Bool) {
     let numbers = String(decoding: text, as: UTF8.self).split(separator: ";").compactMap { Int($0) }
-    let base = special ? ColorOverrides.specialBase : 0
+    let range = special ? ColorOverrides.specialRange : ColorOverrides.paletteRange
     if numbers.isEmpty {
-      colors.indexed = colors.indexed.filter {
-        special ? $0.key < base : $0.key >= ColorOverrides.specialBase
-      }
+      colors.indexed = colors.indexed.filter { !range.contains($0.key) }
     } else {
-      for number in numbers { colors.indexed[base + number] = nil }
+      for number in numbers { colors.indexed[range.lowerBound + number] = nil }
     }
   }
 
@@ -197,10 +187,10 @@ extension Terminal {
   /// sequence's part).
   static func colorResetSequence(_ colors: ColorOverrides) -> String {
     var out = ""
-    if colors.indexed.keys.contains(where: { $0 < ColorOverrides.specialBase }) {
+    if colors.indexed.keys.contains(where: ColorOverrides.paletteRange.contains) {
       out += "\u{1B}]104\u{1B}\\"
     }
-    if colors.indexed.keys.contains(where: { $0 >= ColorOverrides.specialBase }) {
+    if colors.indexed.keys.contains(where: ColorOverrides.specialRange.contains) {
       out += "\u{1B}]105\u{1B}\\"
     }
     for number in colors.dynamic.keys.sorted() { out += "\u{1B}]\(number + 100)\u{1B}\\" }

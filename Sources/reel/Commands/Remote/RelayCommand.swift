@@ -131,8 +131,6 @@ struct RelayCommand: EventLoopCommand {
     }
     let relay = RelayServer(
       options: options, directory: directory, log: { Output.print("reel relay: \($0)\n", to: 2) })
-    let scheme = options.tlsCertificate == nil ? "ws" : "wss"
-    let shownHost = options.host.contains(":") ? "[\(options.host)]" : options.host
     var logger = Logger(label: "reel-relay")
     logger.logLevel = .critical
     // One group: the database client, the server and the node's upkeep, stopped gracefully
@@ -142,7 +140,7 @@ struct RelayCommand: EventLoopCommand {
       group = ServiceGroup(
         configuration: .init(
           services: try relay.services(logger: logger) { port in
-            Output.print("reel relay: listening on \(scheme)://\(shownHost):\(port)\n", to: 2)
+            Output.print("reel relay: listening on \(relay.listeningAddress(port: port))\n", to: 2)
           },
           gracefulShutdownSignals: [.sigterm, .sigint, .sighup], logger: logger))
     } catch {
