@@ -71,6 +71,23 @@ public struct Terminal: Sendable {
     set { state.answersDefaultColors = newValue }
   }
 
+  /// What XTWINOPS reports of the window (cell size in pixels, the screen's size) and how
+  /// large a program's resize may go. Defaults: 10×20-pixel cells, no screen (the terminal's
+  /// own size is reported). Kept across RIS; not part of snapshots (the embedder's).
+  public var windowMetrics: WindowMetrics {
+    get { state.windowMetrics }
+    set { state.windowMetrics = newValue }
+  }
+
+  /// Whether a resize the program asks for (XTWINOPS `CSI 4/8 t`, DECSLPP, DECSNLS, DECCOLM)
+  /// resizes this terminal at once, as xterm resizes its window: for an emulator that owns
+  /// its window. Off by default: the size belongs to whoever sizes the program's PTY (a live
+  /// session's clients), and the request is only reported (`TerminalEvent.windowResize`).
+  public var resizesOnRequest: Bool {
+    get { state.resizesOnRequest }
+    set { state.resizesOnRequest = newValue }
+  }
+
   public var cols: Int { state.cols }
   public var rows: Int { state.rows }
   public var scrollbackLimit: Int { state.scrollbackLimit }

@@ -19,15 +19,19 @@ import Testing
       .applicationKeypad, .bracketedPaste, .focusEvents, .synchronizedOutput, .cursorBlink,
       .reverseVideo, .leftRightMargins, .alternateScroll, .reverseWrap, .keyboardLocked, .sendReceive,
       .smoothScroll, .printFormFeed, .printExtent, .hebrewKeyboard, .nationalCharsets,
-      .backarrowSendsBackspace,
+      .backarrowSendsBackspace, .columns132, .allow80To132, .cursesTabFix, .noClearOnColumnChange,
     ]
     #expect(seen == TerminalModes(declared))
     #expect(seen.rawValue == (1 << declared.count) - 1, "a flag of TerminalModes has no table entry")
   }
 
+  /// What a mode needs before it may change: DECCOLM switches only with ?40 set.
+  static func enabling(_ entry: ModeEntry) -> String { entry.number == 3 ? "\u{1B}[?40h" : "" }
+
   @Test(arguments: ModeTable.dec.filter(\.reportable))
   func decsetAndDecrstAreReportedAndRepainted(_ entry: ModeEntry) {
     var t = Terminal(cols: 20, rows: 5)
+    t.feed(Self.enabling(entry))
     let initially = entry.initiallySet
     #expect(
       t.answers(to: "\u{1B}[?\(entry.number)$p") == "\u{1B}[?\(entry.number);\(initially ? 1 : 2)$y",
@@ -66,7 +70,7 @@ import Testing
     let prefix = ModeTable.ansi.contains { $0.number == entry.number && $0.effect == entry.effect } ? "" : "?"
     for on in [true, false] {
       var t = Terminal(cols: 20, rows: 5)
-      t.feed("\u{1B}[\(prefix)\(entry.number)\(on ? "h" : "l")\u{1B}[!p")
+      t.feed(Self.enabling(entry) + "\u{1B}[\(prefix)\(entry.number)\(on ? "h" : "l")\u{1B}[!p")
       let expected: Bool
       switch entry.softReset {
       case .keeps: expected = on

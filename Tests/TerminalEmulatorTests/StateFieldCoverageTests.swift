@@ -53,6 +53,11 @@ import Testing
     "iconName": Change(.title, "\u{1B}]1;an icon\u{1B}\\"),
     "workingDirectory": Change(.title, "\u{1B}]7;file:///tmp\u{1B}\\"),
     "colors": Change(.modes, "\u{1B}]4;1;#123456\u{1B}\\\u{1B}]11;rgb:00/00/00\u{07}"),
+    "savedModes": Change(.modes, "\u{1B}[?2004;1000s\u{1B}[?2004h"),
+    "isoProtection": Change(.modes, "\u{1B}V\u{1B}W"),
+    "conformanceLevel": Change(.modes, "\u{1B}[63;1\"p"),
+    "titleStack": Change(.title, "\u{1B}]2;pushed\u{1B}\\\u{1B}[22;2t\u{1B}]2;then\u{1B}\\"),
+    "titleModes": Change(.title, "\u{1B}[>0;1t"),
     "promptMarks": Change(.promptMarks, "\u{1B}[3;1H\u{1B}]133;A\u{1B}\\\u{1B}[H"),
     // Not representable in a VT stream (see `repaintSequence`): snapshot only.
     "lastPrinted": Change(.pendingInput, repaint: false) { $0.state.lastPrinted = 0x79 },
@@ -78,8 +83,8 @@ import Testing
     "reportsTitles": "configuration by the embedder (xterm's allowWindowOps), not content",
     "answersDefaultColors":
       "configuration by the embedder (whether it knows the terminal's own colours), not content",
-    "titleStack":
-      "XTPUSHTITLE's saved titles: not yet in snapshots or repaints (issue 53), so a hand-over or a reattach forgets what was pushed; the titles themselves are kept",
+    "windowMetrics": "configuration by the embedder (its window's cell size and screen), not content",
+    "resizesOnRequest": "configuration by the embedder (whether it owns the window's size), not content",
     "compactsHistory":
       "how the scrollback is stored (DeferredReflowTests: readers see the same either way)",
   ]

@@ -150,10 +150,17 @@ struct CellComparer {
     }
     if a.tabStops != b.tabStops { d.add(.modes, "tab stops differ") }
     if a.colors != b.colors { d.add(.modes, "colours set differ") }
+    if a.savedModes != b.savedModes { d.add(.modes, "modes saved by XTSAVE differ") }
+    if a.isoProtection != b.isoProtection { d.add(.modes, "protection in force differs") }
+    if a.conformanceLevel != b.conformanceLevel {
+      d.add(.modes, "conformance level \(a.conformanceLevel) vs \(b.conformanceLevel)")
+    }
     // Titles.
     if a.title != b.title || a.iconName != b.iconName || a.workingDirectory != b.workingDirectory {
       d.add(.title, "title \"\(a.title)\" vs \"\(b.title)\"")
     }
+    if a.titleStack != b.titleStack { d.add(.title, "title stacks differ") }
+    if a.titleModes != b.titleModes { d.add(.title, "title modes differ") }
     // Scrollback.
     compareScrollback(scrollbackLines, &d)
     // Prompt marks on the compared lines: the screen and the compared scrollback.

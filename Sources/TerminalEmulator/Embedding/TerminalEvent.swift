@@ -18,6 +18,12 @@ public enum TerminalEvent: Equatable, Sendable {
   case clipboardQuery(selection: String)
   /// OSC 133: a shell-integration mark (prompt, command, output, finished) on a line.
   case promptMark(PromptMark)
+  /// The program asked for a window of `cols`×`rows` cells (XTWINOPS `CSI 4/8 t`, DECSLPP,
+  /// DECSNLS, DECCOLM), already brought within the limits and the embedder's screen. With
+  /// `Terminal.resizesOnRequest` the terminal has taken the size; an embedder that follows
+  /// resizes its window and the program's PTY to match. Without it nothing changed, and an
+  /// embedder may resize (`Terminal.resize`) or refuse.
+  case windowResize(cols: Int, rows: Int)
 }
 
 extension Terminal {

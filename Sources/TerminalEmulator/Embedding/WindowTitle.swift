@@ -3,7 +3,7 @@
 /// back after showing a status in it (`reel attach ws://`), for a fraction of a full
 /// `Terminal`'s work and memory. The same parser as `Terminal`, with a handler that keeps only
 /// the window title (OSC 0 and 2), the icon name (OSC 1), their stack (XTPUSHTITLE and
-/// XTPOPTITLE, `CSI 22/23 ; Ps t`) and RIS; a differential test holds it to `Terminal.title`
+/// XTPOPTITLE, `CSI 22/23 ; Ps t`), the title modes (`CSI > Ps t/T`, hex titles) and RIS; a differential test holds it to `Terminal.title`
 /// on any bytes.
 public struct WindowTitle: Sendable {
   private var parser = VTParser()
@@ -19,7 +19,8 @@ public struct WindowTitle: Sendable {
   private struct Handler: VTHandler, Sendable {
     var title = ""
     var iconName = ""
-    var stack: [SavedTitles] = []
+    var stack = TitleStack()
+    var modes = TitleModes()
 
     mutating func printASCII(_ run: UnsafeBufferPointer<UInt8>) {}
     mutating func print(_ scalar: UInt32) {}
@@ -28,20 +29,19 @@ public struct WindowTitle: Sendable {
     mutating func dcsDispatch(_ sequence: ControlSequence, payload: [UInt8]) {}
 
     mutating func csiDispatch(_ sequence: ControlSequence) {
-      guard sequence.intermediates.count == 0, sequence.prefix == 0, sequence.final == UInt8(ascii: "t")
-      else {
-        return
-      }
-      let which = sequence.raw(1)
-      guard which <= 2 else { return }
-      switch sequence.raw(0) {
-      case 22:
-        stack.append(SavedTitles(icon: which == 2 ? nil : iconName, title: which == 1 ? nil : title))
-        if stack.count > TerminalState.maxTitleStack { stack.removeFirst() }
-      case 23:
-        guard let saved = stack.popLast() else { return }
-        if which != 2, let icon = saved.icon { iconName = icon }
-        if which != 1, let saved = saved.title { title = saved }
+      guard sequence.intermediates.count == 0 else { return }
+      switch (sequence.prefix, sequence.final) {
+      case (UInt8(ascii: ">"), UInt8(ascii: "t")): modes.apply(sequence, on: true)
+      case (UInt8(ascii: ">"), UInt8(ascii: "T")): modes.apply(sequence, on: false)
+      case (0, UInt8(ascii: "t")):
+        switch sequence.raw(0) {
+        case 22: stack.push(sequence.raw(1), title: title, iconName: iconName)
+        case 23:
+          let restored = stack.pop(sequence.raw(1))
+          if let icon = restored.icon { iconName = icon }
+          if let saved = restored.title { title = saved }
+        default: break
+        }
       default: break
       }
     }
@@ -53,14 +53,9 @@ public struct WindowTitle: Sendable {
 
     mutating func oscDispatch(_ payload: UnsafeBufferPointer<UInt8>) {
       guard let (command, text) = TerminalState.oscCommand(payload) else { return }
-      switch command {
-      case 0:
-        title = String(decoding: text, as: UTF8.self)
-        iconName = title
-      case 1: iconName = String(decoding: text, as: UTF8.self)
-      case 2: title = String(decoding: text, as: UTF8.self)
-      default: break
-      }
+      guard command <= 2, let text = modes.title(from: text) else { return }
+      if command != 1 { title = text }
+      if command != 2 { iconName = text }
     }
   }
 }

@@ -111,6 +111,26 @@ struct RawControlSequence {
     return parameters
   }
 
+  /// Bit i set when parameter i of these parameter characters is empty (`ControlSequence
+  /// .omittedMask`): read only for the sequences that care (XTWINOPS).
+  static func omittedParameters(_ characters: UnsafePointer<UInt8>, length: Int) -> UInt64 {
+    var mask: UInt64 = 0
+    var index: UInt64 = 0
+    var empty = true
+    for k in 0..<length {
+      let c = characters[k]
+      if c <= 0x39 {
+        empty = false
+        continue
+      }
+      if empty && index < 64 { mask |= 1 << index }
+      index &+= 1
+      empty = true
+    }
+    if length > 0 && empty && index < 64 { mask |= 1 << index }
+    return mask
+  }
+
   /// `decoded()` for more than eight parameters or `maxLength` characters, in one pass.
   @inline(never)
   func decodedLong() -> ControlSequence {

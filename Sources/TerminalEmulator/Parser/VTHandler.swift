@@ -72,8 +72,17 @@ struct ControlSequence: Sendable {
   var subParameterMask: UInt64
   var intermediates: Intermediates
   var final: UInt8
+  /// Bit i set: parameter i was empty (`CSI 8;;80 t`), which `values` holds as 0. Kept only
+  /// for `t` (XTWINOPS, where an omitted size keeps the current one and 0 means the
+  /// screen's): the parsers' fast paths leave it 0 for every other final byte.
+  var omittedMask: UInt64 = 0
 
   var count: Int { values.count }
+
+  /// Whether parameter `index` was not given: past the last one, or empty.
+  func isOmitted(_ index: Int) -> Bool {
+    index >= values.count || (index < 64 && omittedMask & (1 << UInt64(index)) != 0)
+  }
 
   /// Parameter `index`, or `defaultValue` when it is missing or 0.
   @inline(__always)

@@ -27,11 +27,13 @@ extension VTParser {
     w.u32(utf8Value)
     w.u8(utf8Lower)
     w.u8(utf8Upper)
+    w.bool(sawDigit)
+    w.u64(omittedMask)
   }
 
   /// Reads what `encode(into:)` wrote; values out of range are clamped, an unknown state
-  /// throws.
-  init(decoding reader: inout BinaryReader) throws {
+  /// throws. Snapshots before version 4 did not keep which parameters were empty.
+  init(decoding reader: inout BinaryReader, snapshotVersion: UInt8) throws {
     self.init()
     guard let state = VTParser.State(rawValue: try reader.u8()) else {
       throw BinaryFormatError("invalid parser state")
@@ -54,5 +56,12 @@ extension VTParser {
     utf8Value = try reader.u32() & 0x1F_FFFF
     utf8Lower = try reader.u8()
     utf8Upper = try reader.u8()
+    if snapshotVersion >= 4 {
+      sawDigit = try reader.bool()
+      omittedMask = try reader.u64()
+    } else {
+      // An empty parameter and a 0 were one: read what was collected as digits.
+      sawDigit = sawParameter && accumulator != 0
+    }
   }
 }

@@ -26,6 +26,9 @@ struct VTParser: Sendable, Equatable {
   var subMask: UInt64 = 0
   var accumulator: UInt32 = 0
   var sawParameter = false
+  /// The parameter being collected has a digit; an empty one sets its bit in `omittedMask`.
+  var sawDigit = false
+  var omittedMask: UInt64 = 0
   var nextIsSub = false
   var intermediates = Intermediates.none
   var tooManyIntermediates = false
@@ -80,6 +83,7 @@ struct VTParser: Sendable, Equatable {
     let y = b.normalized()
     return x.state == y.state && x.prefix == y.prefix && x.values == y.values && x.subMask == y.subMask
       && x.accumulator == y.accumulator && x.sawParameter == y.sawParameter && x.nextIsSub == y.nextIsSub
+      && x.sawDigit == y.sawDigit && x.omittedMask == y.omittedMask
       && x.intermediates == y.intermediates && x.tooManyIntermediates == y.tooManyIntermediates
       && x.dcsFinal == y.dcsFinal && x.string == y.string && x.stringOverflow == y.stringOverflow
       && x.utf8Remaining == y.utf8Remaining && x.utf8Value == y.utf8Value && x.utf8Lower == y.utf8Lower
@@ -242,13 +246,20 @@ struct VTParser: Sendable, Equatable {
     if prefix == 0 && length > RawControlSequence.maxLength {
       handler.csiDispatch(RawControlSequence(characters: base + first, length: length, final: c))
     } else if let parameters = RawControlSequence.packedParameters(base + first, length: length) {
-      handler.csiDispatch(parameters.sequence(prefix: prefix, final: c))
+      var sequence = parameters.sequence(prefix: prefix, final: c)
+      if c == UInt8(ascii: "t") {
+        sequence.omittedMask = RawControlSequence.omittedParameters(base + first, length: length)
+      }
+      handler.csiDispatch(sequence)
     } else {
       // More than eight parameters, decoded whole by the state machine's parameter steps,
       // not byte by byte through it.
       var sequence = VTParser.decodeParameters(
         UnsafeBufferPointer(start: base + first, count: length), final: c)
       sequence.prefix = prefix
+      if c == UInt8(ascii: "t") {
+        sequence.omittedMask = RawControlSequence.omittedParameters(base + first, length: length)
+      }
       handler.csiDispatch(sequence)
     }
     return j &+ 1
@@ -400,6 +411,8 @@ struct VTParser: Sendable, Equatable {
     subMask = 0
     accumulator = 0
     sawParameter = false
+    sawDigit = false
+    omittedMask = 0
     nextIsSub = false
     intermediates = .none
     tooManyIntermediates = false
@@ -420,6 +433,7 @@ struct VTParser: Sendable, Equatable {
     sawParameter = true
     if b >= 0x30 && b <= 0x39 {
       accumulator = min(accumulator &* 10 &+ UInt32(b &- 0x30), 65535)
+      sawDigit = true
       return
     }
     pushParameter()
@@ -430,9 +444,11 @@ struct VTParser: Sendable, Equatable {
   private mutating func pushParameter() {
     if !values.isFull {
       if nextIsSub { subMask |= 1 << UInt64(values.count) }
+      if !sawDigit && values.count < 64 { omittedMask |= 1 << UInt64(values.count) }
       values.append(UInt16(accumulator))
     }
     accumulator = 0
+    sawDigit = false
     nextIsSub = false
   }
 
@@ -469,7 +485,7 @@ struct VTParser: Sendable, Equatable {
     if sawParameter { pushParameter() }
     return ControlSequence(
       prefix: prefix, values: values, subParameterMask: subMask, intermediates: intermediates,
-      final: final)
+      final: final, omittedMask: final == UInt8(ascii: "t") ? omittedMask : 0)
   }
 
   private mutating func advance<H: VTHandler>(_ b: UInt8, _ handler: inout H) {

@@ -52,6 +52,7 @@ struct RepaintRenderer {
 
   mutating func render(scrollbackLines: Int) -> [UInt8] {
     emit("\u{1B}[?1049l\u{1B}c\u{1B}[?7h\u{1B}[4l\u{1B}[20l\u{1B}[?69l\u{1B}[r")
+    applyColumnModeAndLevel()
     let primary = state.primary
     let alternate = state.alternate
     let primarySaved = state.isAlternateScreen ? state.inactiveSavedCursor : state.savedCursor
@@ -96,9 +97,14 @@ struct RepaintRenderer {
   // MARK: - Cells
 
   /// DECSCA is not part of SGR: select it separately when it changes.
+  /// Protected cells by the protection in force: SPA/EPA under ISO protection, DECSCA else.
   mutating func emitProtection(_ on: Bool) {
     if on != currentProtection {
-      emit(on ? "\u{1B}[1\"q" : "\u{1B}[0\"q")
+      if state.isoProtection {
+        emit(on ? "\u{1B}V" : "\u{1B}W")
+      } else {
+        emit(on ? "\u{1B}[1\"q" : "\u{1B}[0\"q")
+      }
       currentProtection = on
     }
   }
@@ -379,8 +385,35 @@ struct RepaintRenderer {
     emit(state.isAlternateScreen ? "\u{1B}[?47h" : "\u{1B}[?47l")
   }
 
+  /// Before anything is painted (DECCOLM clears the screen, DECSCL soft-resets): 132-column
+  /// mode and the conformance level, with DECNCSM set first (below level 5 it cannot be).
+  mutating func applyColumnModeAndLevel() {
+    let s = state
+    if s.modes.contains(.noClearOnColumnChange) { emit("\u{1B}[?95h") }
+    if s.modes.contains(.columns132) { emit("\u{1B}[?40h\u{1B}[?3h\u{1B}[?40l") }
+    if s.conformanceLevel != 5 { emit("\u{1B}[6\(s.conformanceLevel);1\"p") }
+  }
+
+  /// XTSAVE's slots: each saved mode set as it was saved, saved, then set as it is. Not the
+  /// screens' (setting one switches screens) nor DECCOLM's (setting it clears the screen).
+  mutating func applySavedModes() {
+    let s = state
+    let numbers = s.savedModes.keys.sorted().filter { number in
+      guard number != 3, let entry = ModeTable.entry(number, isPrivate: true) else { return false }
+      return entry.effect != .alternateScreen
+    }
+    guard !numbers.isEmpty else { return }
+    for number in numbers {
+      emit("\u{1B}[?\(number)\(s.savedModes[number] == true ? "h" : "l")\u{1B}[?\(number)s")
+    }
+    for number in numbers {
+      emit("\u{1B}[?\(number)\(s.modeState(number, isPrivate: true) == true ? "h" : "l")")
+    }
+  }
+
   mutating func applyFinalState() {
     let s = state
+    applySavedModes()
     // Tab stops.
     emit("\u{1B}[3g")
     for (col, on) in s.tabStops.enumerated() where on { emit("\u{1B}[1;\(col + 1)H\u{1B}H") }
@@ -394,8 +427,16 @@ struct RepaintRenderer {
         emit("\u{1B}[\(s.marginLeft + 1);\(s.marginRight + 1)s")
       }
     }
-    // Titles.
+    // Titles: the stack's entries pushed in order, the titles, then the title modes (which
+    // would read the titles as hex).
+    for entry in s.titleStack.entries {
+      if let icon = entry.icon { emit("\u{1B}]1;\(icon)\u{1B}\\") }
+      if let title = entry.title { emit("\u{1B}]2;\(title)\u{1B}\\") }
+      emit("\u{1B}[22;\(entry.icon == nil ? 2 : entry.title == nil ? 1 : 0)t")
+    }
     emit("\u{1B}]1;\(s.iconName)\u{1B}\\\u{1B}]2;\(s.title)\u{1B}\\")
+    if s.titleModes.setsHex { emit("\u{1B}[>0t") }
+    if s.titleModes.reportsHex { emit("\u{1B}[>1t") }
     if !s.workingDirectory.isEmpty { emit("\u{1B}]7;\(s.workingDirectory)\u{1B}\\") }
     // Origin mode first (DECOM homes the cursor), then the cursor, addressed relative to the
     // margins when DECOM is set, with its pending wrap.
@@ -416,8 +457,9 @@ struct RepaintRenderer {
     } else {
       emit("\u{1B}[\(target.row + 1);\(target.col + 1)H")
     }
-    // Pen and charsets.
+    // Pen and charsets; ISO protection in force even where no cell shows it.
     select(s.cursor.pen)
+    if s.isoProtection && !s.cursor.pen.attributes.contains(.protected) { emit("\u{1B}V\u{1B}W") }
     applyCharsets(s.charsets)
     // Modes, from the mode table: every batch mode on or off, the selected mouse modes.
     var set: [Int] = []

@@ -11,9 +11,11 @@ import ReelBase
 extension Terminal {
   static let snapshotMagic: [UInt8] = Array("REELTERM".utf8)
   /// Format version written by this build. Readers also accept version 1 (before
-  /// modifyOtherKeys was kept, read as 0) and 2 (before the colours a program set were kept,
-  /// read as none), so keyframes of older recordings stay readable.
-  public static let snapshotVersion: UInt8 = 3
+  /// modifyOtherKeys was kept, read as 0), 2 (before the colours a program set were kept,
+  /// read as none) and 3 (before the title stack and modes, XTSAVE's modes, ISO protection,
+  /// the conformance level and the parser's empty parameters: read as power-on), so
+  /// keyframes of older recordings stay readable.
+  public static let snapshotVersion: UInt8 = 4
 
   /// Encodes the complete state. `scrollbackLines` keeps only that many of the most recent
   /// scrollback lines (nil keeps all); line ids stay stable either way.
@@ -195,6 +197,21 @@ struct SnapshotEncoder {
     // Colours set, by number.
     encodeColors(state.colors.indexed)
     encodeColors(state.colors.dynamic)
+    // Title stack and modes, saved modes, protection, conformance level (version 4).
+    w.varint(state.titleStack.entries.count)
+    for entry in state.titleStack.entries {
+      w.u8((entry.icon == nil ? 0 : 1) | (entry.title == nil ? 0 : 2))
+      if let icon = entry.icon { w.string(icon) }
+      if let title = entry.title { w.string(title) }
+    }
+    w.u8((state.titleModes.setsHex ? 1 : 0) | (state.titleModes.reportsHex ? 2 : 0))
+    w.varint(state.savedModes.count)
+    for (number, on) in state.savedModes.sorted(by: { $0.key < $1.key }) {
+      w.varint(number)
+      w.bool(on)
+    }
+    w.bool(state.isoProtection)
+    w.u8(UInt8(state.conformanceLevel))
     // Tables, in canonical order.
     w.varint(links.values.count)
     for l in links.values {
@@ -260,7 +277,7 @@ struct SnapshotDecoder {
     let rows = try reader.count(max: Self.maxDimension, "rows")
     let limit = try reader.count(max: 10_000_000, "scrollback limit")
     guard cols >= 1, rows >= 1 else { throw BinaryFormatError("empty terminal size") }
-    let parser = try VTParser(decoding: &reader)
+    let parser = try VTParser(decoding: &reader, snapshotVersion: version)
     var st = TerminalState(cols: cols, rows: rows, scrollbackLimit: limit)
     st.isAlternateScreen = try reader.bool()
     st.cursor.row = try reader.count(max: rows - 1, "cursor row")
@@ -322,6 +339,7 @@ struct SnapshotDecoder {
       st.colors.indexed = try decodeColors(in: ColorOverrides.indexedRange)
       st.colors.dynamic = try decodeColors(in: ColorOverrides.dynamicRange)
     }
+    if version >= 4 { try decodeWindowState(into: &st) }
     // Tables.
     let linkCount = try reader.count(max: 1 << 24, "hyperlinks")
     // Snapshot number → id in the table (equal links given twice share an id).
@@ -429,6 +447,34 @@ struct SnapshotDecoder {
     s.attributes = TextAttributes(rawValue: UInt16(truncatingIfNeeded: try reader.varint()))
     s.hyperlink = UInt32(truncatingIfNeeded: try reader.varint())
     return s
+  }
+
+  /// The title stack and modes, saved modes, protection and conformance level (version 4).
+  mutating func decodeWindowState(into st: inout TerminalState) throws {
+    let depth = try reader.count(max: TitleStack.maxDepth, "title stack entries")
+    for _ in 0..<depth {
+      let present = try reader.u8()
+      guard present != 0 && present <= 3 else { throw BinaryFormatError("invalid title stack entry") }
+      let icon = present & 1 != 0 ? try reader.string() : nil
+      let title = present & 2 != 0 ? try reader.string() : nil
+      st.titleStack.entries.append(SavedTitles(icon: icon, title: title))
+    }
+    let titleModes = try reader.u8()
+    guard titleModes <= 3 else { throw BinaryFormatError("invalid title modes") }
+    st.titleModes = TitleModes(setsHex: titleModes & 1 != 0, reportsHex: titleModes & 2 != 0)
+    let savedCount = try reader.count(max: ModeTable.dec.count, "saved modes")
+    var previous = -1
+    for _ in 0..<savedCount {
+      let number = try reader.int("saved mode", max: 65535)
+      guard number > previous, st.modeState(number, isPrivate: true) != nil else {
+        throw BinaryFormatError("invalid saved mode \(number)")
+      }
+      previous = number
+      st.savedModes[number] = try reader.bool()
+    }
+    st.isoProtection = try reader.bool()
+    st.conformanceLevel = Int(try reader.u8())
+    guard (1...5).contains(st.conformanceLevel) else { throw BinaryFormatError("invalid conformance level") }
   }
 
   /// A table of colours `encodeColors` wrote: numbers within `range`, in increasing order (one

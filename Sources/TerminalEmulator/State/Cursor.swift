@@ -35,9 +35,3 @@ public struct PromptMark: Hashable, Sendable {
   /// The mark letter: A (prompt), B (command), C (output), D (finished).
   public var kind: UInt8
 }
-
-/// One entry of XTPUSHTITLE's stack: what was pushed of the icon name and the window title.
-struct SavedTitles: Hashable, Sendable {
-  var icon: String?
-  var title: String?
-}

@@ -79,6 +79,7 @@ enum ModeTable {
   /// DEC private modes (DECSET / DECRST, `CSI ? Ps h`).
   static let dec: [ModeEntry] = [
     ModeEntry(1, .flag(.applicationCursorKeys), softReset: .resetsOff),  // DECCKM
+    ModeEntry(3, .flag(.columns132), repaint: .ownSequence),  // DECCOLM (side effects in setMode)
     ModeEntry(4, .flag(.smoothScroll), repaint: .whenSet),  // DECSCLM
     ModeEntry(5, .flag(.reverseVideo)),  // DECSCNM
     ModeEntry(6, .flag(.origin), softReset: .resetsOff, repaint: .ownSequence),  // DECOM
@@ -88,11 +89,14 @@ enum ModeTable {
     ModeEntry(19, .flag(.printExtent), repaint: .whenSet),  // DECPEX
     ModeEntry(25, .flag(.cursorVisible), softReset: .setsOn, initiallySet: true),  // DECTCEM
     ModeEntry(35, .flag(.hebrewKeyboard), repaint: .whenSet),  // DECHEBM
+    ModeEntry(40, .flag(.allow80To132), repaint: .whenSet),  // allow DECCOLM
+    ModeEntry(41, .flag(.cursesTabFix), repaint: .whenSet),  // xterm's curses fix
     ModeEntry(42, .flag(.nationalCharsets), repaint: .whenSet),  // DECNRCM
     ModeEntry(45, .flag(.reverseWrap), softReset: .resetsOff),  // reverse wraparound (DECSTR resets it, as xterm)
     ModeEntry(66, .flag(.applicationKeypad), softReset: .resetsOff, repaint: .ownSequence),  // DECNKM
     ModeEntry(67, .flag(.backarrowSendsBackspace), repaint: .whenSet),  // DECBKM
     ModeEntry(69, .flag(.leftRightMargins), softReset: .resetsOff, repaint: .ownSequence),  // DECLRMM
+    ModeEntry(95, .flag(.noClearOnColumnChange), repaint: .whenSet),  // DECNCSM
     ModeEntry(9, .mouseTracking(.x10), repaint: .whenSelected),
     ModeEntry(1000, .mouseTracking(.normal), repaint: .whenSelected),
     ModeEntry(1002, .mouseTracking(.buttonEvent), repaint: .whenSelected),

@@ -51,6 +51,16 @@ public struct TerminalModes: OptionSet, Hashable, Sendable {
   /// DECBKM (?67): the backarrow key sends BS (reset: DEL). Kept and reported; the embedder's
   /// keyboard decides what its key sends.
   public static let backarrowSendsBackspace = TerminalModes(rawValue: 1 << 22)
+  /// DECCOLM (?3): 132-column mode. Only with `allow80To132`; switching asks the embedder for
+  /// 132 (or 80) columns (`TerminalEvent.windowResize`), homes the cursor, resets the
+  /// margins and — unless `noClearOnColumnChange` — clears the screen.
+  public static let columns132 = TerminalModes(rawValue: 1 << 23)
+  /// ?40: DECCOLM is honoured (xterm's allow80To132; off at power-on).
+  public static let allow80To132 = TerminalModes(rawValue: 1 << 24)
+  /// ?41: xterm's curses fix — a tab with a wrap pending wraps first.
+  public static let cursesTabFix = TerminalModes(rawValue: 1 << 25)
+  /// DECNCSM (?95): a DECCOLM switch leaves the screen as it is.
+  public static let noClearOnColumnChange = TerminalModes(rawValue: 1 << 26)
 
   /// Whether printing writes at the cursor and nowhere else: neither insert mode (which
   /// shifts the rest of the line) nor left/right margins (which move where a line wraps) is

@@ -21,6 +21,9 @@ extension TerminalState {
       if seq.final == UInt8(ascii: "q") && seq.raw(0) == 0 {
         appendReply("\u{1B}P>|reel(\(Terminal.version))\u{1B}\\")
       }
+      // Title modes: `CSI > Pm t` sets, `CSI > Pm T` resets.
+      if seq.final == UInt8(ascii: "t") { titleModes.apply(seq, on: true) }
+      if seq.final == UInt8(ascii: "T") { titleModes.apply(seq, on: false) }
       return
     default:
       return
@@ -84,16 +87,13 @@ extension TerminalState {
       }
     case UInt8(ascii: "r"): setTopBottomMargins(seq)
     case UInt8(ascii: "s"):
-      if modes.contains(.leftRightMargins) { setLeftRightMargins(seq) } else { saveCursor() }
-    case UInt8(ascii: "t"):
-      switch seq.raw(0) {
-      case 18: appendReply("\u{1B}[8;\(rows);\(cols)t")
-      case 20 where reportsTitles: appendReply("\u{1B}]L\(iconName)\u{1B}\\")
-      case 21 where reportsTitles: appendReply("\u{1B}]l\(title)\u{1B}\\")
-      case 22: pushTitles(seq.raw(1))
-      case 23: popTitles(seq.raw(1))
-      default: break
+      // DECSLRM (a VT400 sequence: not below conformance level 4), or SCOSC.
+      if modes.contains(.leftRightMargins) {
+        if conformanceLevel >= 4 { setLeftRightMargins(seq) }
+      } else {
+        saveCursor()
       }
+    case UInt8(ascii: "t"): windowOperation(seq)
     case UInt8(ascii: "u"): if seq.count == 0 { restoreCursor() }
     default: break
     }
@@ -153,10 +153,20 @@ extension TerminalState {
     case (0, UInt8(ascii: "'"), UInt8(ascii: "~")):
       shiftColumns(left: true, seq.param(0, default: 1), from: cursor.col)
     case (0, UInt8(ascii: "\""), UInt8(ascii: "q")):
-      var pen = cursor.pen
-      if seq.raw(0) == 1 { pen.attributes.insert(.protected) } else { pen.attributes.remove(.protected) }
-      setPen(pen)
-    case (0, UInt8(ascii: "$"), UInt8(ascii: "p")):
+      // DECSCA: DEC protection, which only DECSED/DECSEL respect, is the protection in force.
+      setProtection(seq.raw(0) == 1, iso: false)
+    case (0, UInt8(ascii: "\""), UInt8(ascii: "p")):
+      // DECSCL (`CSI 6x ; Pc " p`): the conformance level, with a soft reset (xterm's; the
+      // manuals disagree on hard or soft). 7- or 8-bit replies: reel's are always 7-bit.
+      let level = seq.raw(0) - 60
+      if (1...5).contains(level) {
+        softReset()
+        conformanceLevel = level
+      }
+    case (0, UInt8(ascii: "*"), UInt8(ascii: "|")):
+      // DECSNLS: so many lines per screen.
+      if seq.raw(0) > 0 { requestWindowResize(cols: cols, rows: seq.raw(0)) }
+    case (0, UInt8(ascii: "$"), UInt8(ascii: "p")) where conformanceLevel >= 3:
       let mode = seq.raw(0)
       let state =
         modeState(mode, isPrivate: false).map { $0 ? 1 : 2 }
@@ -168,7 +178,7 @@ extension TerminalState {
     case (0, UInt8(ascii: "$"), UInt8(ascii: "v")): copyRectangle(seq)
     case (0, UInt8(ascii: "*"), UInt8(ascii: "y")):
       appendReply(rectangleChecksum(seq))
-    case (UInt8(ascii: "?"), UInt8(ascii: "$"), UInt8(ascii: "p")):
+    case (UInt8(ascii: "?"), UInt8(ascii: "$"), UInt8(ascii: "p")) where conformanceLevel >= 3:
       let mode = seq.raw(0)
       let state = modeState(mode, isPrivate: true).map { $0 ? 1 : 2 } ?? 0
       appendReply("\u{1B}[?\(mode);\(state)$y")
@@ -185,6 +195,8 @@ extension TerminalState {
       for v in seq.values { setMode(Int(v), isPrivate: true, on) }
     case UInt8(ascii: "J"): eraseInDisplay(seq.raw(0), selective: true)
     case UInt8(ascii: "K"): eraseInLine(seq.raw(0), selective: true)
+    case UInt8(ascii: "s"): saveModes(seq.values)  // XTSAVE
+    case UInt8(ascii: "r"): restoreModes(seq.values)  // XTRESTORE
     case UInt8(ascii: "n"):
       switch seq.raw(0) {
       case 6:
@@ -359,18 +371,20 @@ extension TerminalState {
 
   // MARK: - Erasing
 
-  /// ED / DECSED. Selective erase spares cells written with DECSCA protection.
+  /// ED / DECSED. Selective erase spares protected cells (DECSCA or SPA); ED spares them too
+  /// while ISO protection (SPA) is in force.
   mutating func eraseInDisplay(_ mode: Int, selective: Bool) {
     cursor.pendingWrap = false
+    let spares = selective || isoProtection
     switch mode {
     case 0:
-      eraseInLine(0, selective: selective)
-      eraseRows((cursor.row + 1)..<max(rows, cursor.row + 1), selective: selective)
+      eraseInLine(0, selective: spares)
+      eraseRows((cursor.row + 1)..<max(rows, cursor.row + 1), selective: spares)
     case 1:
-      eraseRows(0..<cursor.row, selective: selective)
-      eraseInLine(1, selective: selective)
+      eraseRows(0..<cursor.row, selective: spares)
+      eraseInLine(1, selective: spares)
     case 2:
-      eraseRows(0..<rows, selective: selective)
+      eraseRows(0..<rows, selective: spares)
     case 3:
       if !selective { screen.clearHistory() }
     default:
@@ -390,22 +404,34 @@ extension TerminalState {
     for r in range { screen.clearRow(r, with: fill) }
   }
 
-  /// EL / DECSEL.
+  /// EL / DECSEL (protected cells as for ED).
   mutating func eraseInLine(_ mode: Int, selective: Bool) {
     cursor.pendingWrap = false
+    let spares = selective || isoProtection
     switch mode {
-    case 0: eraseCells(row: cursor.row, from: cursor.col, to: cols, selective: selective)
-    case 1: eraseCells(row: cursor.row, from: 0, to: cursor.col + 1, selective: selective)
-    case 2: eraseCells(row: cursor.row, from: 0, to: cols, selective: selective)
+    case 0: eraseCells(row: cursor.row, from: cursor.col, to: cols, selective: spares)
+    case 1: eraseCells(row: cursor.row, from: 0, to: cursor.col + 1, selective: spares)
+    case 2: eraseCells(row: cursor.row, from: 0, to: cols, selective: spares)
     default: break
     }
   }
 
-  /// ECH: blank `n` cells from the cursor without moving it.
+  /// ECH: blank `n` cells from the cursor without moving it (sparing protected cells while
+  /// ISO protection is in force).
   mutating func eraseCharacters(_ n: Int) {
     cursor.pendingWrap = false
     eraseCells(
-      row: cursor.row, from: cursor.col, to: min(cols, cursor.col + n), selective: false, keepsWrap: true)
+      row: cursor.row, from: cursor.col, to: min(cols, cursor.col + n), selective: isoProtection,
+      keepsWrap: true)
+  }
+
+  /// DECSCA (`iso` false) or SPA/EPA (`iso` true): whether what is written next is protected,
+  /// and which protection erasing respects. EPA ends the area without leaving ISO protection.
+  mutating func setProtection(_ on: Bool, iso: Bool) {
+    var pen = cursor.pen
+    if on { pen.attributes.insert(.protected) } else { pen.attributes.remove(.protected) }
+    setPen(pen)
+    if iso { isoProtection = isoProtection || on } else { isoProtection = false }
   }
 
   /// Blanks cells `from..<to` of a row. EL/ED reaching the end of the line also end its soft
@@ -429,6 +455,7 @@ extension TerminalState {
 
   /// DECSTR: soft reset (modes, margins, pen, saved cursor; screen content stays).
   mutating func softReset() {
+    isoProtection = false
     modes.remove(ModeTable.softResetOff)
     modes.insert(ModeTable.softResetOn)
     marginTop = 0

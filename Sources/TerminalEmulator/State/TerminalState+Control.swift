@@ -53,6 +53,11 @@ extension TerminalState {
   /// left/right margins are on — even from beyond it, as xterm does. A pending wrap stays
   /// when the cursor does not move (the next character still wraps).
   mutating func tabForward(_ n: Int) {
+    // xterm's curses fix (?41): with a wrap pending, the tab goes to the next line first.
+    if cursor.pendingWrap && modes.isSuperset(of: [.cursesTabFix, .autowrap]) {
+      index()
+      cursor.col = leftEdge
+    }
     let right = modes.contains(.leftRightMargins) ? marginRight : cols - 1
     var col = cursor.col
     for _ in 0..<n {
@@ -107,29 +112,6 @@ extension TerminalState {
     }
   }
 
-  /// XTPUSHTITLE (`CSI 22 ; Ps t`): the icon name (Ps 1), the window title (2) or both (0),
-  /// pushed on a stack of at most ten (xterm's), the oldest dropped.
-  mutating func pushTitles(_ which: Int) {
-    guard which <= 2 else { return }
-    titleStack.append(
-      SavedTitles(icon: which == 2 ? nil : iconName, title: which == 1 ? nil : title))
-    if titleStack.count > TerminalState.maxTitleStack { titleStack.removeFirst() }
-  }
-
-  /// XTPOPTITLE (`CSI 23 ; Ps t`): the last pushed entry comes off the stack and restores what
-  /// it holds of what Ps asks for (icon 1, title 2, both 0).
-  mutating func popTitles(_ which: Int) {
-    guard which <= 2, let saved = titleStack.popLast() else { return }
-    if which != 2, let icon = saved.icon {
-      iconName = icon
-      if recordsEvents { record(.iconName(icon)) }
-    }
-    if which != 1, let saved = saved.title {
-      title = saved
-      if recordsEvents { record(.title(saved)) }
-    }
-  }
-
   /// ESC sequences (no CSI).
   mutating func escapeDispatch(_ intermediates: Intermediates, _ final: UInt8) {
     if intermediates.count == 0 {
@@ -144,6 +126,8 @@ extension TerminalState {
       case UInt8(ascii: "O"): charsets.singleShift = 3
       case UInt8(ascii: "n"): charsets.gl = 2
       case UInt8(ascii: "o"): charsets.gl = 3
+      case UInt8(ascii: "V"): setProtection(true, iso: true)  // SPA
+      case UInt8(ascii: "W"): setProtection(false, iso: true)  // EPA
       case UInt8(ascii: "6"): backIndex()
       case UInt8(ascii: "9"): forwardIndex()
       case UInt8(ascii: "7"): saveCursor()

@@ -38,7 +38,12 @@ extension TerminalState: VTHandler {
   @inline(__always)
   mutating func csiDispatch(_ sequence: RawControlSequence) {
     guard sequence.final == UInt8(ascii: "m") else {
-      csiDispatch(sequence.decoded())
+      var decoded = sequence.decoded()
+      if sequence.final == UInt8(ascii: "t") {
+        decoded.omittedMask = RawControlSequence.omittedParameters(
+          sequence.characters, length: sequence.length)
+      }
+      csiDispatch(decoded)
       return
     }
     joinNext = false
@@ -68,7 +73,12 @@ extension TerminalState: VTHandler {
     switch request {
     case "r": answer = "\(marginTop + 1);\(marginBottom + 1)r"
     case "s": answer = "\(marginLeft + 1);\(marginRight + 1)s"
-    case "m": answer = SGRWriter.parameters(for: cursor.pen, colonColors: true) + "m"
+    case "m":
+      // xterm's form: from a reset, then what the pen adds ("0;1m" for bold).
+      let parameters = SGRWriter.parameters(for: cursor.pen, colonColors: true)
+      answer = (parameters.isEmpty || parameters == "0" ? "0" : "0;" + parameters) + "m"
+    case "\"p": answer = "6\(conformanceLevel);1\"p"  // DECSCL: 7-bit controls
+    case "*|": answer = "\(rows)*|"  // DECSNLS
     case " q": answer = "\(cursorShape == .default ? 1 : Int(cursorShape.rawValue)) q"
     case "\"q": answer = (cursor.pen.attributes.contains(.protected) ? "1" : "0") + "\"q"
     default: answer = nil

@@ -5,6 +5,10 @@ extension TerminalState {
   mutating func setMode(_ number: Int, isPrivate: Bool, _ on: Bool) {
     guard let entry = ModeTable.entry(number, isPrivate: isPrivate) else { return }
     switch entry.effect {
+    case .flag(.columns132):
+      switchColumnMode(to132: on)
+    case .flag(.noClearOnColumnChange) where conformanceLevel < 5:
+      break  // a VT500 mode
     case .flag(let flag):
       modes.set(flag, on)
       if flag == .origin { setPosition(row: 0, col: 0) }

@@ -3,19 +3,17 @@ extension TerminalState {
   mutating func operatingSystemCommand(_ payload: UnsafeBufferPointer<UInt8>) {
     guard let (command, text) = TerminalState.oscCommand(payload) else { return }
     switch command {
-    case 0:
-      title = String(decoding: text, as: UTF8.self)
-      iconName = title
-      if recordsEvents {
-        record(.title(title))
-        record(.iconName(iconName))
+    case 0...2:
+      // The window title (0, 2) and the icon name (0, 1), in hex under the title mode.
+      guard let text = titleModes.title(from: text) else { break }
+      if command != 1 {
+        title = text
+        record(.title(text))
       }
-    case 1:
-      iconName = String(decoding: text, as: UTF8.self)
-      if recordsEvents { record(.iconName(iconName)) }
-    case 2:
-      title = String(decoding: text, as: UTF8.self)
-      if recordsEvents { record(.title(title)) }
+      if command != 2 {
+        iconName = text
+        record(.iconName(text))
+      }
     case 7:
       workingDirectory = String(decoding: text, as: UTF8.self)
       if recordsEvents { record(.workingDirectory(workingDirectory)) }

@@ -34,11 +34,13 @@ extension TerminalState {
     }
   }
 
-  /// DECERA (`CSI Pt ; Pl ; Pb ; Pr $ z`) and DECSERA (`… $ {`, sparing protected cells).
+  /// DECERA (`CSI Pt ; Pl ; Pb ; Pr $ z`) and DECSERA (`… $ {`, sparing cells protected by
+  /// DECSCA — not by SPA, as in xterm).
   mutating func eraseRectangle(_ seq: ControlSequence, selective: Bool) {
     guard let r = rectangle(seq, at: 0) else { return }
+    let spares = selective && !isoProtection
     for row in r.top...r.bottom {
-      eraseCells(row: row, from: r.left, to: r.right + 1, selective: selective, keepsWrap: true)
+      eraseCells(row: row, from: r.left, to: r.right + 1, selective: spares, keepsWrap: true)
     }
   }
 

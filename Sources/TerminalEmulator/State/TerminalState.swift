@@ -31,9 +31,24 @@ struct TerminalState: Sendable {
   var tabStops: [Bool]
   var title = ""
   var iconName = ""
-  /// XTPUSHTITLE's stack (not yet kept in snapshots or repaints: issue 53).
-  var titleStack: [SavedTitles] = []
-  static let maxTitleStack = 10
+  /// XTPUSHTITLE's stack.
+  var titleStack = TitleStack()
+  /// Whether titles are set and reported in hex (`CSI > Ps t`).
+  var titleModes = TitleModes()
+  /// XTSAVE's slots (`CSI ? Pm s`): DEC private modes by number, as they were when saved;
+  /// XTRESTORE (`CSI ? Pm r`) sets them back.
+  var savedModes: [Int: Bool] = [:]
+  /// ISO protection (SPA, `ESC V`) is the protection in force: ED, EL and ECH spare the cells
+  /// written while it was on. DECSCA's (DEC) protection spares them only from DECSED/DECSEL.
+  var isoProtection = false
+  /// DECSCL's conformance level, 1–5 (VT100 … VT500): below 3 DECRQM is not answered, below
+  /// 4 DECSLRM does nothing, below 5 DECNCSM does nothing — as in xterm.
+  var conformanceLevel = 5
+  /// What XTWINOPS reports of the window, from the embedder (`Terminal.windowMetrics`).
+  var windowMetrics = WindowMetrics()
+  /// Whether a program's resize (`CSI 4/8 t`, DECSLPP, DECSNLS, DECCOLM) resizes the terminal
+  /// at once (`Terminal.resizesOnRequest`); either way it is reported as an event.
+  var resizesOnRequest = false
   /// Whether `CSI 20 t` and `CSI 21 t` report the icon name and title (off by default, as
   /// xterm's allowWindowOps: a title someone else set would come back as typed input).
   var reportsTitles = false
@@ -283,14 +298,19 @@ struct TerminalState: Sendable {
     let old = primary
     let outgoing = (replies, bellCount, recordsEvents, clipboardEvents, events)
     let (defers, compacts, reports) = (defersHistoryReflow, compactsHistory, reportsTitles)
-    let answersColors = answersDefaultColors
+    let (answersColors, metrics, resizes) = (answersDefaultColors, windowMetrics, resizesOnRequest)
+    // xterm leaves 132-column mode on RIS (when DECCOLM may switch at all).
+    let leaves132Columns = modes.isSuperset(of: [.columns132, .allow80To132])
     self = TerminalState(cols: cols, rows: rows, scrollbackLimit: scrollbackLimit)
     reportsTitles = reports
     answersDefaultColors = answersColors
+    windowMetrics = metrics
+    resizesOnRequest = resizes
     screen.continueLineIDs(after: old)
     (replies, bellCount, recordsEvents, clipboardEvents, events) = outgoing
     defersHistoryReflow = defers
     compactsHistory = compacts
     applyHistoryCompaction()
+    if leaves132Columns { requestWindowResize(cols: 80, rows: rows) }
   }
 }

@@ -113,8 +113,12 @@ final class Esctest2ConformanceTests: XCTestCase {
     try terminalSide.close()
 
     var terminal = Terminal(cols: 80, rows: 25)
-    // As xterm's run allowed window operations (allowWindowOps: true).
+    // As xterm's run allowed window operations (allowWindowOps: true) and owned its window:
+    // a program's resize is taken, and the PTY follows it. The screen is a 1920×1200 display
+    // of 10×20-pixel cells.
     terminal.reportsTitles = true
+    terminal.resizesOnRequest = true
+    terminal.windowMetrics = WindowMetrics(cellWidth: 10, cellHeight: 20, screenColumns: 192, screenRows: 60)
     var buffer = [UInt8](repeating: 0, count: 1 << 16)
     let deadline = Date().addingTimeInterval(900)
     while Date() < deadline {
@@ -124,6 +128,10 @@ final class Esctest2ConformanceTests: XCTestCase {
         let n = read(controller, &buffer, buffer.count)
         if n <= 0 { break }  // every terminal side closed: esctest ended
         terminal.feed(Array(buffer[0..<n])) { event in
+          if case .windowResize(let cols, let rows) = event {
+            var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(cols), ws_xpixel: 0, ws_ypixel: 0)
+            _ = ioctl(controller, UInt(TIOCSWINSZ), &size)
+          }
           guard case .reply(let bytes) = event else { return }
           bytes.withUnsafeBytes { raw in
             var offset = 0
