@@ -23,25 +23,34 @@ public struct CaptureError: Error, CustomStringConvertible, Sendable {
   typealias SystemWindowSize = Darwin.winsize
 #endif
 
-/// A terminal size in cells.
+/// A terminal size in cells, with a cell's size in pixels when the terminal tells it (most
+/// graphical terminals fill in TIOCGWINSZ's pixel fields; image viewers such as chafa read
+/// them). 0: not known.
 public struct WindowSize: Equatable, Sendable {
   public var cols: Int
   public var rows: Int
-  public init(cols: Int, rows: Int) {
+  public var cellWidth: Int
+  public var cellHeight: Int
+  public init(cols: Int, rows: Int, cellWidth: Int = 0, cellHeight: Int = 0) {
     self.cols = cols
     self.rows = rows
+    self.cellWidth = cellWidth
+    self.cellHeight = cellHeight
   }
 
   var systemValue: SystemWindowSize {
     SystemWindowSize(
-      ws_row: UInt16(clamping: rows), ws_col: UInt16(clamping: cols), ws_xpixel: 0, ws_ypixel: 0)
+      ws_row: UInt16(clamping: rows), ws_col: UInt16(clamping: cols),
+      ws_xpixel: UInt16(clamping: cols * cellWidth), ws_ypixel: UInt16(clamping: rows * cellHeight))
   }
 
   /// The size of the terminal on `fd`, or nil when it is not a terminal.
   public static func of(fd: Int32) -> WindowSize? {
     var ws = SystemWindowSize()
     guard ioctl(fd, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 else { return nil }
-    return WindowSize(cols: Int(ws.ws_col), rows: Int(ws.ws_row))
+    let (cols, rows) = (Int(ws.ws_col), Int(ws.ws_row))
+    return WindowSize(
+      cols: cols, rows: rows, cellWidth: Int(ws.ws_xpixel) / cols, cellHeight: Int(ws.ws_ypixel) / rows)
   }
 }
 

@@ -104,9 +104,24 @@ public struct LiveRequest: Codable, Sendable {
 public struct LiveSize: Codable, Sendable, Equatable {
   public var cols: Int
   public var rows: Int
-  public init(cols: Int, rows: Int) {
+  /// A cell's size in pixels, when the client's terminal tells it (absent: not known). The
+  /// host gives it to the program's PTY (TIOCGWINSZ's pixels) and to what the session answers
+  /// of its window (XTWINOPS `CSI 14/16 t`).
+  public var cellWidth: Int?
+  public var cellHeight: Int?
+  public init(cols: Int, rows: Int, cellWidth: Int? = nil, cellHeight: Int? = nil) {
     self.cols = cols
     self.rows = rows
+    self.cellWidth = cellWidth
+    self.cellHeight = cellHeight
+  }
+
+  /// The cell size in pixels when both are given and plausible (1–1000), else nil.
+  public var cellPixels: (width: Int, height: Int)? {
+    guard let w = cellWidth, let h = cellHeight, (1...1000).contains(w), (1...1000).contains(h) else {
+      return nil
+    }
+    return (w, h)
   }
 }
 

@@ -56,6 +56,15 @@ public struct TerminalAttachment {
 
   nonisolated(unsafe) static var windowChanged: Int32 = 0
 
+  /// A resize frame's body (`LiveSize`): the size in cells, and a cell's pixels when known.
+  static func resizePayload(_ size: WindowSize) -> [UInt8] {
+    var fields: [(String, JSONValue)] = [("cols", .int(size.cols)), ("rows", .int(size.rows))]
+    if size.cellWidth > 0 && size.cellHeight > 0 {
+      fields += [("cellWidth", .int(size.cellWidth)), ("cellHeight", .int(size.cellHeight))]
+    }
+    return Array(JSONValue.object(fields).serialized().utf8)
+  }
+
   /// An attachment on `connection`, whose frames taken in so far (the reply's repaint, say)
   /// are shown first.
   public init(
@@ -87,6 +96,13 @@ public struct TerminalAttachment {
       signal(SIGWINCH, SIG_DFL)
       if interactive { TerminalMode.restore() }
     }
+    // The attach request carried the size in cells; the cell's pixels, when the terminal
+    // tells them, follow at once (the program's PTY and the session's window reports use them).
+    if !readOnly, let size = WindowSize.of(fd: 1) ?? WindowSize.of(fd: 0), size.cellWidth > 0,
+      size.cellHeight > 0
+    {
+      try send(Frame(.resize, TerminalAttachment.resizePayload(size)))
+    }
     var stdinOpen = !tail || interactive
     var keys = ClientKeys(detachKey: detachKey, quitKeys: tail, mouseAsEvents: screen != nil)
     var buffer = [UInt8](repeating: 0, count: 64 << 10)
@@ -104,8 +120,7 @@ public struct TerminalAttachment {
       if TerminalAttachment.windowChanged != 0 {
         TerminalAttachment.windowChanged = 0
         if !readOnly, let size = WindowSize.of(fd: 1) ?? WindowSize.of(fd: 0) {
-          let json = JSONValue.object([("cols", .int(size.cols)), ("rows", .int(size.rows))]).serialized()
-          try send(Frame(.resize, Array(json.utf8)))
+          try send(Frame(.resize, TerminalAttachment.resizePayload(size)))
         }
       }
       var fds = [pollfd(fd: connection.readinessDescriptor, events: Int16(POLLIN), revents: 0)]

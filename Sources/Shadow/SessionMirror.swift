@@ -60,6 +60,13 @@ public struct SessionMirror: Sendable {
 
   public mutating func resize(cols: Int, rows: Int) { shadow.resize(cols: cols, rows: rows) }
 
+  /// A cell's size in pixels, for what the shadow answers of the window (`CSI 14/16 t`) while
+  /// no client's terminal answers.
+  public mutating func setCellSize(width: Int, height: Int) {
+    shadow.windowMetrics.cellWidth = max(1, width)
+    shadow.windowMetrics.cellHeight = max(1, height)
+  }
+
   /// The shadow's repaint for a terminal in any state (`Terminal.repaintSequence`), followed by
   /// the bytes of a sequence or character the shadow's parser is in the middle of (from the
   /// recent output), so that what comes next means the same to the terminal as to the shadow.

@@ -163,6 +163,34 @@ final class LiveHostTests: XCTestCase {
     XCTAssertLessThanOrEqual(served.max() ?? 0, 1, "idle connections served for another's keys: \(served)")
   }
 
+  /// The keyboard holder's cell size in pixels reaches the program's PTY (TIOCGWINSZ's pixel
+  /// fields, which image viewers read); an implausible one from a hostile client is ignored.
+  func testTheClientsCellSizeReachesTheProgramsPTY() throws {
+    let client = running.connect()
+    let program = [
+      "/bin/sh", "-c",
+      "while read x; do python3 -c 'import fcntl,termios,struct; r,c,x,y=struct.unpack(\"HHHH\", fcntl.ioctl(0, termios.TIOCGWINSZ, bytes(8))); print(\"px\", c, r, x, y)'; done",
+    ]
+    try client.request(attach("pixels", program))
+    XCTAssertTrue(try XCTUnwrap(client.reply()).ok)
+    func pixels(after resize: String) throws -> String {
+      client.send(Frame(.resize, Array(resize.utf8)))
+      client.send(Frame(.input, Array("\r".utf8)))
+      let before = Screen(client.frames).lines.filter { $0.hasPrefix("px ") }.count
+      return try XCTUnwrap(
+        client.wait { frames, _ in
+          let lines = Screen(frames).lines.filter { $0.hasPrefix("px ") }
+          return lines.count > before ? lines.last : nil
+        }, "\(Screen(client.frames).lines)")
+    }
+    XCTAssertEqual(
+      try pixels(after: #"{"cols":40,"rows":10,"cellWidth":9,"cellHeight":18}"#), "px 40 10 360 180")
+    // A later size without pixels keeps the cell size; nonsense is ignored.
+    XCTAssertEqual(try pixels(after: #"{"cols":50,"rows":12}"#), "px 50 12 450 216")
+    XCTAssertEqual(
+      try pixels(after: #"{"cols":50,"rows":12,"cellWidth":90000,"cellHeight":-1}"#), "px 50 12 450 216")
+  }
+
   private func attach(_ name: String, _ command: [String]) -> LiveRequest {
     var request = LiveRequest(.attach, names: [name])
     request.command = command

@@ -25,6 +25,10 @@ final class WindowTitleTests: XCTestCase {
       Array("text\r\n".utf8),
       Array("\u{1B}P1$r\u{1B}\\".utf8), Array("\u{1B}]2;".utf8) + [UInt8](repeating: 0x41, count: 5000) + [7],
       Array("\u{1B}]2;cut".utf8), Array("\u{18}".utf8), Array("\u{1B}".utf8),
+      // Hex titles (title mode 0), set and reset, with good and bad hex.
+      Array("\u{1B}[>0t".utf8), Array("\u{1B}[>0;1T".utf8), Array("\u{1B}[>T".utf8),
+      Array("\u{1B}]2;6162\u{07}".utf8), Array("\u{1B}]0;F09F9982\u{07}".utf8),
+      Array("\u{1B}]2;6g\u{07}".utf8), Array("\u{1B}]1;616\u{07}".utf8), Array("\u{1B}[65;1\"p".utf8),
     ]
     for round in 0..<40 {
       var terminal = Terminal(cols: 40, rows: 10, scrollback: 50)

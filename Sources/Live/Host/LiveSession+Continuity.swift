@@ -178,6 +178,11 @@ extension LiveSession {
       killGrace: killGrace, journal: journal, onOutput: onOutput)
     session.skippedOffsets = skipped
     session.pendingInput = pending
+    // The cell size a client told the host that ended is still in the PTY's pixel fields.
+    if size.cellWidth > 0 && size.cellHeight > 0 {
+      session.mirror.setCellSize(width: size.cellWidth, height: size.cellHeight)
+      session.knowsCellSize = true
+    }
     if let ring, let path = description.recording {
       session.startRecording(at: path, root: (path as NSString).deletingLastPathComponent) { ring }
       if !replay.isEmpty { session.recordRecovered(replay) }

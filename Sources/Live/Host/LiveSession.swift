@@ -180,14 +180,34 @@ final class LiveSession {
   /// found in the session's journal).
   func recordRecovered(_ bytes: [UInt8]) { record(.output(time, bytes)) }
 
+  /// The keyboard holder's size, with its cell size in pixels when its terminal tells it (the
+  /// PTY's pixel fields and the session's window reports follow; a size without one keeps
+  /// the last known).
   func resize(_ size: LiveSize) {
     let clamped = Terminal.clampedSize(cols: size.cols, rows: size.rows)
-    guard clamped.cols != mirror.shadow.cols || clamped.rows != mirror.shadow.rows else { return }
-    try? terminal.resize(WindowSize(cols: clamped.cols, rows: clamped.rows))
+    let metrics = mirror.shadow.windowMetrics
+    let cell = size.cellPixels
+    let cellChanged = cell.map { $0.width != metrics.cellWidth || $0.height != metrics.cellHeight } ?? false
+    let sizeChanged = clamped.cols != mirror.shadow.cols || clamped.rows != mirror.shadow.rows
+    guard sizeChanged || cellChanged else { return }
+    if let cell {
+      mirror.setCellSize(width: cell.width, height: cell.height)
+      knowsCellSize = true
+    }
+    let current = mirror.shadow.windowMetrics
+    try? terminal.resize(
+      WindowSize(
+        cols: clamped.cols, rows: clamped.rows, cellWidth: knowsCellSize ? current.cellWidth : 0,
+        cellHeight: knowsCellSize ? current.cellHeight : 0))
+    guard sizeChanged else { return }
     mirror.resize(cols: clamped.cols, rows: clamped.rows)
     record(.resize(time, cols: clamped.cols, rows: clamped.rows))
     supplyKeyframe()
   }
+
+  /// Whether a client told the session's cell size in pixels (else the PTY's pixel fields
+  /// stay 0, "not known", and the window reports use the emulator's default).
+  var knowsCellSize = false
 
   /// Output between the recording's keyframes (the ring's choice).
   private var keyframeInterval = Int.max

@@ -8,7 +8,7 @@ extension VTParser {
   // order; `TerminalSnapshot` places the block), so its fields stay its own business.
 
   /// Appends the parser's state (normalize first: see `normalized()`).
-  func encode(into w: inout BinaryWriter) {
+  func encode(into w: inout BinaryWriter, snapshotVersion: UInt8 = Terminal.snapshotVersion) {
     w.u8(state.rawValue)
     w.u8(prefix)
     w.varint(values.count)
@@ -27,8 +27,10 @@ extension VTParser {
     w.u32(utf8Value)
     w.u8(utf8Lower)
     w.u8(utf8Upper)
-    w.bool(sawDigit)
-    w.u64(omittedMask)
+    if snapshotVersion >= 4 {
+      w.bool(sawDigit)
+      w.u64(omittedMask)
+    }
   }
 
   /// Reads what `encode(into:)` wrote; values out of range are clamped, an unknown state

@@ -27,6 +27,14 @@ extension Terminal {
     return encoder.encode(parser: parser.normalized(), scrollbackLines: scrollbackLines)
   }
 
+  /// The snapshot in an older format `version` (1 or later), without what that version did
+  /// not keep: how the tests hold today's reader to the formats of older recordings.
+  func snapshot(formatVersion version: UInt8) -> [UInt8] {
+    var encoder = SnapshotEncoder(state: state.materialized())
+    encoder.version = version
+    return encoder.encode(parser: parser.normalized(), scrollbackLines: nil)
+  }
+
   /// Rebuilds a terminal from `snapshot()` bytes. Throws on damaged or foreign data.
   public init(snapshot bytes: [UInt8]) throws {
     var decoder = SnapshotDecoder(reader: BinaryReader(bytes))
@@ -72,6 +80,8 @@ struct CanonicalNumbering<Value: Hashable> {
 
 struct SnapshotEncoder {
   let state: TerminalState
+  /// The format written (`Terminal.snapshotVersion`; older ones for the tests).
+  var version = Terminal.snapshotVersion
   var w = BinaryWriter()
   var styles: CanonicalNumbering<Style>
   var clusters: CanonicalNumbering<[UInt32]>
@@ -150,11 +160,11 @@ struct SnapshotEncoder {
     }
 
     w.raw(Terminal.snapshotMagic)
-    w.u8(Terminal.snapshotVersion)
+    w.u8(version)
     w.varint(state.cols)
     w.varint(state.rows)
     w.varint(state.scrollbackLimit)
-    parser.encode(into: &w)
+    parser.encode(into: &w, snapshotVersion: version)
     // Scalar state.
     w.bool(state.isAlternateScreen)
     w.varint(state.cursor.row)
@@ -176,7 +186,7 @@ struct SnapshotEncoder {
     w.u8(state.mouseTracking.rawValue)
     w.u8(state.mouseEncoding.rawValue)
     w.u8(state.cursorShape.rawValue)
-    w.u8(state.modifyOtherKeys)
+    if version >= 2 { w.u8(state.modifyOtherKeys) }
     encodeCharsets(state.charsets)
     w.varint(state.marginTop)
     w.varint(state.marginBottom)
@@ -194,24 +204,13 @@ struct SnapshotEncoder {
     w.u32(state.lastPrinted)
     w.bool(state.joinNext)
     w.varint(state.bellCount)
-    // Colours set, by number.
-    encodeColors(state.colors.indexed)
-    encodeColors(state.colors.dynamic)
-    // Title stack and modes, saved modes, protection, conformance level (version 4).
-    w.varint(state.titleStack.entries.count)
-    for entry in state.titleStack.entries {
-      w.u8((entry.icon == nil ? 0 : 1) | (entry.title == nil ? 0 : 2))
-      if let icon = entry.icon { w.string(icon) }
-      if let title = entry.title { w.string(title) }
+    // Colours set, by number; the title stack and modes, saved modes, protection and
+    // conformance level.
+    if version >= 3 {
+      encodeColors(state.colors.indexed)
+      encodeColors(state.colors.dynamic)
     }
-    w.u8((state.titleModes.setsHex ? 1 : 0) | (state.titleModes.reportsHex ? 2 : 0))
-    w.varint(state.savedModes.count)
-    for (number, on) in state.savedModes.sorted(by: { $0.key < $1.key }) {
-      w.varint(number)
-      w.bool(on)
-    }
-    w.bool(state.isoProtection)
-    w.u8(UInt8(state.conformanceLevel))
+    if version >= 4 { encodeWindowState() }
     // Tables, in canonical order.
     w.varint(links.values.count)
     for l in links.values {
@@ -235,6 +234,24 @@ struct SnapshotEncoder {
     w.u32(s.underlineColor.packed)
     w.varint(UInt64(s.attributes.rawValue))
     w.varint(UInt64(s.hyperlink))
+  }
+
+  /// The title stack and modes, saved modes, protection and conformance level (version 4).
+  mutating func encodeWindowState() {
+    w.varint(state.titleStack.entries.count)
+    for entry in state.titleStack.entries {
+      w.u8((entry.icon == nil ? 0 : 1) | (entry.title == nil ? 0 : 2))
+      if let icon = entry.icon { w.string(icon) }
+      if let title = entry.title { w.string(title) }
+    }
+    w.u8((state.titleModes.setsHex ? 1 : 0) | (state.titleModes.reportsHex ? 2 : 0))
+    w.varint(state.savedModes.count)
+    for (number, on) in state.savedModes.sorted(by: { $0.key < $1.key }) {
+      w.varint(number)
+      w.bool(on)
+    }
+    w.bool(state.isoProtection)
+    w.u8(UInt8(state.conformanceLevel))
   }
 
   /// A table of colours, by number in increasing order (canonical).
