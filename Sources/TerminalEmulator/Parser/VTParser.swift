@@ -26,9 +26,6 @@ struct VTParser: Sendable, Equatable {
   var subMask: UInt64 = 0
   var accumulator: UInt32 = 0
   var sawParameter = false
-  /// The parameter being collected has a digit; an empty one sets its bit in `omittedMask`.
-  var sawDigit = false
-  var omittedMask: UInt64 = 0
   var nextIsSub = false
   var intermediates = Intermediates.none
   var tooManyIntermediates = false
@@ -42,6 +39,10 @@ struct VTParser: Sendable, Equatable {
   var utf8Value: UInt32 = 0
   var utf8Lower: UInt8 = 0x80
   var utf8Upper: UInt8 = 0xBF
+  // Last, after the fields the byte loop reads: the parameter being collected has a digit;
+  // an empty one sets its bit in `omittedMask`.
+  var sawDigit = false
+  var omittedMask: UInt64 = 0
 
   init() {}
 
