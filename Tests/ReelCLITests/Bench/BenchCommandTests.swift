@@ -18,7 +18,13 @@ final class BenchCommandTests: XCTestCase {
         "--viewers", "5", "--idle-connections", "20", "--network-keys", "4",
         "--outage-seconds", "3", "--relay-rooms", "50", "--relay-viewers", "20",
       ], environment: environment)
-    XCTAssertEqual(r.status, 0, r.stderr)
+    // The end of stderr names what failed (its beginning is progress and the debug-build
+    // warning): printed on its own lines, so a log that cuts long lines keeps it.
+    if r.status != 0 {
+      print("reel bench exited \(r.status); the end of its stderr:")
+      for line in r.stderr.split(separator: "\n").suffix(20) { print("  \(line)") }
+    }
+    XCTAssertEqual(r.status, 0, String(r.stderr.suffix(2000)))
     let obj = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
     let rows = try XCTUnwrap(obj["throughput"] as? [[String: Any]])
     XCTAssertEqual(rows.map { $0["workload"] as? String }, ["ascii", "ascii", "dense_cells", "dense_cells"])
