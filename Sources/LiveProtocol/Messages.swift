@@ -42,6 +42,10 @@ public struct LiveRequest: Codable, Sendable {
   /// keyboard (and the size a new session starts with).
   public var cols: Int? = nil
   public var rows: Int? = nil
+  /// attach: a cell of the client's window in pixels, when its terminal tells it (see
+  /// `LiveSize.cellWidth`).
+  public var cellWidth: Int? = nil
+  public var cellHeight: Int? = nil
   /// attach: watch without the keyboard (never takes a session over).
   public var readOnly = false
   /// attach: scrollback lines streamed into the client terminal's own history first.
@@ -71,7 +75,7 @@ public struct LiveRequest: Codable, Sendable {
   }
 
   private enum CodingKeys: String, CodingKey {
-    case version, operation, names, command, environment, directory, cols, rows, readOnly
+    case version, operation, names, command, environment, directory, cols, rows, cellWidth, cellHeight, readOnly
     case scrollbackLines, ringBytes, data, resumeOffset, terminal, screen, rotate, listen
   }
 
@@ -88,6 +92,8 @@ public struct LiveRequest: Codable, Sendable {
     directory = try c.decodeIfPresent(String.self, forKey: .directory)
     cols = try c.decodeIfPresent(Int.self, forKey: .cols)
     rows = try c.decodeIfPresent(Int.self, forKey: .rows)
+    cellWidth = try c.decodeIfPresent(Int.self, forKey: .cellWidth)
+    cellHeight = try c.decodeIfPresent(Int.self, forKey: .cellHeight)
     readOnly = try c.decodeIfPresent(Bool.self, forKey: .readOnly) ?? false
     scrollbackLines = try c.decodeIfPresent(Int.self, forKey: .scrollbackLines)
     ringBytes = try c.decodeIfPresent(Int.self, forKey: .ringBytes)
@@ -116,12 +122,21 @@ public struct LiveSize: Codable, Sendable, Equatable {
     self.cellHeight = cellHeight
   }
 
-  /// The cell size in pixels when both are given and plausible (1–1000), else nil.
+  /// The cell size in pixels when both are given and plausible (1–1000), else nil: a cell
+  /// outside that range is a hostile or broken client's, and ignored.
   public var cellPixels: (width: Int, height: Int)? {
     guard let w = cellWidth, let h = cellHeight, (1...1000).contains(w), (1...1000).contains(h) else {
       return nil
     }
     return (w, h)
+  }
+}
+
+extension LiveRequest {
+  /// attach: the client's window (nil when it sent no size).
+  public var windowSize: LiveSize? {
+    guard let cols, let rows else { return nil }
+    return LiveSize(cols: cols, rows: rows, cellWidth: cellWidth, cellHeight: cellHeight)
   }
 }
 

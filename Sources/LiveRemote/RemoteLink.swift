@@ -103,7 +103,7 @@ public final class RemoteLink: @unchecked Sendable {
         drained: { [weak link] in loop.execute { link?.terminalDrained() } },
         closed: { [weak link] in loop.execute { link?.terminalClosed() } }))
     self.terminal = terminal
-    lastSize = request.cols.flatMap { cols in request.rows.map { LiveSize(cols: cols, rows: $0) } }
+    lastSize = request.windowSize
     title = WindowTitle()
     let answer = Answer()
     Task { await link.keep(request, answer: answer) }

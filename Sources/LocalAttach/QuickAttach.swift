@@ -82,8 +82,9 @@ public enum QuickAttach {
       ("environment", .array(ProcessEnvironment.entries.sorted().map { .string($0) })),
     ]
     if let directory = currentDirectory() { fields.append(("directory", .string(directory))) }
+    fields += (size ?? WindowSize(cols: 80, rows: 24)).protocolFields
     fields += [
-      ("cols", .int(size?.cols ?? 80)), ("rows", .int(size?.rows ?? 24)), ("readOnly", .bool(readOnly)),
+      ("readOnly", .bool(readOnly)),
       ("scrollbackLines", .int(AttachDefaults.scrollbackLines)),
       ("ringBytes", .int(AttachDefaults.ringBytes)),
     ]

@@ -56,13 +56,9 @@ public struct TerminalAttachment {
 
   nonisolated(unsafe) static var windowChanged: Int32 = 0
 
-  /// A resize frame's body (`LiveSize`): the size in cells, and a cell's pixels when known.
+  /// A resize frame's body (`LiveSize`).
   static func resizePayload(_ size: WindowSize) -> [UInt8] {
-    var fields: [(String, JSONValue)] = [("cols", .int(size.cols)), ("rows", .int(size.rows))]
-    if size.cellWidth > 0 && size.cellHeight > 0 {
-      fields += [("cellWidth", .int(size.cellWidth)), ("cellHeight", .int(size.cellHeight))]
-    }
-    return Array(JSONValue.object(fields).serialized().utf8)
+    Array(JSONValue.object(size.protocolFields).serialized().utf8)
   }
 
   /// An attachment on `connection`, whose frames taken in so far (the reply's repaint, say)
@@ -95,13 +91,6 @@ public struct TerminalAttachment {
       if ownsTitle { TerminalAttachment.writeOut(Array("\u{1B}[23;2t".utf8)) }
       signal(SIGWINCH, SIG_DFL)
       if interactive { TerminalMode.restore() }
-    }
-    // The attach request carried the size in cells; the cell's pixels, when the terminal
-    // tells them, follow at once (the program's PTY and the session's window reports use them).
-    if !readOnly, let size = WindowSize.of(fd: 1) ?? WindowSize.of(fd: 0), size.cellWidth > 0,
-      size.cellHeight > 0
-    {
-      try send(Frame(.resize, TerminalAttachment.resizePayload(size)))
     }
     var stdinOpen = !tail || interactive
     var keys = ClientKeys(detachKey: detachKey, quitKeys: tail, mouseAsEvents: screen != nil)

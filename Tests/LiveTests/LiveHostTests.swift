@@ -163,18 +163,21 @@ final class LiveHostTests: XCTestCase {
     XCTAssertLessThanOrEqual(served.max() ?? 0, 1, "idle connections served for another's keys: \(served)")
   }
 
-  /// The keyboard holder's cell size in pixels reaches the program's PTY (TIOCGWINSZ's pixel
-  /// fields, which image viewers read); an implausible one from a hostile client is ignored.
+  /// The keyboard holder's cell size in pixels — in its attach request, then in resizes —
+  /// reaches the program's PTY (TIOCGWINSZ's pixel fields, which image viewers read); an
+  /// implausible one from a hostile client is ignored.
   func testTheClientsCellSizeReachesTheProgramsPTY() throws {
     let client = running.connect()
     let program = [
       "/bin/sh", "-c",
       "while read x; do python3 -c 'import fcntl,termios,struct; r,c,x,y=struct.unpack(\"HHHH\", fcntl.ioctl(0, termios.TIOCGWINSZ, bytes(8))); print(\"px\", c, r, x, y)'; done",
     ]
-    try client.request(attach("pixels", program))
+    var request = attach("pixels", program)
+    (request.cellWidth, request.cellHeight) = (8, 16)
+    try client.request(request)
     XCTAssertTrue(try XCTUnwrap(client.reply()).ok)
-    func pixels(after resize: String) throws -> String {
-      client.send(Frame(.resize, Array(resize.utf8)))
+    func pixels(after resize: String?) throws -> String {
+      if let resize { client.send(Frame(.resize, Array(resize.utf8))) }
       client.send(Frame(.input, Array("\r".utf8)))
       let before = Screen(client.frames).lines.filter { $0.hasPrefix("px ") }.count
       return try XCTUnwrap(
@@ -183,6 +186,8 @@ final class LiveHostTests: XCTestCase {
           return lines.count > before ? lines.last : nil
         }, "\(Screen(client.frames).lines)")
     }
+    // The attach request's cell size, from the start.
+    XCTAssertEqual(try pixels(after: nil), "px 40 10 320 160")
     XCTAssertEqual(
       try pixels(after: #"{"cols":40,"rows":10,"cellWidth":9,"cellHeight":18}"#), "px 40 10 360 180")
     // A later size without pixels keeps the cell size; nonsense is ignored.

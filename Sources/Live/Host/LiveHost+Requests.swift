@@ -204,7 +204,10 @@ extension LiveHost {
       do {
         session = try LiveSession(
           name: name, command: command, environment: environment, directory: directory,
-          size: WindowSize(cols: request.cols ?? 80, rows: request.rows ?? 24),
+          size: WindowSize(
+            cols: request.cols ?? 80, rows: request.rows ?? 24,
+            cellWidth: request.windowSize?.cellPixels?.width ?? 0,
+            cellHeight: request.windowSize?.cellPixels?.height ?? 0),
           recordingRoot: options.recordingRoot,
           ringBytes: request.ringBytes ?? 64 << 20, killGrace: options.killGrace, keeper: keeper,
           onOutput: { [weak self] pump in self?.takeOutputNow(from: pump) ?? false })
@@ -228,7 +231,7 @@ extension LiveHost {
         release(other, from: session, end: LiveEnd(.takenOver))
       }
       session.keyboardHolder = c.id
-      if let cols = request.cols, let rows = request.rows { session.resize(LiveSize(cols: cols, rows: rows)) }
+      if let size = request.windowSize { session.resize(size) }
     } else {
       session.watchers.insert(c.id)
     }

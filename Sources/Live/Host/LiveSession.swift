@@ -71,7 +71,9 @@ final class LiveSession {
     onOutput: @escaping @Sendable (OutputPump) -> Bool = { _ in false }
   ) throws {
     let clamped = Terminal.clampedSize(cols: size.cols, rows: size.rows)
-    let windowSize = WindowSize(cols: clamped.cols, rows: clamped.rows)
+    let windowSize = WindowSize(
+      cols: clamped.cols, rows: clamped.rows, cellWidth: size.cellWidth, cellHeight: size.cellHeight)
+    let knowsCell = size.cellWidth > 0 && size.cellHeight > 0
     var env = environment.filter { !$0.hasPrefix("REEL_SESSION=") }
     env.append("REEL_SESSION=\(name)")
     let pty: PseudoTerminal
@@ -82,6 +84,8 @@ final class LiveSession {
         arguments: command, environment: env, directory: directory, size: windowSize)
       pty = spawned.terminal
       program = SessionProgram(pid: spawned.pid)
+      // The keeper opened it in cells; the pixels as soon as the host holds it.
+      if knowsCell { try? pty.resize(windowSize) }
       // What the pump reads is in the journal at once, and the keeper holds it too.
       journal = try? OutputJournal(startingAt: 0)
       if let journal { try? keeper.keepJournal(pid: spawned.pid, journal) }
@@ -96,6 +100,10 @@ final class LiveSession {
     try self.init(
       name: name, command: command, terminal: pty, program: program, mirror: mirror, created: created,
       ringBytes: ringBytes, killGrace: killGrace, journal: journal, onOutput: onOutput)
+    if knowsCell {
+      self.mirror.setCellSize(width: size.cellWidth, height: size.cellHeight)
+      knowsCellSize = true
+    }
     // The recording: a failure here costs the recording, never the session.
     let path = RecordingDirectory.path(root: recordingRoot, name: name, date: created)
     let info = SessionInfo(

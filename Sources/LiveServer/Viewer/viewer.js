@@ -365,12 +365,17 @@ import { EchoPredictor, predictedBytes, lineWithPredictions } from "./prediction
     return size;
   }
 
+  // The window the page gives the session: its size in cells, and a cell in device pixels
+  // (what a graphical terminal's TIOCGWINSZ tells the program).
   function measure() {
     const { width, height } = cellSize();
     const screen = $("screen");
+    const ratio = window.devicePixelRatio || 1;
     return {
       cols: Math.max(20, Math.floor((screen.clientWidth - 8) / width)),
       rows: Math.max(5, Math.floor((screen.clientHeight - 4) / height)),
+      cellWidth: Math.round(width * ratio),
+      cellHeight: Math.round(height * ratio),
     };
   }
 

@@ -113,6 +113,19 @@ extension LiveSessionTests {
     try detachedShell("long")
     try detachedShell("other")
     try openAndAttach(browser, "a", port: serve.port, token: serve.token, session: "long")
+    // The page gives the session its cell in device pixels: the program's TIOCGWINSZ has them.
+    try browser.type(
+      "a",
+      "python3 -c 'import fcntl,termios,struct; r,c,x,y=struct.unpack(\"HHHH\", fcntl.ioctl(0, termios.TIOCGWINSZ, bytes(8))); print(\"px\", c, r, x, y)'\n"
+    )
+    let seenPixels = try browser.wait("a") { $0.rows.contains { $0.hasPrefix("px ") } }
+    let px = try XCTUnwrap(seenPixels?.rows.first { $0.hasPrefix("px ") }).split(separator: " ").compactMap {
+      Int($0)
+    }
+    XCTAssertEqual(px.count, 4, "\(px)")
+    if px.count == 4 {
+      XCTAssertTrue(px[2] > 0 && px[3] > 0 && px[2] % px[0] == 0 && px[3] % px[1] == 0, "TIOCGWINSZ \(px)")
+    }
     try browser.type("a", "seq 1 400\n")
     XCTAssertNotNil(try browser.wait("a") { $0.rows.contains("400") })
     // Scrolled up to the top of a line of the history, nothing sent: that line is the one read.

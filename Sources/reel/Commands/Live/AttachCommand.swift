@@ -96,9 +96,7 @@ struct AttachCommand: ParsableCommand {
       }
       request.environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }.sorted()
       request.directory = FileManager.default.currentDirectoryPath
-      let size = WindowSize.of(fd: 1) ?? WindowSize.of(fd: 0)
-      request.cols = size?.cols ?? 80
-      request.rows = size?.rows ?? 24
+      request.setWindow(WindowSize.of(fd: 1) ?? WindowSize.of(fd: 0) ?? WindowSize(cols: 80, rows: 24))
       request.readOnly = readOnly
       request.terminal = NestingGuard.terminalDevice()
       request.scrollbackLines = scrollbackLines
@@ -133,9 +131,7 @@ struct AttachCommand: ParsableCommand {
       }
       var request = LiveRequest(.attach)
       if let command { request.command = ["/bin/sh", "-c", command] }
-      let size = WindowSize.of(fd: 1) ?? WindowSize.of(fd: 0)
-      request.cols = size?.cols ?? 80
-      request.rows = size?.rows ?? 24
+      request.setWindow(WindowSize.of(fd: 1) ?? WindowSize.of(fd: 0) ?? WindowSize(cols: 80, rows: 24))
       request.readOnly = readOnly
       request.scrollbackLines = scrollbackLines
       if render { request.screen = ScreenRequest() }
@@ -161,10 +157,7 @@ struct AttachCommand: ParsableCommand {
     // Coming back to a session that ended meanwhile must not start a new one.
     request.resumeOffset = offset ?? 0
     request.command = nil
-    if let size = WindowSize.of(fd: 1) ?? WindowSize.of(fd: 0) {
-      request.cols = size.cols
-      request.rows = size.rows
-    }
+    if let size = WindowSize.of(fd: 1) ?? WindowSize.of(fd: 0) { request.setWindow(size) }
     let deadline = Date().addingTimeInterval(30)
     var delay = 0.01
     while Date() < deadline {
@@ -319,5 +312,17 @@ func liveCommand(_ body: () throws -> Void) throws {
     try body()
   } catch let e as LiveError {
     throw CLIError(e.message)
+  }
+}
+
+extension LiveRequest {
+  /// The client's window: its size in cells and, when its terminal tells them, a cell's
+  /// pixels (the session's PTY and window reports use them).
+  mutating func setWindow(_ size: WindowSize) {
+    cols = size.cols
+    rows = size.rows
+    let knowsCell = size.cellWidth > 0 && size.cellHeight > 0
+    cellWidth = knowsCell ? size.cellWidth : nil
+    cellHeight = knowsCell ? size.cellHeight : nil
   }
 }
