@@ -75,7 +75,8 @@ public struct LiveRequest: Codable, Sendable {
   }
 
   private enum CodingKeys: String, CodingKey {
-    case version, operation, names, command, environment, directory, cols, rows, cellWidth, cellHeight, readOnly
+    case version, operation, names, command, environment, directory, cols, rows, cellWidth, cellHeight,
+      readOnly
     case scrollbackLines, ringBytes, data, resumeOffset, terminal, screen, rotate, listen
   }
 
