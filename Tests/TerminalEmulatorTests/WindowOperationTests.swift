@@ -134,6 +134,22 @@ import Testing
     #expect(restored.modes.contains(.autowrap))
   }
 
+  /// Every slot a repaint can meet: screens, origin mode, margins' mode, a VT500 mode under
+  /// a lower level, mouse modes — the repaint gives back the slots and the state alike (the
+  /// terminal fuzzer's find). DECCOLM has no slot.
+  @Test func everySavedSlotSurvivesTheRepaint() {
+    var t = Terminal(cols: 20, rows: 5)
+    t.feed("\u{1B}[?1049h\u{1B}[?6;69;95;1000;1006;7h\u{1B}[?1049;47;1047;6;69;95;1000;1002;1006;7;3s")
+    t.feed("\u{1B}[?1049l\u{1B}[?6;69;1000;1006;7l\u{1B}[64\"pdone")
+    #expect(t.state.savedModes[3] == nil)
+    #expect(t.state.savedModes[1049] == true && t.state.savedModes[95] == true)
+    var repainted = Terminal(cols: 20, rows: 5)
+    repainted.feed(t.repaintSequence())
+    #expect(
+      repainted.difference(from: t, scrollbackLines: 0).components.subtracting([.pendingInput]).isEmpty,
+      "\(repainted.difference(from: t, scrollbackLines: 0))")
+  }
+
   @Test func isoProtectionSparesCellsFromEDELAndECHButNotDECSERA() throws {
     var t = Terminal(cols: 10, rows: 3)
     t.feed("ab\u{1B}Vc\u{1B}Wd\u{1B}[H\u{1B}[K")

@@ -52,6 +52,7 @@ struct RepaintRenderer {
 
   mutating func render(scrollbackLines: Int) -> [UInt8] {
     emit("\u{1B}[?1049l\u{1B}c\u{1B}[?7h\u{1B}[4l\u{1B}[20l\u{1B}[?69l\u{1B}[r")
+    applySavedModes()
     applyColumnModeAndLevel()
     let primary = state.primary
     let alternate = state.alternate
@@ -394,26 +395,24 @@ struct RepaintRenderer {
     if s.conformanceLevel != 5 { emit("\u{1B}[6\(s.conformanceLevel);1\"p") }
   }
 
-  /// XTSAVE's slots: each saved mode set as it was saved, saved, then set as it is. Not the
-  /// screens' (setting one switches screens) nor DECCOLM's (setting it clears the screen).
+  /// XTSAVE's slots, first of all (before anything is painted or the conformance level
+  /// lowered): each saved mode set as it was saved, saved, and set back to its power-on value,
+  /// which the rest of the repaint starts from. A saved screen is entered with ?47 (which
+  /// neither clears nor saves a cursor), its slot saved on it, and left.
   mutating func applySavedModes() {
-    let s = state
-    let numbers = s.savedModes.keys.sorted().filter { number in
-      guard number != 3, let entry = ModeTable.entry(number, isPrivate: true) else { return false }
-      return entry.effect != .alternateScreen
-    }
-    guard !numbers.isEmpty else { return }
-    for number in numbers {
-      emit("\u{1B}[?\(number)\(s.savedModes[number] == true ? "h" : "l")\u{1B}[?\(number)s")
-    }
-    for number in numbers {
-      emit("\u{1B}[?\(number)\(s.modeState(number, isPrivate: true) == true ? "h" : "l")")
+    for (number, on) in state.savedModes.sorted(by: { $0.key < $1.key }) {
+      guard let entry = ModeTable.entry(number, isPrivate: true) else { continue }
+      if entry.effect == .alternateScreen {
+        emit(on ? "\u{1B}[?47h\u{1B}[?\(number)s\u{1B}[?47l" : "\u{1B}[?\(number)s")
+      } else {
+        emit("\u{1B}[?\(number)\(on ? "h" : "l")\u{1B}[?\(number)s")
+        emit("\u{1B}[?\(number)\(entry.initiallySet ? "h" : "l")")
+      }
     }
   }
 
   mutating func applyFinalState() {
     let s = state
-    applySavedModes()
     // Tab stops.
     emit("\u{1B}[3g")
     for (col, on) in s.tabStops.enumerated() where on { emit("\u{1B}[1;\(col + 1)H\u{1B}H") }

@@ -483,7 +483,7 @@ struct SnapshotDecoder {
     var previous = -1
     for _ in 0..<savedCount {
       let number = try reader.int("saved mode", max: 65535)
-      guard number > previous, st.modeState(number, isPrivate: true) != nil else {
+      guard number > previous, TerminalState.isSaveable(number) else {
         throw BinaryFormatError("invalid saved mode \(number)")
       }
       previous = number

@@ -94,10 +94,17 @@ extension TerminalState {
 
   /// XTSAVE (`CSI ? Pm s`): the DEC private modes named, as they are now, into their slots.
   mutating func saveModes(_ numbers: ParameterList) {
-    for number in numbers {
+    for number in numbers where TerminalState.isSaveable(Int(number)) {
       guard let state = modeState(Int(number), isPrivate: true) else { continue }
       savedModes[Int(number)] = state
     }
+  }
+
+  /// Whether XTSAVE keeps a slot for DEC mode `number`: every mode DECRQM reports but DECCOLM,
+  /// whose restoring would resize the window (and which no repaint could carry without
+  /// resizing the user's terminal twice). xterm saves it; reel leaves it as it is.
+  static func isSaveable(_ number: Int) -> Bool {
+    number != 3 && ModeTable.entry(number, isPrivate: true)?.reportable == true
   }
 
   /// XTRESTORE (`CSI ? Pm r`): the modes named set back as XTSAVE saved them (one never saved
