@@ -23,12 +23,18 @@ enum BrowserBench {
   /// first, all of them fetched into the page (scrolled through) before the keys.
   static func run(exe: String, history: Int = 0, rounds: Int = 3, keys: Int = 40) throws -> [Double] {
     // Chromium starting on a loaded 2-core machine sometimes fails on its own (its driver's
-    // "session not created", a renderer timeout): one more try before the figure fails.
-    do {
-      return try once(exe: exe, history: history, rounds: rounds, keys: keys)
-    } catch {
-      BenchProgress.step("browser: \((error as? CLIError)?.message ?? "\(error)"); once more")
-      return try once(exe: exe, history: history, rounds: rounds, keys: keys)
+    // "session not created", a renderer timeout), and under the whole bench's load a key's
+    // echo has been seen never to reach the page (selenium's script timeout, twice in a row,
+    // in 2 of 6 clean runs of BenchCommandTests; not diagnosed yet): up to two more tries,
+    // each from a fresh server, session and browser, before the figure fails.
+    var attempt = 1
+    while true {
+      do {
+        return try once(exe: exe, history: history, rounds: rounds, keys: keys)
+      } catch where attempt < 3 {
+        BenchProgress.step("browser: \((error as? CLIError)?.message ?? "\(error)"); once more")
+        attempt += 1
+      }
     }
   }
 
