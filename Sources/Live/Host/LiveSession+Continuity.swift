@@ -180,8 +180,7 @@ extension LiveSession {
     session.pendingInput = pending
     // The cell size a client told the host that ended is still in the PTY's pixel fields.
     if size.cellWidth > 0 && size.cellHeight > 0 {
-      session.mirror.setCellSize(width: size.cellWidth, height: size.cellHeight)
-      session.knowsCellSize = true
+      session.takeCellSize(width: size.cellWidth, height: size.cellHeight)
     }
     if let ring, let path = description.recording {
       session.startRecording(at: path, root: (path as NSString).deletingLastPathComponent) { ring }

@@ -100,10 +100,7 @@ final class LiveSession {
     try self.init(
       name: name, command: command, terminal: pty, program: program, mirror: mirror, created: created,
       ringBytes: ringBytes, killGrace: killGrace, journal: journal, onOutput: onOutput)
-    if knowsCell {
-      self.mirror.setCellSize(width: size.cellWidth, height: size.cellHeight)
-      knowsCellSize = true
-    }
+    if knowsCell { takeCellSize(width: size.cellWidth, height: size.cellHeight) }
     // The recording: a failure here costs the recording, never the session.
     let path = RecordingDirectory.path(root: recordingRoot, name: name, date: created)
     let info = SessionInfo(
@@ -198,10 +195,7 @@ final class LiveSession {
     let cellChanged = cell.map { $0.width != metrics.cellWidth || $0.height != metrics.cellHeight } ?? false
     let sizeChanged = clamped.cols != mirror.shadow.cols || clamped.rows != mirror.shadow.rows
     guard sizeChanged || cellChanged else { return }
-    if let cell {
-      mirror.setCellSize(width: cell.width, height: cell.height)
-      knowsCellSize = true
-    }
+    if let cell { takeCellSize(width: cell.width, height: cell.height) }
     let current = mirror.shadow.windowMetrics
     try? terminal.resize(
       WindowSize(
@@ -215,7 +209,14 @@ final class LiveSession {
 
   /// Whether a client told the session's cell size in pixels (else the PTY's pixel fields
   /// stay 0, "not known", and the window reports use the emulator's default).
-  var knowsCellSize = false
+  private(set) var knowsCellSize = false
+
+  /// A cell's size in pixels a client told (or the PTY kept): the shadow's window reports
+  /// use it from now on, and the PTY's pixel fields at its next resize.
+  func takeCellSize(width: Int, height: Int) {
+    mirror.setCellSize(width: width, height: height)
+    knowsCellSize = true
+  }
 
   /// Output between the recording's keyframes (the ring's choice).
   private var keyframeInterval = Int.max

@@ -3,8 +3,8 @@
 /// back after showing a status in it (`reel attach ws://`), for a fraction of a full
 /// `Terminal`'s work and memory. The same parser as `Terminal`, with a handler that keeps only
 /// the window title (OSC 0 and 2), the icon name (OSC 1), their stack (XTPUSHTITLE and
-/// XTPOPTITLE, `CSI 22/23 ; Ps t`), the title modes (`CSI > Ps t/T`, hex titles) and RIS; a differential test holds it to `Terminal.title`
-/// on any bytes.
+/// XTPOPTITLE, `CSI 22/23 ; Ps t`), the title modes (`CSI > Ps t/T`, hex titles) and RIS;
+/// a differential test holds it to `Terminal.title` on any bytes.
 public struct WindowTitle: Sendable {
   private var parser = VTParser()
   private var handler = Handler()

@@ -79,6 +79,14 @@ struct ControlSequence: Sendable {
 
   var count: Int { values.count }
 
+  /// Sets `omittedMask` from the parameter characters this sequence was decoded from, when
+  /// its final byte is one that reads it (`t`); the one place the fast paths decide that.
+  @inline(__always)
+  mutating func noteOmittedParameters(_ characters: UnsafePointer<UInt8>, length: Int) {
+    guard final == UInt8(ascii: "t") else { return }
+    omittedMask = RawControlSequence.omittedParameters(characters, length: length)
+  }
+
   /// Whether parameter `index` was not given: past the last one, or empty.
   func isOmitted(_ index: Int) -> Bool {
     index >= values.count || (index < 64 && omittedMask & (1 << UInt64(index)) != 0)

@@ -248,9 +248,7 @@ struct VTParser: Sendable, Equatable {
       handler.csiDispatch(RawControlSequence(characters: base + first, length: length, final: c))
     } else if let parameters = RawControlSequence.packedParameters(base + first, length: length) {
       var sequence = parameters.sequence(prefix: prefix, final: c)
-      if c == UInt8(ascii: "t") {
-        sequence.omittedMask = RawControlSequence.omittedParameters(base + first, length: length)
-      }
+      sequence.noteOmittedParameters(base + first, length: length)
       handler.csiDispatch(sequence)
     } else {
       // More than eight parameters, decoded whole by the state machine's parameter steps,
@@ -258,9 +256,7 @@ struct VTParser: Sendable, Equatable {
       var sequence = VTParser.decodeParameters(
         UnsafeBufferPointer(start: base + first, count: length), final: c)
       sequence.prefix = prefix
-      if c == UInt8(ascii: "t") {
-        sequence.omittedMask = RawControlSequence.omittedParameters(base + first, length: length)
-      }
+      sequence.noteOmittedParameters(base + first, length: length)
       handler.csiDispatch(sequence)
     }
     return j &+ 1

@@ -39,10 +39,7 @@ extension TerminalState: VTHandler {
   mutating func csiDispatch(_ sequence: RawControlSequence) {
     guard sequence.final == UInt8(ascii: "m") else {
       var decoded = sequence.decoded()
-      if sequence.final == UInt8(ascii: "t") {
-        decoded.omittedMask = RawControlSequence.omittedParameters(
-          sequence.characters, length: sequence.length)
-      }
+      decoded.noteOmittedParameters(sequence.characters, length: sequence.length)
       csiDispatch(decoded)
       return
     }
